@@ -1,0 +1,154 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_WIDEBAND_CORE_FFT_PLAN_H
+#define INCLUDED_WIDEBAND_CORE_FFT_PLAN_H
+
+#include <gnuradio/wideband/core/api.h>
+#include <gnuradio/wideband/core/device.h>
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+enum class fft_direction {
+    forward, //!< X[k] = sum_n x[n] exp(-2 pi i nk/N)
+    inverse  //!< x[n] = sum_k X[k] exp(+2 pi i nk/N), unscaled unless normalize
+};
+
+/*!
+ * \brief Where the points of a batch of transforms sit in a buffer of
+ * interleaved complex float32 values (all figures in complex elements).
+ *
+ * Point n of transform b is at element offset + b * distance + n * stride.
+ */
+struct WIDEBAND_CORE_API fft_layout {
+    size_t offset = 0;
+    size_t stride = 1;
+    size_t distance = 0; //!< 0: contiguous transforms, i.e. size * stride
+};
+
+/*!
+ * \brief Everything about a plan but its length.
+ */
+struct WIDEBAND_CORE_API fft_options {
+    fft_direction direction = fft_direction::forward;
+    size_t batch = 1;       //!< transforms per execution (the most enqueue() accepts)
+    bool normalize = false; //!< multiply the output by 1/N
+    bool in_place = false;  //!< input and output are the same buffer and layout
+    fft_layout input;
+    fft_layout output;
+
+    /*!
+     * Real factors multiplied into the input before the transform (empty, or
+     * one per point), e.g. a window. Fused into the first pass.
+     */
+    std::vector<float> window;
+    /*!
+     * GNU Radio's fft_vcc "shift": forward transforms write the output
+     * fft-shifted (DC in the middle); inverse transforms read the input
+     * ifft-shifted (after the window is applied). Fused into the passes.
+     */
+    bool shift = false;
+
+    /*!
+     * Tuning and testing: the longest transform one pass may compute on chip
+     * (0: as long as the device allows). Smaller values force more passes.
+     */
+    size_t max_pass_length = 0;
+};
+
+/*!
+ * \brief A batched complex-to-complex FFT of one length on one OpenCL device,
+ * in the manner of an FFTW or cuFFT plan: built once, executed many times.
+ *
+ * Any length N >= 1. N is split into passes, each an on-chip FFT of up to a
+ * few thousand points computed by one kernel launch (mixed radices 2..16, with
+ * twiddles from tables computed in double precision); lengths with a prime
+ * factor above 13 go through Bluestein's algorithm on the same machinery.
+ * Kernels are compiled once per device and configuration (device_context), so
+ * a second plan of a seen configuration compiles nothing.
+ *
+ * enqueue() adds the plan's kernels to a caller's command queue and returns
+ * the event of the last one; it never waits on the host. A plan may be
+ * enqueued from several threads (calls are serialised); the buffers it is
+ * given must not be changed until the returned event completes.
+ */
+class WIDEBAND_CORE_API fft_plan
+{
+public:
+    using sptr = std::shared_ptr<fft_plan>;
+
+    /*!
+     * \throws std::invalid_argument for N = 0, batch = 0, a zero stride, a window
+     * of the wrong length, output layouts whose transforms overlap, or an
+     * in-place plan whose input and output layouts differ
+     */
+    fft_plan(device_context::sptr context, size_t size, const fft_options& options = {});
+    ~fft_plan();
+
+    fft_plan(const fft_plan&) = delete;
+    fft_plan& operator=(const fft_plan&) = delete;
+
+    /*!
+     * \brief Transforms \p input into \p output (out-of-place plans).
+     *
+     * \param batch transforms to compute, 1..options().batch; 0 means options().batch
+     * \throws std::invalid_argument when a buffer is too small for the layout
+     *         and batch, or batch is out of range
+     */
+    cl::Event enqueue(const cl::CommandQueue& queue,
+                      const cl::Buffer& input,
+                      const cl::Buffer& output,
+                      const std::vector<cl::Event>& wait = {},
+                      size_t batch = 0) const;
+
+    //! Transforms \p data in place (plans made with in_place).
+    cl::Event enqueue(const cl::CommandQueue& queue,
+                      const cl::Buffer& data,
+                      const std::vector<cl::Event>& wait = {},
+                      size_t batch = 0) const;
+
+    size_t size() const { return d_size; }
+    const fft_options& options() const { return d_options; }
+    device_context::sptr context() const { return d_context; }
+
+    //! Elements (complex) the input and output buffers need for \p batch transforms.
+    size_t input_elements(size_t batch) const;
+    size_t output_elements(size_t batch) const;
+
+    //! Kernel launches per execution.
+    size_t launches() const;
+    //! One line about how the plan computes, e.g. "N=4096: 1 pass [16x16x16] ...".
+    std::string describe() const;
+
+    class impl;
+
+private:
+    cl::Event run(const cl::CommandQueue& queue,
+                  const cl::Buffer& input,
+                  const cl::Buffer& output,
+                  const std::vector<cl::Event>& wait,
+                  size_t batch) const;
+
+    device_context::sptr d_context;
+    size_t d_size;
+    fft_options d_options;
+    std::unique_ptr<impl> d_impl;
+};
+
+} // namespace core
+} // namespace wideband
+} // namespace gr
+
+#endif /* INCLUDED_WIDEBAND_CORE_FFT_PLAN_H */

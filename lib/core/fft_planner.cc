@@ -1,0 +1,316 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "fft_planner.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+namespace {
+
+size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+size_t tile_stride(size_t length, unsigned pad_shift)
+{
+    const size_t last = length - 1;
+    return last + (pad_shift ? last >> pad_shift : 0) + 1;
+}
+
+// Parses WIDEBAND_FFT_TUNE="key=value,..." into the limits (experiments only).
+void apply_tuning_overrides(fft_device_limits& limits)
+{
+    const char* env = std::getenv("WIDEBAND_FFT_TUNE");
+    if (!env || !*env)
+        return;
+    std::istringstream items(env);
+    std::string item;
+    while (std::getline(items, item, ',')) {
+        const auto eq = item.find('=');
+        if (eq == std::string::npos)
+            continue;
+        const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+        try {
+            if (key == "local")
+                limits.local_bytes = std::stoul(value);
+            else if (key == "wg")
+                limits.target_group_size = std::stoul(value);
+            else if (key == "pad")
+                limits.pad_shift = static_cast<unsigned>(std::stoul(value));
+            else if (key == "twiddles")
+                limits.constant_twiddles = value == "constant";
+            else if (key == "direct")
+                limits.allow_direct = value != "0";
+            else if (key == "min_group")
+                limits.min_strided_group = std::max<size_t>(1, std::stoul(value));
+        } catch (const std::exception&) {
+            // a malformed experiment setting is ignored, never fatal
+        }
+    }
+}
+
+struct radix_choice {
+    std::vector<unsigned> radices;
+    double cost = std::numeric_limits<double>::infinity();
+};
+
+// Stages dominate (each is a local-memory round trip and two barriers); then
+// registers per work-item and idle work-items in stages with fewer butterflies.
+double radix_cost(size_t length, const std::vector<unsigned>& radices)
+{
+    const unsigned rmax = *std::max_element(radices.begin(), radices.end());
+    const size_t threads = length / rmax;
+    size_t max_regs = 0;
+    double idle = 0.0;
+    for (unsigned r : radices) {
+        const size_t butterflies = length / r;
+        const size_t rounds = ceil_div(butterflies, threads);
+        max_regs = std::max(max_regs, rounds * r);
+        idle += double(rounds * threads - butterflies) / double(butterflies);
+    }
+    return 100.0 * radices.size() + 2.0 * max_regs + 20.0 * idle;
+}
+
+void search_radices(size_t length,
+                    size_t remaining,
+                    size_t max_radix_index,
+                    std::vector<unsigned>& current,
+                    radix_choice& best)
+{
+    if (remaining == 1) {
+        const double c = radix_cost(length, current);
+        if (c < best.cost) {
+            best.cost = c;
+            best.radices = current;
+        }
+        return;
+    }
+    if (100.0 * (current.size() + 1) >= best.cost)
+        return; // cannot beat the best with another stage
+    const auto& radices = supported_radices();
+    for (size_t i = max_radix_index; i < radices.size(); ++i) {
+        const unsigned r = radices[i];
+        if (remaining % r)
+            continue;
+        current.push_back(r);
+        search_radices(length, remaining / r, i, current, best);
+        current.pop_back();
+    }
+}
+
+// Prime factors of n, ascending.
+std::vector<size_t> prime_factors(size_t n)
+{
+    std::vector<size_t> f;
+    for (size_t p = 2; p * p <= n; ++p)
+        while (n % p == 0) {
+            f.push_back(p);
+            n /= p;
+        }
+    if (n > 1)
+        f.push_back(n);
+    return f;
+}
+
+} // namespace
+
+fft_device_limits fft_device_limits::for_device(const device_info& info)
+{
+    fft_device_limits limits;
+    limits.max_work_group_size = std::min<size_t>(info.max_work_group_size, 1024);
+    const bool gpu = (info.type & CL_DEVICE_TYPE_GPU) != 0;
+    // CPUs (PoCL) emulate local memory in RAM and accept any size; give them the
+    // common 48 KiB of a GPU so that they run the same plans the GPUs run.
+    const size_t cap = gpu ? 64 * 1024 : 48 * 1024;
+    limits.local_bytes = std::min<size_t>(info.local_mem_bytes, cap);
+    limits.max_constant_bytes = info.max_constant_bytes;
+    limits.target_group_size = std::min<size_t>(256, limits.max_work_group_size);
+    apply_tuning_overrides(limits);
+    return limits;
+}
+
+const std::vector<unsigned>& supported_radices()
+{
+    // Descending: the search builds non-increasing radix sequences.
+    static const std::vector<unsigned> radices = { 16, 15, 14, 13, 12, 11, 10, 9,
+                                                   8,  7,  6,  5,  4,  3,  2 };
+    return radices;
+}
+
+bool is_codelet_smooth(size_t n)
+{
+    if (n == 0)
+        return false;
+    for (size_t p : { 2, 3, 5, 7, 11, 13 })
+        while (n % p == 0)
+            n /= p;
+    return n == 1;
+}
+
+std::vector<unsigned> choose_radices(size_t length)
+{
+    if (length == 1)
+        return {};
+    if (!is_codelet_smooth(length))
+        throw std::invalid_argument("fft: on-chip length " + std::to_string(length) +
+                                    " has a prime factor above 13");
+    radix_choice best;
+    std::vector<unsigned> current;
+    search_radices(length, length, 0, current, best);
+    return best.radices;
+}
+
+size_t max_on_chip_length(const fft_device_limits& limits, bool strided)
+{
+    const size_t per_transform = limits.local_bytes / 8;
+    return strided ? per_transform / std::max<size_t>(1, limits.min_strided_group)
+                   : per_transform;
+}
+
+std::vector<size_t> split_into_passes(size_t n, size_t max_length)
+{
+    if (n <= max_length)
+        return { n };
+    // Smallest number of passes, then the most balanced lengths.
+    const auto primes = prime_factors(n);
+    size_t min_passes = 2;
+    {
+        // Each pass holds at most max_length points.
+        double passes = 1.0;
+        for (size_t len = max_length; len < n; len *= max_length)
+            passes += 1.0;
+        min_passes = static_cast<size_t>(passes);
+    }
+    std::vector<size_t> divisors;
+    for (size_t d = 2; d <= max_length && d <= n; ++d)
+        if (n % d == 0 && is_codelet_smooth(d))
+            divisors.push_back(d);
+
+    for (size_t passes = std::max<size_t>(2, min_passes); passes <= 64; ++passes) {
+        std::vector<size_t> best, current;
+        size_t best_max = std::numeric_limits<size_t>::max();
+        std::function<void(size_t, size_t)> search = [&](size_t remaining, size_t left) {
+            if (left == 1) {
+                if (remaining <= max_length && is_codelet_smooth(remaining)) {
+                    current.push_back(remaining);
+                    const size_t m = *std::max_element(current.begin(), current.end());
+                    if (m < best_max) {
+                        best_max = m;
+                        best = current;
+                    }
+                    current.pop_back();
+                }
+                return;
+            }
+            for (size_t d : divisors) {
+                if (remaining % d || d >= best_max)
+                    continue;
+                // balanced splits: keep lengths non-increasing
+                if (!current.empty() && d > current.back())
+                    continue;
+                current.push_back(d);
+                search(remaining / d, left - 1);
+                current.pop_back();
+            }
+        };
+        search(n, passes);
+        if (!best.empty())
+            return best;
+    }
+    throw std::invalid_argument("fft: cannot split length " + std::to_string(n) +
+                                " into passes of at most " + std::to_string(max_length) +
+                                " points");
+}
+
+size_t fft_pass_plan::tile_bytes() const { return group * tile_stride(length, pad_shift) * 8; }
+
+std::string fft_pass_plan::stage_options() const
+{
+    std::ostringstream o;
+    o << "-DFFT_L=" << length << " -DFFT_T=" << threads << " -DSTAGES=" << radices.size();
+    size_t span_s = 1;
+    for (size_t s = 0; s < radices.size(); ++s) {
+        o << " -DRADIX_" << s << "=" << radices[s] << " -DSPAN_" << s << "=" << span_s;
+        span_s *= radices[s];
+    }
+    o << " -DMAX_REGS=" << max_regs << " -DLDS_PAD_SHIFT=" << pad_shift;
+    return o.str();
+}
+
+fft_pass_plan plan_pass(size_t length,
+                        size_t n_total,
+                        size_t span,
+                        const fft_pass_io& input,
+                        const fft_pass_io& output,
+                        const fft_device_limits& limits)
+{
+    fft_pass_plan p;
+    p.length = length;
+    p.radices = choose_radices(length);
+    p.columns = n_total / length;
+    p.span = span;
+    const unsigned rmax =
+        p.radices.empty() ? 1 : *std::max_element(p.radices.begin(), p.radices.end());
+    p.threads = std::max<size_t>(1, std::min(length / rmax, limits.max_work_group_size));
+    for (unsigned r : p.radices)
+        p.max_regs = std::max(p.max_regs, ceil_div(length / r, p.threads) * r);
+
+    const bool strided = p.columns > 1;
+    if (strided) {
+        // Every pass of a multi-pass plan reads points COLUMNS apart: adjacent
+        // transforms are adjacent in memory. The first pass writes whole
+        // contiguous transforms; the others write strided points again.
+        p.load_transform_fastest = true;
+        p.store_transform_fastest = span > 1;
+    } else {
+        p.load_transform_fastest = !input.points_adjacent && input.transforms_adjacent;
+        p.store_transform_fastest = !output.points_adjacent && output.transforms_adjacent;
+    }
+    p.thread_transform_fastest = strided || (p.load_transform_fastest && p.store_transform_fastest);
+
+    // Transforms per group: enough work-items, then as local memory allows.
+    const size_t wanted =
+        std::max(strided ? limits.min_strided_group : size_t(1),
+                 std::max<size_t>(1, limits.target_group_size / p.threads));
+    const size_t by_threads = std::max<size_t>(1, limits.max_work_group_size / p.threads);
+    auto fit = [&](unsigned pad) {
+        const size_t per = tile_stride(length, pad) * 8;
+        return std::min({ wanted, by_threads, std::max<size_t>(1, limits.local_bytes / per) });
+    };
+    p.pad_shift = limits.pad_shift;
+    p.group = fit(p.pad_shift);
+    const size_t unpadded = fit(0);
+    if (p.pad_shift && (p.group < unpadded || tile_stride(length, p.pad_shift) * 8 > limits.local_bytes)) {
+        // padding would cost transforms per group (or not fit at all): drop it
+        p.pad_shift = 0;
+        p.group = unpadded;
+    }
+
+    // Registers straight from/to global memory when the thread mapping gives
+    // coalesced accesses; otherwise through the tile in the side's best order.
+    auto coalesced_direct = [&](bool side_transform_fastest) {
+        if (!limits.allow_direct || p.radices.empty())
+            return false;
+        if (side_transform_fastest != p.thread_transform_fastest)
+            return false;
+        return p.thread_transform_fastest ? p.group >= 4 : p.threads >= 8;
+    };
+    p.load_direct = coalesced_direct(p.load_transform_fastest);
+    p.store_direct = coalesced_direct(p.store_transform_fastest);
+    return p;
+}
+
+} // namespace core
+} // namespace wideband
+} // namespace gr

@@ -1,0 +1,110 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_WIDEBAND_CORE_FFT_PLANNER_H
+#define INCLUDED_WIDEBAND_CORE_FFT_PLANNER_H
+
+#include <gnuradio/wideband/core/device.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+/*!
+ * \brief The limits of a device the planner works within, and tuning knobs.
+ *
+ * Knobs can be overridden for experiments through the environment variable
+ * WIDEBAND_FFT_TUNE="key=value,...", keys: local (bytes of local memory a work-group
+ * may use), wg (target work-items per group), pad (LDS_PAD_SHIFT, 0 = none),
+ * twiddles (constant|global), direct (0: never load/store registers directly),
+ * min_group (transforms per group in strided passes).
+ */
+struct fft_device_limits {
+    size_t max_work_group_size = 256;
+    size_t local_bytes = 48 * 1024;  //!< local memory one work-group may use
+    size_t target_group_size = 256;  //!< work-items per group the planner aims for
+    size_t min_strided_group = 4;    //!< transforms per group when points are strided
+    unsigned pad_shift = 4;          //!< local-memory padding, one slot per 2^pad_shift
+    bool constant_twiddles = false;  //!< stage twiddles in __constant (else __global)
+    bool allow_direct = true;        //!< stage 0 / last stage may touch global memory
+    size_t max_constant_bytes = 64 * 1024;
+
+    static fft_device_limits for_device(const device_info& info);
+};
+
+//! Radices the codelets implement (kernels/fft_codelets.cl).
+const std::vector<unsigned>& supported_radices();
+
+//! True when every prime factor of n is a codelet radix (n is computed without Bluestein).
+bool is_codelet_smooth(size_t n);
+
+//! The radices of an on-chip FFT of length L (is_codelet_smooth(L)), in stage order.
+std::vector<unsigned> choose_radices(size_t length);
+
+/*!
+ * \brief The lengths of the passes of a transform of n points (product = n),
+ * each at most max_length and codelet-smooth. One entry when n fits in one pass.
+ */
+std::vector<size_t> split_into_passes(size_t n, size_t max_length);
+
+/*!
+ * \brief How one kernel launch (one pass) computes its on-chip FFTs and moves data.
+ */
+struct fft_pass_plan {
+    size_t length = 1;              //!< FFT_L: points per on-chip transform
+    std::vector<unsigned> radices;  //!< stages of the on-chip FFT
+    size_t threads = 1;             //!< FFT_T: work-items per transform
+    size_t group = 1;               //!< FFT_G: transforms per work-group
+    size_t columns = 1;             //!< transforms per batch item (N / length)
+    size_t span = 1;                //!< product of the lengths of the earlier passes
+    bool thread_transform_fastest = false;
+    bool load_direct = false;
+    bool load_transform_fastest = false;
+    bool store_direct = false;
+    bool store_transform_fastest = false;
+    unsigned pad_shift = 0;
+    size_t max_regs = 1;
+
+    size_t work_group_size() const { return threads * group; }
+    //! Local memory of the tile, in bytes.
+    size_t tile_bytes() const;
+    //! The -D options shared by every kernel that runs this on-chip FFT.
+    std::string stage_options() const;
+};
+
+//! Where a pass's points sit: "adjacent" when consecutive points are adjacent in memory.
+struct fft_pass_io {
+    bool points_adjacent = true;     //!< point stride 1
+    bool transforms_adjacent = false; //!< consecutive transforms 1 element apart
+};
+
+/*!
+ * \brief Plans a pass of on-chip length \p length of an n_total-point transform
+ * with span \p span, for the given memory access of its input and output.
+ */
+fft_pass_plan plan_pass(size_t length,
+                        size_t n_total,
+                        size_t span,
+                        const fft_pass_io& input,
+                        const fft_pass_io& output,
+                        const fft_device_limits& limits);
+
+/*!
+ * \brief Longest on-chip transform one work-group can hold (and compute in one pass).
+ * \p strided: for passes that read strided points and need min_strided_group transforms per group.
+ */
+size_t max_on_chip_length(const fft_device_limits& limits, bool strided);
+
+} // namespace core
+} // namespace wideband
+} // namespace gr
+
+#endif /* INCLUDED_WIDEBAND_CORE_FFT_PLANNER_H */

@@ -1,0 +1,112 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "fft_tables.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+std::complex<double> unit_root(unsigned long long a, unsigned long long b)
+{
+    a %= b;
+    // The ratio is exact before the angle is formed; long double keeps the
+    // result well inside the half ulp of the final float.
+    const long double turn = static_cast<long double>(a) / static_cast<long double>(b);
+    const long double angle = -2.0L * 3.141592653589793238462643383279502884L * turn;
+    return { static_cast<double>(std::cos(angle)), static_cast<double>(std::sin(angle)) };
+}
+
+std::vector<std::complex<float>> stage_twiddles(size_t length)
+{
+    std::vector<std::complex<float>> t(length);
+    for (size_t i = 0; i < length; ++i)
+        t[i] = std::complex<float>(unit_root(i, length));
+    return t;
+}
+
+unsigned pass_twiddle_lo_bits(size_t n)
+{
+    unsigned bits = 0;
+    while ((size_t(1) << bits) < n)
+        ++bits;
+    return (bits + 1) / 2;
+}
+
+std::vector<std::complex<float>> pass_twiddles(size_t n, unsigned lo_bits)
+{
+    const size_t lo = size_t(1) << lo_bits;
+    const size_t hi = (n + lo - 1) / lo;
+    std::vector<std::complex<float>> t(lo + hi);
+    for (size_t i = 0; i < lo; ++i)
+        t[i] = std::complex<float>(unit_root(i, n));
+    for (size_t i = 0; i < hi; ++i)
+        t[lo + i] = std::complex<float>(unit_root(static_cast<unsigned long long>(i) * lo, n));
+    return t;
+}
+
+std::vector<std::complex<double>> bluestein_chirp(size_t n, int sign)
+{
+    std::vector<std::complex<double>> c(n);
+    const unsigned long long two_n = 2ull * n;
+    for (size_t m = 0; m < n; ++m) {
+        // exp(-pi i m^2 / n) = W(m^2 mod 2n, 2n); m^2 formed in 64-bit integers
+        const unsigned long long sq = (static_cast<unsigned long long>(m) * m) % two_n;
+        const auto w = unit_root(sq, two_n);
+        c[m] = sign < 0 ? w : std::conj(w);
+    }
+    return c;
+}
+
+void host_fft_pow2(std::vector<std::complex<double>>& a)
+{
+    const size_t n = a.size();
+    if (n & (n - 1))
+        throw std::invalid_argument("host_fft_pow2: length is not a power of two");
+    for (size_t i = 1, j = 0; i < n; ++i) {
+        size_t bit = n >> 1;
+        for (; j & bit; bit >>= 1)
+            j ^= bit;
+        j ^= bit;
+        if (i < j)
+            std::swap(a[i], a[j]);
+    }
+    for (size_t len = 2; len <= n; len <<= 1) {
+        const size_t half = len / 2;
+        for (size_t k = 0; k < half; ++k) {
+            const std::complex<double> w = unit_root(k, len);
+            for (size_t i = 0; i < n; i += len) {
+                const auto u = a[i + k], v = a[i + k + half] * w;
+                a[i + k] = u + v;
+                a[i + k + half] = u - v;
+            }
+        }
+    }
+}
+
+std::vector<std::complex<double>> bluestein_spectrum(const std::vector<std::complex<double>>& chirp,
+                                                     size_t padded)
+{
+    const size_t n = chirp.size();
+    if (padded < 2 * n - 1)
+        throw std::invalid_argument("bluestein_spectrum: padded length too short");
+    std::vector<std::complex<double>> b(padded, 0.0);
+    b[0] = std::conj(chirp[0]);
+    for (size_t m = 1; m < n; ++m)
+        b[m] = b[padded - m] = std::conj(chirp[m]);
+    host_fft_pow2(b);
+    for (auto& v : b)
+        v /= static_cast<double>(padded);
+    return b;
+}
+
+} // namespace core
+} // namespace wideband
+} // namespace gr

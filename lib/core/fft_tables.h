@@ -1,0 +1,58 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_WIDEBAND_CORE_FFT_TABLES_H
+#define INCLUDED_WIDEBAND_CORE_FFT_TABLES_H
+
+#include <complex>
+#include <cstddef>
+#include <vector>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+/*
+ * Constant tables of the FFT kernels, computed on the host in double precision
+ * and rounded once to float. Angles are formed from exact integer ratios
+ * (a mod b) / b, never from a float product, so no table entry carries more
+ * than half an ulp of error.
+ */
+
+//! exp(-2 pi i a / b), in double precision, for any integers a, b > 0.
+std::complex<double> unit_root(unsigned long long a, unsigned long long b);
+
+//! W(t, L) = exp(-2 pi i t / L) for t < L: the stage twiddles of an on-chip FFT.
+std::vector<std::complex<float>> stage_twiddles(size_t length);
+
+/*!
+ * Pass twiddles W(t, N), t < N, as two tables: lo[t mod 2^lo_bits] followed by
+ * hi[t div 2^lo_bits], so that W(t, N) = lo * hi.
+ */
+std::vector<std::complex<float>> pass_twiddles(size_t n, unsigned lo_bits);
+//! lo_bits for pass_twiddles(): about half the bits of n.
+unsigned pass_twiddle_lo_bits(size_t n);
+
+//! Bluestein chirp c[m] = exp(sign * pi i (m^2 mod 2n) / n), m < n (sign -1 forward).
+std::vector<std::complex<double>> bluestein_chirp(size_t n, int sign);
+
+/*!
+ * The spectrum of Bluestein's convolution kernel b[m] = conj(c[|m|]), |m| < n,
+ * wrapped to length padded, transformed and scaled by 1/padded.
+ * padded must be a power of two >= 2n - 1.
+ */
+std::vector<std::complex<double>> bluestein_spectrum(const std::vector<std::complex<double>>& chirp,
+                                                     size_t padded);
+
+//! In-place forward FFT of a power-of-two length in double precision (host).
+void host_fft_pow2(std::vector<std::complex<double>>& data);
+
+} // namespace core
+} // namespace wideband
+} // namespace gr
+
+#endif /* INCLUDED_WIDEBAND_CORE_FFT_TABLES_H */
