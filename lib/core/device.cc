@@ -48,7 +48,8 @@ std::string clean(std::string s)
 const char* no_platform_help =
     "no OpenCL platform found. Install an OpenCL driver (ICD): for the CPU, "
     "'apt-get install pocl-opencl-icd'; for a GPU, the vendor's OpenCL runtime "
-    "(NVIDIA: the driver's libnvidia-opencl.so.1 listed in /etc/OpenCL/vendors/nvidia.icd; "
+    "(NVIDIA: the driver's libnvidia-opencl.so.1 listed in "
+    "/etc/OpenCL/vendors/nvidia.icd; "
     "in containers without that file: mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 "
     "> /tmp/icd/nvidia.icd && export OCL_ICD_VENDORS=/tmp/icd). "
     "Check with 'clinfo' or 'wideband_devices'.";
@@ -91,7 +92,8 @@ std::vector<enumerated> enumerate()
             i.max_clock_mhz = dev.getInfo<CL_DEVICE_MAX_CLOCK_FREQUENCY>();
             i.max_work_group_size = dev.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
             i.local_mem_bytes = dev.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
-            i.local_mem_is_dedicated = dev.getInfo<CL_DEVICE_LOCAL_MEM_TYPE>() == CL_LOCAL;
+            i.local_mem_is_dedicated =
+                dev.getInfo<CL_DEVICE_LOCAL_MEM_TYPE>() == CL_LOCAL;
             i.global_mem_bytes = dev.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
             i.max_alloc_bytes = dev.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
             i.max_constant_bytes = dev.getInfo<CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE>();
@@ -110,7 +112,8 @@ bool parse_index_pair(const std::string& s, size_t& p, size_t& d)
     const std::string a = s.substr(0, colon), b = s.substr(colon + 1);
     auto digits = [](const std::string& t) {
         return !t.empty() && t.size() < 6 &&
-               std::all_of(t.begin(), t.end(), [](unsigned char c) { return std::isdigit(c); });
+               std::all_of(
+                   t.begin(), t.end(), [](unsigned char c) { return std::isdigit(c); });
     };
     if (!digits(a) || !digits(b))
         return false;
@@ -123,8 +126,8 @@ std::string available_list(const std::vector<enumerated>& all)
 {
     std::ostringstream s;
     for (const auto& e : all)
-        s << "\n  " << e.info.address() << "  " << e.info.type_name() << "  " << e.info.name
-          << " (" << e.info.platform_name << ")";
+        s << "\n  " << e.info.address() << "  " << e.info.type_name() << "  "
+          << e.info.name << " (" << e.info.platform_name << ")";
     return s.str();
 }
 
@@ -159,22 +162,23 @@ const enumerated& resolve(const std::vector<enumerated>& all, const std::string&
                                                     : CL_DEVICE_TYPE_ACCELERATOR;
         found = pick_by_type(all, type);
         if (!found)
-            throw std::invalid_argument("device \"" + raw_spec + "\": this machine has no " +
-                                        spec + " OpenCL device; available:" +
-                                        available_list(all));
+            throw std::invalid_argument(
+                "device \"" + raw_spec + "\": this machine has no " + spec +
+                " OpenCL device; available:" + available_list(all));
     } else if (spec.find(':') != std::string::npos) {
         if (!parse_index_pair(spec, p, d))
-            throw std::invalid_argument(
-                "device \"" + raw_spec +
-                "\" is malformed: use \"\" (automatic), \"gpu\", \"cpu\", \"accelerator\", "
-                "\"P:D\" (platform and device index, e.g. \"0:1\") or part of a device name");
+            throw std::invalid_argument("device \"" + raw_spec +
+                                        "\" is malformed: use \"\" (automatic), \"gpu\", "
+                                        "\"cpu\", \"accelerator\", "
+                                        "\"P:D\" (platform and device index, e.g. "
+                                        "\"0:1\") or part of a device name");
         for (const auto& e : all)
             if (e.info.platform_index == p && e.info.device_index == d)
                 found = &e;
         if (!found)
-            throw std::invalid_argument("device \"" + raw_spec +
-                                        "\": no such platform:device; available:" +
-                                        available_list(all));
+            throw std::invalid_argument(
+                "device \"" + raw_spec +
+                "\": no such platform:device; available:" + available_list(all));
     } else {
         for (const auto& e : all)
             if (lower(e.info.name).find(spec) != std::string::npos ||
@@ -183,9 +187,9 @@ const enumerated& resolve(const std::vector<enumerated>& all, const std::string&
                 break;
             }
         if (!found)
-            throw std::invalid_argument("device \"" + raw_spec +
-                                        "\" matches no OpenCL device name; available:" +
-                                        available_list(all));
+            throw std::invalid_argument(
+                "device \"" + raw_spec +
+                "\" matches no OpenCL device name; available:" + available_list(all));
     }
     return *found;
 }
@@ -266,11 +270,14 @@ device_context::device_context(const device_info& info, const cl::Device& device
 
 cl::CommandQueue device_context::create_queue(bool profiling) const
 {
-    return cl::CommandQueue(
-        d_context, d_device, profiling ? CL_QUEUE_PROFILING_ENABLE : cl_command_queue_properties(0));
+    return cl::CommandQueue(d_context,
+                            d_device,
+                            profiling ? CL_QUEUE_PROFILING_ENABLE
+                                      : cl_command_queue_properties(0));
 }
 
-cl::Program device_context::program(const std::string& source_name, const std::string& options)
+cl::Program device_context::program(const std::string& source_name,
+                                    const std::string& options)
 {
     const std::string key = source_name + '\n' + options;
     std::lock_guard<std::mutex> lock(d_mutex);

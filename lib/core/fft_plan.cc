@@ -116,10 +116,11 @@ void check_output_disjoint(const resolved_layout& l, size_t n, size_t batch)
     if (batch == 1 || one_after_another || interleaved)
         return;
     throw std::invalid_argument(
-        "fft_plan: output layout makes transforms overlap (stride " + std::to_string(l.stride) +
-        ", distance " + std::to_string(l.distance) + ", size " + std::to_string(n) +
-        ", batch " + std::to_string(batch) +
-        "): use distance >= size*stride, or stride >= batch*distance for interleaved transforms");
+        "fft_plan: output layout makes transforms overlap (stride " +
+        std::to_string(l.stride) + ", distance " + std::to_string(l.distance) +
+        ", size " + std::to_string(n) + ", batch " + std::to_string(batch) +
+        "): use distance >= size*stride, or stride >= batch*distance for interleaved "
+        "transforms");
 }
 
 /*
@@ -133,7 +134,9 @@ std::vector<role> chain_buffers(size_t count,
                                 const std::vector<bool>& in_place_safe,
                                 const std::vector<role>& candidates)
 {
-    auto physical = [&](role r) { return (in_place && r == role::input) ? role::output : r; };
+    auto physical = [&](role r) {
+        return (in_place && r == role::input) ? role::output : r;
+    };
     std::vector<role> chain(count + 1), best;
     chain[0] = role::input;
     chain[count] = role::output;
@@ -177,16 +180,17 @@ fft_plan::fft_plan(device_context::sptr context, size_t size, const fft_options&
     if (options.batch == 0)
         throw std::invalid_argument("fft_plan: batch must be >= 1 (got 0)");
     if (!options.window.empty() && options.window.size() != n)
-        throw std::invalid_argument("fft_plan: window has " +
-                                    std::to_string(options.window.size()) +
-                                    " values; it must be empty or have size (" +
-                                    std::to_string(n) + ") values");
+        throw std::invalid_argument(
+            "fft_plan: window has " + std::to_string(options.window.size()) +
+            " values; it must be empty or have size (" + std::to_string(n) + ") values");
     if (options.max_pass_length != 0 && options.max_pass_length < 16)
-        throw std::invalid_argument("fft_plan: max_pass_length must be 0 (automatic) or >= 16");
+        throw std::invalid_argument(
+            "fft_plan: max_pass_length must be 0 (automatic) or >= 16");
     check_layout("input", options.input);
     check_layout("output", options.output);
     const size_t batch = options.batch;
-    const resolved_layout in = resolve(options.input, n), out = resolve(options.output, n);
+    const resolved_layout in = resolve(options.input, n),
+                          out = resolve(options.output, n);
     check_output_disjoint(out, n, batch);
     if (options.in_place && (in.offset != out.offset || in.stride != out.stride ||
                              in.distance != out.distance))
@@ -208,20 +212,20 @@ fft_plan::fft_plan(device_context::sptr context, size_t size, const fft_options&
     const bool bluestein = !is_codelet_smooth(n);
     const size_t padded = bluestein ? next_pow2(2 * n - 1) : n;
     const bool fused_bluestein = bluestein && padded <= single_max;
-    const std::vector<size_t> lengths =
-        padded <= single_max ? std::vector<size_t>{ padded }
-                             : split_into_passes(padded, strided_max);
+    const std::vector<size_t> lengths = padded <= single_max
+                                            ? std::vector<size_t>{ padded }
+                                            : split_into_passes(padded, strided_max);
     const size_t passes = lengths.size();
 
     // Index width: 32 bits unless some address of this plan needs more.
     {
-        const size_t biggest = std::max({ last_element(in, n, batch),
-                                          last_element(out, n, batch),
-                                          batch * padded });
+        const size_t biggest = std::max(
+            { last_element(in, n, batch), last_element(out, n, batch), batch * padded });
         im.wide_index = biggest >= (size_t(1) << 32);
         if (batch * padded >= (size_t(1) << 32))
-            throw std::invalid_argument("fft_plan: batch * size must be below 2^32 points (got " +
-                                        std::to_string(batch * padded) + ")");
+            throw std::invalid_argument(
+                "fft_plan: batch * size must be below 2^32 points (got " +
+                std::to_string(batch * padded) + ")");
     }
 
     // ---- tables ----------------------------------------------------------
@@ -243,7 +247,8 @@ fft_plan::fft_plan(device_context::sptr context, size_t size, const fft_options&
         std::vector<std::complex<float>> pre(n);
         for (size_t e = 0; e < n; ++e) {
             const size_t source = pre_shift ? (e + n / 2) % n : e;
-            std::complex<double> f = options.window.empty() ? 1.0 : options.window[source];
+            std::complex<double> f =
+                options.window.empty() ? 1.0 : options.window[source];
             if (bluestein)
                 f *= chirp[e];
             pre[e] = std::complex<float>(f);
@@ -279,7 +284,8 @@ fft_plan::fft_plan(device_context::sptr context, size_t size, const fft_options&
                     s.ops.post_truncate = bluestein;
                     s.ops.post_factor = bluestein;
                 } else {
-                    s.ops.post_factor = true; // Bluestein: multiply by the kernel's spectrum
+                    s.ops.post_factor =
+                        true; // Bluestein: multiply by the kernel's spectrum
                 }
                 // A work-group of the last pass writes exactly the points it read
                 // (a single pass: its own whole transforms), unless outputs move.
@@ -309,7 +315,8 @@ fft_plan::fft_plan(device_context::sptr context, size_t size, const fft_options&
     std::vector<bool> safe;
     for (const auto& s : steps)
         safe.push_back(s.in_place_safe);
-    const std::vector<role> chain = chain_buffers(steps.size(), options.in_place, safe, candidates);
+    const std::vector<role> chain =
+        chain_buffers(steps.size(), options.in_place, safe, candidates);
 
     size_t temp_count = 0;
     for (role r : chain)
@@ -327,9 +334,11 @@ fft_plan::fft_plan(device_context::sptr context, size_t size, const fft_options&
     };
 
     std::ostringstream desc;
-    desc << "N=" << n << (forward ? " forward" : " inverse") << ", batch " << batch << ": ";
+    desc << "N=" << n << (forward ? " forward" : " inverse") << ", batch " << batch
+         << ": ";
     if (bluestein)
-        desc << "Bluestein via " << padded << (fused_bluestein ? " (one fused kernel), " : ", ");
+        desc << "Bluestein via " << padded
+             << (fused_bluestein ? " (one fused kernel), " : ", ");
     desc << steps.size() << (steps.size() == 1 ? " launch" : " launches");
 
     for (size_t i = 0; i < steps.size(); ++i) {
@@ -338,7 +347,8 @@ fft_plan::fft_plan(device_context::sptr context, size_t size, const fft_options&
         const resolved_layout lin = layout_of(src), lout = layout_of(dst);
         fft_pass_io io_in{ lin.stride == 1, lin.distance == 1 };
         fft_pass_io io_out{ lout.stride == 1, lout.distance == 1 };
-        const fft_pass_plan pp = plan_pass(s.length, s.n_total, s.span, io_in, io_out, limits);
+        const fft_pass_plan pp =
+            plan_pass(s.length, s.n_total, s.span, io_in, io_out, limits);
 
         const bool constant_tw =
             limits.constant_twiddles && s.length * 8 <= limits.max_constant_bytes;
@@ -351,9 +361,12 @@ fft_plan::fft_plan(device_context::sptr context, size_t size, const fft_options&
           << " -DSTORE_DIRECT=" << pp.store_direct
           << " -DSTORE_TRANSFORM_FASTEST=" << pp.store_transform_fastest
           << " -DPASS_TWIDDLE_LO_BITS=" << pass_twiddle_lo_bits(s.n_total)
-          << " -DPRE_SHIFT=" << s.ops.pre_shift << " -DPRE_ZERO_PAD=" << s.ops.pre_zero_pad
-          << " -DPRE_FACTOR=" << s.ops.pre_factor << " -DPOST_FACTOR=" << s.ops.post_factor
-          << " -DPOST_TRUNCATE=" << s.ops.post_truncate << " -DPOST_SHIFT=" << s.ops.post_shift
+          << " -DPRE_SHIFT=" << s.ops.pre_shift
+          << " -DPRE_ZERO_PAD=" << s.ops.pre_zero_pad
+          << " -DPRE_FACTOR=" << s.ops.pre_factor
+          << " -DPOST_FACTOR=" << s.ops.post_factor
+          << " -DPOST_TRUNCATE=" << s.ops.post_truncate
+          << " -DPOST_SHIFT=" << s.ops.post_shift
           << " -DFUSED_CONVOLUTION=" << s.ops.convolution
           << " -DIDX=" << (im.wide_index ? "ulong" : "uint")
           << " -DTWIDDLE_SPACE=" << (constant_tw ? "__constant" : "__global");
@@ -444,8 +457,8 @@ cl::Event fft_plan::enqueue(const cl::CommandQueue& queue,
                             size_t batch) const
 {
     if (!d_options.in_place)
-        throw std::invalid_argument(
-            "fft_plan: this plan is out-of-place; call enqueue(queue, input, output, ...)");
+        throw std::invalid_argument("fft_plan: this plan is out-of-place; call "
+                                    "enqueue(queue, input, output, ...)");
     return run(queue, data, data, wait, batch);
 }
 
@@ -464,8 +477,9 @@ cl::Event fft_plan::run(const cl::CommandQueue& queue,
     auto check_size = [](const char* which, const cl::Buffer& b, size_t elements) {
         const size_t have = b.getInfo<CL_MEM_SIZE>();
         if (have < elements * 8)
-            throw std::invalid_argument(std::string("fft_plan: ") + which + " buffer holds " +
-                                        std::to_string(have) + " bytes; the layout needs " +
+            throw std::invalid_argument(std::string("fft_plan: ") + which +
+                                        " buffer holds " + std::to_string(have) +
+                                        " bytes; the layout needs " +
                                         std::to_string(elements * 8));
     };
     check_size("input", input, input_elements(batch));

@@ -233,7 +233,10 @@ std::vector<size_t> split_into_passes(size_t n, size_t max_length)
                                 " points");
 }
 
-size_t fft_pass_plan::tile_bytes() const { return group * tile_stride(length, pad_shift) * 8; }
+size_t fft_pass_plan::tile_bytes() const
+{
+    return group * tile_stride(length, pad_shift) * 8;
+}
 
 std::string fft_pass_plan::stage_options() const
 {
@@ -277,7 +280,8 @@ fft_pass_plan plan_pass(size_t length,
         p.load_transform_fastest = !input.points_adjacent && input.transforms_adjacent;
         p.store_transform_fastest = !output.points_adjacent && output.transforms_adjacent;
     }
-    p.thread_transform_fastest = strided || (p.load_transform_fastest && p.store_transform_fastest);
+    p.thread_transform_fastest =
+        strided || (p.load_transform_fastest && p.store_transform_fastest);
 
     // Transforms per group: enough work-items, then as local memory allows.
     const size_t wanted =
@@ -286,12 +290,14 @@ fft_pass_plan plan_pass(size_t length,
     const size_t by_threads = std::max<size_t>(1, limits.max_work_group_size / p.threads);
     auto fit = [&](unsigned pad) {
         const size_t per = tile_stride(length, pad) * 8;
-        return std::min({ wanted, by_threads, std::max<size_t>(1, limits.local_bytes / per) });
+        return std::min(
+            { wanted, by_threads, std::max<size_t>(1, limits.local_bytes / per) });
     };
     p.pad_shift = limits.pad_shift;
     p.group = fit(p.pad_shift);
     const size_t unpadded = fit(0);
-    if (p.pad_shift && (p.group < unpadded || tile_stride(length, p.pad_shift) * 8 > limits.local_bytes)) {
+    if (p.pad_shift && (p.group < unpadded ||
+                        tile_stride(length, p.pad_shift) * 8 > limits.local_bytes)) {
         // padding would cost transforms per group (or not fit at all): drop it
         p.pad_shift = 0;
         p.group = unpadded;

@@ -29,12 +29,12 @@ namespace core {
  */
 struct fft_device_limits {
     size_t max_work_group_size = 256;
-    size_t local_bytes = 48 * 1024;  //!< local memory one work-group may use
-    size_t target_group_size = 256;  //!< work-items per group the planner aims for
-    size_t min_strided_group = 4;    //!< transforms per group when points are strided
-    unsigned pad_shift = 4;          //!< local-memory padding, one slot per 2^pad_shift
-    bool constant_twiddles = false;  //!< stage twiddles in __constant (else __global)
-    bool allow_direct = true;        //!< stage 0 / last stage may touch global memory
+    size_t local_bytes = 48 * 1024; //!< local memory one work-group may use
+    size_t target_group_size = 256; //!< work-items per group the planner aims for
+    size_t min_strided_group = 4;   //!< transforms per group when points are strided
+    unsigned pad_shift = 4;         //!< local-memory padding, one slot per 2^pad_shift
+    bool constant_twiddles = false; //!< stage twiddles in __constant (else __global)
+    bool allow_direct = true;       //!< stage 0 / last stage may touch global memory
     size_t max_constant_bytes = 64 * 1024;
 
     static fft_device_limits for_device(const device_info& info);
@@ -43,7 +43,8 @@ struct fft_device_limits {
 //! Radices the codelets implement (kernels/fft_codelets.cl).
 const std::vector<unsigned>& supported_radices();
 
-//! True when every prime factor of n is a codelet radix (n is computed without Bluestein).
+//! True when every prime factor of n is a codelet radix (n is computed without
+//! Bluestein).
 bool is_codelet_smooth(size_t n);
 
 //! The radices of an on-chip FFT of length L (is_codelet_smooth(L)), in stage order.
@@ -59,12 +60,12 @@ std::vector<size_t> split_into_passes(size_t n, size_t max_length);
  * \brief How one kernel launch (one pass) computes its on-chip FFTs and moves data.
  */
 struct fft_pass_plan {
-    size_t length = 1;              //!< FFT_L: points per on-chip transform
-    std::vector<unsigned> radices;  //!< stages of the on-chip FFT
-    size_t threads = 1;             //!< FFT_T: work-items per transform
-    size_t group = 1;               //!< FFT_G: transforms per work-group
-    size_t columns = 1;             //!< transforms per batch item (N / length)
-    size_t span = 1;                //!< product of the lengths of the earlier passes
+    size_t length = 1;             //!< FFT_L: points per on-chip transform
+    std::vector<unsigned> radices; //!< stages of the on-chip FFT
+    size_t threads = 1;            //!< FFT_T: work-items per transform
+    size_t group = 1;              //!< FFT_G: transforms per work-group
+    size_t columns = 1;            //!< transforms per batch item (N / length)
+    size_t span = 1;               //!< product of the lengths of the earlier passes
     bool thread_transform_fastest = false;
     bool load_direct = false;
     bool load_transform_fastest = false;
@@ -82,7 +83,7 @@ struct fft_pass_plan {
 
 //! Where a pass's points sit: "adjacent" when consecutive points are adjacent in memory.
 struct fft_pass_io {
-    bool points_adjacent = true;     //!< point stride 1
+    bool points_adjacent = true;      //!< point stride 1
     bool transforms_adjacent = false; //!< consecutive transforms 1 element apart
 };
 
@@ -99,7 +100,8 @@ fft_pass_plan plan_pass(size_t length,
 
 /*!
  * \brief Longest on-chip transform one work-group can hold (and compute in one pass).
- * \p strided: for passes that read strided points and need min_strided_group transforms per group.
+ * \p strided: for passes that read strided points and need min_strided_group transforms
+ * per group.
  */
 size_t max_on_chip_length(const fft_device_limits& limits, bool strided);
 

@@ -48,7 +48,8 @@ std::vector<std::complex<float>> pass_twiddles(size_t n, unsigned lo_bits)
     for (size_t i = 0; i < lo; ++i)
         t[i] = std::complex<float>(unit_root(i, n));
     for (size_t i = 0; i < hi; ++i)
-        t[lo + i] = std::complex<float>(unit_root(static_cast<unsigned long long>(i) * lo, n));
+        t[lo + i] =
+            std::complex<float>(unit_root(static_cast<unsigned long long>(i) * lo, n));
     return t;
 }
 
@@ -91,8 +92,8 @@ void host_fft_pow2(std::vector<std::complex<double>>& a)
     }
 }
 
-std::vector<std::complex<double>> bluestein_spectrum(const std::vector<std::complex<double>>& chirp,
-                                                     size_t padded)
+std::vector<std::complex<double>>
+bluestein_spectrum(const std::vector<std::complex<double>>& chirp, size_t padded)
 {
     const size_t n = chirp.size();
     if (padded < 2 * n - 1)

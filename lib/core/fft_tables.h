@@ -45,8 +45,8 @@ std::vector<std::complex<double>> bluestein_chirp(size_t n, int sign);
  * wrapped to length padded, transformed and scaled by 1/padded.
  * padded must be a power of two >= 2n - 1.
  */
-std::vector<std::complex<double>> bluestein_spectrum(const std::vector<std::complex<double>>& chirp,
-                                                     size_t padded);
+std::vector<std::complex<double>>
+bluestein_spectrum(const std::vector<std::complex<double>>& chirp, size_t padded);
 
 //! In-place forward FFT of a power-of-two length in double precision (host).
 void host_fft_pow2(std::vector<std::complex<double>>& data);

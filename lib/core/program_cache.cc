@@ -59,7 +59,8 @@ program_cache::program_cache(const device_info& device,
     if (dir.empty())
         return;
     uint64_t h = fnv1a(device.platform_name);
-    for (const auto* part : { &device.name, &device.version, &device.driver_version, &source, &options })
+    for (const auto* part :
+         { &device.name, &device.version, &device.driver_version, &source, &options })
         h = fnv1a(*part + '\x1f', h);
     char name[32];
     std::snprintf(name, sizeof name, "%016llx.bin", static_cast<unsigned long long>(h));

@@ -134,8 +134,7 @@ public:
     device_context& operator=(const device_context&) = delete;
 
 private:
-    cl::Program build_program(const std::string& source_name,
-                              const std::string& options);
+    cl::Program build_program(const std::string& source_name, const std::string& options);
 
     device_info d_info;
     cl::Device d_device;
