@@ -130,10 +130,10 @@ inline void store_point(__global float2* dst,
 #define RUN_STAGE(s, dir, from_global, to_global)                                       \
     if ((s) < STAGES) {                                                                 \
         if (from_global) {                                                              \
-            for (int m = 0; m < BUTTERFLY_ROUNDS(RADIX_##s); ++m) {                     \
+            _Pragma("unroll") for (int m = 0; m < BUTTERFLY_ROUNDS(RADIX_##s); ++m) {                     \
                 const uint b = q + m * FFT_T;                                           \
                 if (ROUND_IS_FULL(RADIX_##s) || b < FFT_L / RADIX_##s)                  \
-                    for (int r = 0; r < RADIX_##s; ++r)                                 \
+                    _Pragma("unroll") for (int r = 0; r < RADIX_##s; ++r)                                 \
                         v[m * RADIX_##s + r] =                                          \
                             active ? load_point(src,                                    \
                                                 in,                                     \
@@ -150,10 +150,10 @@ inline void store_point(__global float2* dst,
         }                                                                               \
         stage_compute(v, RADIX_##s, SPAN_##s, dir, q, stage_twiddles);                  \
         if (to_global) {                                                                \
-            for (int m = 0; m < BUTTERFLY_ROUNDS(RADIX_##s); ++m) {                     \
+            _Pragma("unroll") for (int m = 0; m < BUTTERFLY_ROUNDS(RADIX_##s); ++m) {                     \
                 const uint b = q + m * FFT_T;                                           \
                 if (active && (ROUND_IS_FULL(RADIX_##s) || b < FFT_L / RADIX_##s))      \
-                    for (int r = 0; r < RADIX_##s; ++r)                                 \
+                    _Pragma("unroll") for (int r = 0; r < RADIX_##s; ++r)                                 \
                         store_point(dst,                                                \
                                     out,                                                \
                                     tr,                                                 \
