@@ -140,9 +140,15 @@ const enumerated* pick_by_type(const std::vector<enumerated>& all, cl_device_typ
 }
 
 // Resolves spec against the enumerated devices; throws as documented in device.h.
-const enumerated& resolve(const std::vector<enumerated>& all, const std::string& raw_spec)
+const enumerated& resolve(const std::vector<enumerated>& all,
+                          const std::string& requested)
 {
-    const std::string spec = lower(trim(effective_device_spec(raw_spec)));
+    const std::string effective = effective_device_spec(requested);
+    const std::string spec = lower(trim(effective));
+    // Name where the string came from, so a bad WIDEBAND_DEVICE is recognisable.
+    const std::string named = effective == requested
+                                  ? "device \"" + requested + "\""
+                                  : "WIDEBAND_DEVICE=\"" + effective + "\"";
     if (all.empty())
         throw std::runtime_error(std::string("gr-wideband: ") + no_platform_help);
 
@@ -163,12 +169,12 @@ const enumerated& resolve(const std::vector<enumerated>& all, const std::string&
         found = pick_by_type(all, type);
         if (!found)
             throw std::invalid_argument(
-                "device \"" + raw_spec + "\": this machine has no " + spec +
+                named + ": this machine has no " + spec +
                 " OpenCL device; available:" + available_list(all));
     } else if (spec.find(':') != std::string::npos) {
         if (!parse_index_pair(spec, p, d))
-            throw std::invalid_argument("device \"" + raw_spec +
-                                        "\" is malformed: use \"\" (automatic), \"gpu\", "
+            throw std::invalid_argument(named +
+                                        " is malformed: use \"\" (automatic), \"gpu\", "
                                         "\"cpu\", \"accelerator\", "
                                         "\"P:D\" (platform and device index, e.g. "
                                         "\"0:1\") or part of a device name");
@@ -177,8 +183,7 @@ const enumerated& resolve(const std::vector<enumerated>& all, const std::string&
                 found = &e;
         if (!found)
             throw std::invalid_argument(
-                "device \"" + raw_spec +
-                "\": no such platform:device; available:" + available_list(all));
+                named + ": no such platform:device; available:" + available_list(all));
     } else {
         for (const auto& e : all)
             if (lower(e.info.name).find(spec) != std::string::npos ||
@@ -188,8 +193,8 @@ const enumerated& resolve(const std::vector<enumerated>& all, const std::string&
             }
         if (!found)
             throw std::invalid_argument(
-                "device \"" + raw_spec +
-                "\" matches no OpenCL device name; available:" + available_list(all));
+                named +
+                " matches no OpenCL device name; available:" + available_list(all));
     }
     return *found;
 }

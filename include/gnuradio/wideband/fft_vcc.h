@@ -1,0 +1,81 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_WIDEBAND_FFT_VCC_H
+#define INCLUDED_WIDEBAND_FFT_VCC_H
+
+#include <gnuradio/sync_block.h>
+#include <gnuradio/wideband/api.h>
+
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace wideband {
+
+/*!
+ * \brief Forward or inverse FFT of complex vectors on an OpenCL device: a
+ * drop-in for gr::fft::fft_vcc.
+ * \ingroup wideband
+ *
+ * Input and output are streams of vectors of \p fft_size complex values, as for
+ * gr::fft::fft_vcc, and the output is the same to float precision: unnormalised
+ * (an inverse after a forward transform scales by fft_size), the window is
+ * multiplied into the input before the transform, and \p shift behaves as in
+ * the in-tree block: a forward transform writes its output fft-shifted (DC in
+ * the middle); an inverse transform reads its input ifft-shifted, after the
+ * window.
+ *
+ * Each call to work() computes all the vectors it is given (up to a few MiB of
+ * them) as one batched transform on the device, with the window fused into the
+ * transform's first pass.
+ */
+class WIDEBAND_API fft_vcc : virtual public gr::sync_block
+{
+public:
+    typedef std::shared_ptr<fft_vcc> sptr;
+
+    /*!
+     * \param fft_size points per vector, >= 1 (any length; sizes with a prime
+     *        factor above 13 go through Bluestein's algorithm)
+     * \param forward true: forward transform; false: inverse (unnormalised)
+     * \param window empty, or fft_size real factors applied to the input
+     * \param shift forward: fft-shift the output; inverse: ifft-shift the input
+     * \param device OpenCL device: "" (automatic: the first GPU, else
+     *        accelerator, else CPU; the environment variable WIDEBAND_DEVICE
+     *        replaces ""), "gpu", "cpu", "accelerator", "P:D" (platform and
+     *        device index, see wideband_devices) or part of a device name
+     *
+     * \throws std::invalid_argument for fft_size < 1, a window of the wrong
+     *         length, or a device string that is malformed or matches no device
+     * \throws std::runtime_error when the machine has no OpenCL platform
+     */
+    static sptr make(int fft_size,
+                     bool forward,
+                     const std::vector<float>& window,
+                     bool shift = false,
+                     const std::string& device = "");
+
+    /*!
+     * \brief Replaces the window; takes effect from the next batch of vectors.
+     *
+     * Like gr::fft::fft_vcc, returns false (and keeps the current window) when
+     * \p window is neither empty nor fft_size long.
+     */
+    virtual bool set_window(const std::vector<float>& window) = 0;
+
+    //! The window in use (empty: none).
+    virtual std::vector<float> window() const = 0;
+
+    //! Name of the OpenCL device the block runs on.
+    virtual std::string device_name() const = 0;
+};
+
+} // namespace wideband
+} // namespace gr
+
+#endif /* INCLUDED_WIDEBAND_FFT_VCC_H */

@@ -1,0 +1,155 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "fft_vcc_impl.h"
+#include <gnuradio/io_signature.h>
+
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+
+namespace gr {
+namespace wideband {
+
+namespace {
+
+// Device memory traffic one work() call aims at: enough to amortise a
+// transfer's and a launch's fixed costs, small enough for low latency.
+constexpr size_t bytes_per_call = size_t(4) << 20;
+
+// The block's input and output signature. Checks the arguments first, before
+// anything is built, so that bad ones give one clear message instead of an
+// io_signature or OpenCL error.
+gr::io_signature::sptr checked_signature(int fft_size, const std::vector<float>& window)
+{
+    constexpr int largest = INT_MAX / int(sizeof(gr_complex)); // io_signature's item size
+    if (fft_size < 1 || fft_size > largest)
+        throw std::invalid_argument("wideband.fft_vcc: fft_size must be 1.." +
+                                    std::to_string(largest) + " (got " +
+                                    std::to_string(fft_size) + ")");
+    if (!window.empty() && window.size() != size_t(fft_size))
+        throw std::invalid_argument("wideband.fft_vcc: window has " +
+                                    std::to_string(window.size()) +
+                                    " values; it must be empty (no window) or have "
+                                    "fft_size (" +
+                                    std::to_string(fft_size) + ") values");
+    return gr::io_signature::make(1, 1, fft_size * sizeof(gr_complex));
+}
+
+size_t vectors_per_call(const core::device_info& info, size_t fft_size)
+{
+    const size_t vector_bytes = fft_size * sizeof(gr_complex);
+    if (vector_bytes > info.max_alloc_bytes)
+        throw std::invalid_argument(
+            "wideband.fft_vcc: fft_size " + std::to_string(fft_size) + " needs " +
+            std::to_string(vector_bytes) + "-byte buffers; " + info.name +
+            " allocates at most " + std::to_string(info.max_alloc_bytes) + " bytes");
+    const size_t budget = std::min<size_t>(bytes_per_call, info.max_alloc_bytes);
+    return std::max<size_t>(1, budget / vector_bytes);
+}
+
+} // namespace
+
+fft_vcc::sptr fft_vcc::make(int fft_size,
+                            bool forward,
+                            const std::vector<float>& window,
+                            bool shift,
+                            const std::string& device)
+{
+    return gnuradio::make_block_sptr<fft_vcc_impl>(
+        fft_size, forward, window, shift, device);
+}
+
+fft_vcc_impl::fft_vcc_impl(int fft_size,
+                           bool forward,
+                           const std::vector<float>& window,
+                           bool shift,
+                           const std::string& device)
+    : gr::sync_block("fft_vcc",
+                     checked_signature(fft_size, window),
+                     checked_signature(fft_size, window)),
+      d_fft_size(fft_size),
+      d_forward(forward),
+      d_shift(shift),
+      d_context(core::device_context::get(device)),
+      d_max_vectors(vectors_per_call(d_context->info(), d_fft_size)),
+      d_queue(d_context->create_queue()),
+      d_input(d_context->context(),
+              CL_MEM_READ_ONLY,
+              d_max_vectors * d_fft_size * sizeof(gr_complex)),
+      d_output(d_context->context(),
+               CL_MEM_WRITE_ONLY,
+               d_max_vectors * d_fft_size * sizeof(gr_complex)),
+      d_window(window),
+      d_plan(make_plan(window))
+{
+}
+
+std::shared_ptr<const core::fft_plan>
+fft_vcc_impl::make_plan(const std::vector<float>& window) const
+{
+    core::fft_options options;
+    options.direction =
+        d_forward ? core::fft_direction::forward : core::fft_direction::inverse;
+    options.batch = d_max_vectors;
+    options.window = window;
+    options.shift = d_shift;
+    return std::make_shared<const core::fft_plan>(d_context, d_fft_size, options);
+}
+
+// A wrong length returns false and keeps the current window, as
+// gr::fft::fft_vcc does, rather than throwing: set_window() is GRC's callback for
+// a changed variable, and a drop-in must not turn what the in-tree block shrugs
+// off into an exception in a running (GUI) flowgraph. The error is logged.
+bool fft_vcc_impl::set_window(const std::vector<float>& window)
+{
+    if (!window.empty() && window.size() != d_fft_size) {
+        d_logger->error("set_window: window has {:d} values; it must be empty or have "
+                        "fft_size ({:d}) values. Keeping the current window.",
+                        window.size(),
+                        d_fft_size);
+        return false;
+    }
+    // Built outside the lock: a new configuration compiles kernels, and work()
+    // keeps running with the old plan meanwhile.
+    auto plan = make_plan(window);
+    std::lock_guard<std::mutex> lock(d_plan_mutex);
+    d_window = window;
+    d_plan = std::move(plan);
+    return true;
+}
+
+std::vector<float> fft_vcc_impl::window() const
+{
+    std::lock_guard<std::mutex> lock(d_plan_mutex);
+    return d_window;
+}
+
+std::string fft_vcc_impl::device_name() const { return d_context->info().name; }
+
+int fft_vcc_impl::work(int noutput_items,
+                       gr_vector_const_void_star& input_items,
+                       gr_vector_void_star& output_items)
+{
+    std::shared_ptr<const core::fft_plan> plan;
+    {
+        std::lock_guard<std::mutex> lock(d_plan_mutex);
+        plan = d_plan;
+    }
+    const size_t vectors = std::min<size_t>(noutput_items, d_max_vectors);
+    const size_t bytes = vectors * d_fft_size * sizeof(gr_complex);
+
+    // One in-order queue: the transform waits for the upload, the blocking
+    // read-back for the transform.
+    d_queue.enqueueWriteBuffer(d_input, CL_FALSE, 0, bytes, input_items[0]);
+    plan->enqueue(d_queue, d_input, d_output, {}, vectors);
+    d_queue.enqueueReadBuffer(d_output, CL_TRUE, 0, bytes, output_items[0]);
+    return static_cast<int>(vectors);
+}
+
+} // namespace wideband
+} // namespace gr

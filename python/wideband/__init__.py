@@ -1,0 +1,24 @@
+#
+# Copyright 2026 gr-wideband authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+
+"""
+gr-wideband: wideband channelization on GPUs through OpenCL.
+
+Blocks:
+  fft_vcc(fft_size, forward, window, shift=False, device="")
+      drop-in for gnuradio.fft.fft_vcc that runs batched on an OpenCL device
+
+Devices:
+  list_devices()      every OpenCL device, as dicts ("automatic" marks the one
+                      device="" picks)
+  find_device(spec)   the device a device string selects
+
+A device string is "" (automatic: the first GPU, else accelerator, else CPU;
+the environment variable WIDEBAND_DEVICE replaces ""), "gpu", "cpu",
+"accelerator", "P:D" (platform and device index) or part of a device name.
+"""
+
+from .wideband_python import *

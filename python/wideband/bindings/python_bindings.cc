@@ -1,0 +1,21 @@
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include <pybind11/pybind11.h>
+
+namespace py = pybind11;
+
+void bind_core(py::module& m);
+void bind_fft_vcc(py::module& m);
+
+PYBIND11_MODULE(wideband_python, m)
+{
+    // The blocks derive from gr.sync_block: its bindings must be loaded first.
+    py::module::import("gnuradio.gr");
+
+    bind_core(m);
+    bind_fft_vcc(m);
+}

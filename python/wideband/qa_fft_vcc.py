@@ -1,0 +1,355 @@
+#!/usr/bin/python3
+#
+# Copyright 2026 gr-wideband authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+
+"""
+wideband.fft_vcc against gnuradio.fft.fft_vcc: both blocks run in the same
+flowgraph on the same random, never-zero input, and every output element of
+ours is compared with the in-tree block's.
+
+Tolerance, per output vector (the two blocks compute in float32 by different
+algorithms, so they may differ by rounding only):
+  every element:  |ours - ref| <= ELEMENT_TOL * max|ref|
+  the vector:     ||ours - ref|| <= L2_TOL * ||ref||
+A float32 FFT's error relative to the exact transform is about
+eps * sqrt(log2 N) in L2 norm (eps = 6e-8); measured on PoCL, the two blocks
+differ by at most 2.1e-7 (L2) and 3.4e-7 (element) for all sizes here, which
+leaves a margin of 5 to 10 for other devices' rounding. Any real mistake (a
+wrong twiddle, window index, shift or direction) changes the result by 1e-2 or
+more.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+from gnuradio import blocks, fft, gr, gr_unittest
+from gnuradio.fft import window
+from gnuradio import wideband
+
+ELEMENT_TOL = 3e-6
+L2_TOL = 1e-6
+
+
+def never_zero(rng, count):
+    """Complex samples with magnitudes in [0.5, 1.5] and random phases."""
+    magnitude = rng.uniform(0.5, 1.5, count)
+    phase = rng.uniform(-np.pi, np.pi, count)
+    return (magnitude * np.exp(1j * phase)).astype(np.complex64)
+
+
+def windows_for(n, rng):
+    """Name and window: none, a standard one, random positive factors."""
+    return [("none", []),
+            ("blackmanharris", window.blackmanharris(n)),
+            ("random", list(rng.uniform(0.1, 1.0, n)))]
+
+
+def assert_same_vectors(ours, ref, n, vectors):
+    """Raises AssertionError unless ours matches ref within the tolerances."""
+    ours = np.asarray(ours, dtype=np.complex128)
+    ref = np.asarray(ref, dtype=np.complex128)
+    if ours.size != vectors * n or ref.size != vectors * n:
+        raise AssertionError(f"expected {vectors} vectors of {n}, got {ours.size / n} "
+                             f"(ours) and {ref.size / n} (reference)")
+    ours = ours.reshape(vectors, n)
+    ref = ref.reshape(vectors, n)
+    error = np.abs(ours - ref)
+    element_limit = ELEMENT_TOL * np.abs(ref).max(axis=1, keepdims=True)
+    bad = np.argwhere(error > element_limit)
+    if bad.size:
+        v, k = bad[0]
+        raise AssertionError(
+            f"{len(bad)} elements differ; first: vector {v}, element {k}: "
+            f"ours {ours[v, k]:.6g}, reference {ref[v, k]:.6g} "
+            f"(|diff| {error[v, k]:.3g} > {element_limit[v, 0]:.3g})")
+    relative_l2 = np.linalg.norm(ours - ref, axis=1) / np.linalg.norm(ref, axis=1)
+    worst = int(np.argmax(relative_l2))
+    if relative_l2[worst] > L2_TOL:
+        raise AssertionError(f"vector {worst}: relative L2 difference "
+                             f"{relative_l2[worst]:.3g} > {L2_TOL}")
+
+
+class random_chunks(gr.basic_block):
+    """Passes vectors on in pieces of random size, 1..max_chunk per call."""
+
+    def __init__(self, n, max_chunk, seed):
+        gr.basic_block.__init__(self, name="random_chunks",
+                                in_sig=[(np.complex64, n)],
+                                out_sig=[(np.complex64, n)])
+        self.rng = np.random.default_rng(seed)
+        self.max_chunk = max_chunk
+
+    def general_work(self, input_items, output_items):
+        count = min(len(input_items[0]), len(output_items[0]),
+                    int(self.rng.integers(1, self.max_chunk + 1)))
+        output_items[0][:count] = input_items[0][:count]
+        self.consume(0, count)
+        return count
+
+
+class gate(gr.sync_block):
+    """Passes the first `before` vectors, then waits until `opened` is set."""
+
+    def __init__(self, n, before):
+        gr.sync_block.__init__(self, name="gate",
+                               in_sig=[(np.complex64, n)],
+                               out_sig=[(np.complex64, n)])
+        self.before = before
+        self.opened = threading.Event()
+
+    def work(self, input_items, output_items):
+        count = len(output_items[0])
+        passed = self.nitems_written(0)
+        if passed < self.before:
+            count = min(count, self.before - passed)
+        elif not self.opened.wait(0.01):
+            return 0
+        output_items[0][:count] = input_items[0][:count]
+        return count
+
+
+class qa_fft_vcc(gr_unittest.TestCase):
+
+    def setUp(self):
+        self.tb = gr.top_block()
+
+    def tearDown(self):
+        self.tb = None
+
+    def compare(self, n, forward, win, shift, vectors, seed,
+                max_chunk=None, max_noutput=None, output_multiple=None):
+        """Runs ours and the in-tree block side by side and compares them."""
+        rng = np.random.default_rng(seed)
+        src = blocks.vector_source_c(never_zero(rng, n * vectors), False, n)
+        ref = fft.fft_vcc(n, forward, win, shift)
+        ours = wideband.fft_vcc(n, forward, win, shift)
+        ref_sink = blocks.vector_sink_c(n)
+        ours_sink = blocks.vector_sink_c(n)
+        if max_noutput:
+            ours.set_max_noutput_items(max_noutput)
+        if output_multiple:
+            ours.set_output_multiple(output_multiple)
+        self.tb.connect(src, ref, ref_sink)
+        if max_chunk:
+            chunks = random_chunks(n, max_chunk, seed)
+            self.tb.connect(src, chunks, ours)
+        else:
+            self.tb.connect(src, ours)
+        self.tb.connect(ours, ours_sink)
+        self.tb.run()
+        assert_same_vectors(ours_sink.data(), ref_sink.data(), n, vectors)
+
+    def test_000_comparison_detects_a_small_error(self):
+        rng = np.random.default_rng(0)
+        ref = never_zero(rng, 64).astype(np.complex128)
+        assert_same_vectors(ref, ref, 64, 1)
+        wrong = ref.copy()
+        wrong[17] += 1e-4 * np.abs(ref).max()
+        with self.assertRaises(AssertionError):
+            assert_same_vectors(wrong, ref, 64, 1)
+        with self.assertRaises(AssertionError):
+            assert_same_vectors(ref[:-64], ref[:-64], 64, 1)
+
+    def test_001_sizes_windows_shift_direction(self):
+        # 17: Bluestein; 45, 100: radices 3 and 5, odd and even; 8192: longer
+        # than one on-chip pass on GPUs. Random chunks of the input stream.
+        seed = 1
+        for n in (16, 17, 45, 64, 100, 1024, 4096, 8192):
+            vectors = max(24, 16384 // n)
+            for name, win in windows_for(n, np.random.default_rng(n)):
+                for shift in (False, True):
+                    for forward in (True, False):
+                        seed += 1
+                        with self.subTest(n=n, window=name, shift=shift,
+                                          forward=forward):
+                            self.setUp()
+                            self.compare(n, forward, win, shift, vectors, seed,
+                                         max_chunk=37)
+
+    def test_002_tiny_sizes(self):
+        seed = 100
+        for n in (1, 2, 3, 5):
+            for name, win in windows_for(n, np.random.default_rng(n)):
+                for shift in (False, True):
+                    for forward in (True, False):
+                        seed += 1
+                        with self.subTest(n=n, window=name, shift=shift,
+                                          forward=forward):
+                            self.setUp()
+                            self.compare(n, forward, win, shift, 300, seed)
+
+    def test_003_odd_work_sizes(self):
+        # Calls of few and odd numbers of vectors, and a multiple the batch
+        # must respect.
+        win = list(np.random.default_rng(3).uniform(0.1, 1.0, 100))
+        self.compare(100, True, win, True, 301, 200, max_noutput=7)
+        self.setUp()
+        self.compare(100, False, win, True, 300, 201, output_multiple=3,
+                     max_chunk=11)
+        self.setUp()
+        self.compare(17, True, [], True, 1001, 202, max_noutput=1)
+
+    def test_004_calls_larger_than_one_batch(self):
+        # One device execution moves 4 MiB, i.e. 32 vectors of 16384 points;
+        # large buffers hand work() more than that at once, and it must return
+        # the count it computed.
+        n = 16384
+        rng = np.random.default_rng(4)
+        src = blocks.vector_source_c(never_zero(rng, n * 150), False, n)
+        src.set_min_output_buffer(128)
+        ours = wideband.fft_vcc(n, True, window.hann(n), True)
+        ours.set_min_output_buffer(128)
+        ref = fft.fft_vcc(n, True, window.hann(n), True)
+        ours_sink = blocks.vector_sink_c(n)
+        ref_sink = blocks.vector_sink_c(n)
+        self.tb.connect(src, ours, ours_sink)
+        self.tb.connect(src, ref, ref_sink)
+        self.tb.run()
+        assert_same_vectors(ours_sink.data(), ref_sink.data(), n, 150)
+
+    def test_005_set_window_while_running(self):
+        # The gate holds the stream after `before` vectors until both blocks
+        # have their new window: every later vector must use it.
+        n, before, after = 256, 40, 60
+        rng = np.random.default_rng(5)
+        src = blocks.vector_source_c(never_zero(rng, n * (before + after)), False, n)
+        hold = gate(n, before)
+        first = window.blackmanharris(n)
+        second = list(rng.uniform(0.1, 1.0, n))
+        ours = wideband.fft_vcc(n, True, first, True)
+        ref = fft.fft_vcc(n, True, first, True)
+        ours_sink = blocks.vector_sink_c(n)
+        ref_sink = blocks.vector_sink_c(n)
+        self.tb.connect(src, hold)
+        self.tb.connect(hold, ours, ours_sink)
+        self.tb.connect(hold, ref, ref_sink)
+        self.tb.start()
+        deadline = time.monotonic() + 60
+        while (len(ours_sink.data()) < before * n or
+               len(ref_sink.data()) < before * n):
+            self.assertLess(time.monotonic(), deadline, "flowgraph stalled")
+            time.sleep(0.01)
+        self.assertTrue(ours.set_window(second))
+        self.assertTrue(ref.set_window(second))
+        hold.opened.set()
+        self.tb.wait()
+        assert_same_vectors(ours_sink.data(), ref_sink.data(), n, before + after)
+        self.assertFloatTuplesAlmostEqual(ours.window(), second, 7)
+
+    def test_006_set_window_between_runs(self):
+        n = 64
+        rng = np.random.default_rng(6)
+        data = never_zero(rng, n * 50)
+        src = blocks.vector_source_c(data, False, n)
+        ours = wideband.fft_vcc(n, False, [], True)
+        ref = fft.fft_vcc(n, False, [], True)
+        ours_sink = blocks.vector_sink_c(n)
+        ref_sink = blocks.vector_sink_c(n)
+        self.tb.connect(src, ours, ours_sink)
+        self.tb.connect(src, ref, ref_sink)
+        for win in (window.hamming(n), list(rng.uniform(0.1, 1.0, n)), []):
+            self.assertTrue(ours.set_window(win))
+            self.assertTrue(ref.set_window(win))
+            src.rewind()
+            ours_sink.reset()
+            ref_sink.reset()
+            self.tb.run()
+            assert_same_vectors(ours_sink.data(), ref_sink.data(), n, 50)
+            self.assertEqual(len(ours.window()), len(win))
+
+    def test_007_set_window_of_wrong_length_keeps_the_window(self):
+        # As gnuradio.fft.fft_vcc: False, and the current window stays.
+        n = 32
+        first = window.hann(n)
+        ours = wideband.fft_vcc(n, True, first)
+        ref = fft.fft_vcc(n, True, first)
+        for wrong in ([1.0] * (n - 1), [1.0] * (n + 1), [1.0]):
+            self.assertFalse(ours.set_window(wrong))
+            self.assertFalse(ref.set_window(wrong))
+        self.assertFloatTuplesAlmostEqual(ours.window(), first, 7)
+        rng = np.random.default_rng(7)
+        src = blocks.vector_source_c(never_zero(rng, n * 20), False, n)
+        ours_sink = blocks.vector_sink_c(n)
+        ref_sink = blocks.vector_sink_c(n)
+        self.tb.connect(src, ours, ours_sink)
+        self.tb.connect(src, ref, ref_sink)
+        self.tb.run()
+        assert_same_vectors(ours_sink.data(), ref_sink.data(), n, 20)
+
+    def test_008_bad_arguments_raise_value_error(self):
+        for size in (0, -1, -1024):
+            with self.assertRaisesRegex(ValueError, r"fft_size must be 1\.\."):
+                wideband.fft_vcc(size, True, [])
+        for length in (1, 15, 17):
+            with self.assertRaisesRegex(ValueError,
+                                        rf"window has {length} values.*fft_size \(16\)"):
+                wideband.fft_vcc(16, True, [1.0] * length)
+        for device in ("no-such-device-xyz", "9:9", "0:", "1:x"):
+            with self.assertRaisesRegex(ValueError, "device"):
+                wideband.fft_vcc(16, True, [], False, device)
+            with self.assertRaises(ValueError):
+                wideband.find_device(device)
+        if not any(d["type"] == "GPU" for d in wideband.list_devices()):
+            with self.assertRaisesRegex(ValueError, "(?i)gpu"):
+                wideband.fft_vcc(16, True, [], False, "gpu")
+
+    def test_009_device_selection(self):
+        devices = wideband.list_devices()
+        self.assertGreater(len(devices), 0)
+        self.assertEqual(sum(d["automatic"] for d in devices), 1)
+        automatic = wideband.find_device("")
+        self.assertTrue(automatic["automatic"])
+        self.assertEqual(wideband.fft_vcc(16, True, []).device_name(), automatic["name"])
+
+        specs = ["0:0", devices[-1]["address"], devices[-1]["name"][:6].upper()]
+        specs += [t for t in ("cpu", "gpu") if any(d["type"] == t.upper() for d in devices)]
+        for spec in specs:
+            with self.subTest(device=spec):
+                expected = wideband.find_device(spec)
+                block = wideband.fft_vcc(16, True, [], False, spec)
+                self.assertEqual(block.device_name(), expected["name"])
+        # A block on an explicitly chosen device computes the same.
+        self.compare(16, True, window.hann(16), True, 100, 9)
+
+    def test_010_wideband_device_environment(self):
+        last = wideband.list_devices()[-1]
+        saved = os.environ.get("WIDEBAND_DEVICE")
+        try:
+            os.environ["WIDEBAND_DEVICE"] = last["address"]
+            self.assertEqual(wideband.find_device("")["address"], last["address"])
+            self.assertEqual(wideband.fft_vcc(8, True, []).device_name(), last["name"])
+            os.environ["WIDEBAND_DEVICE"] = "no-such-device-xyz"
+            with self.assertRaises(ValueError):
+                wideband.fft_vcc(8, True, [])
+            self.assertFalse(any(d["automatic"] for d in wideband.list_devices()))
+        finally:
+            if saved is None:
+                os.environ.pop("WIDEBAND_DEVICE", None)
+            else:
+                os.environ["WIDEBAND_DEVICE"] = saved
+
+    def test_011_no_opencl_platform(self):
+        # An ICD loader with an empty vendor directory sees no platform.
+        script = ("from gnuradio import wideband\n"
+                  "assert wideband.list_devices() == []\n"
+                  "wideband.fft_vcc(16, True, [])\n")
+        with tempfile.TemporaryDirectory() as empty:
+            env = dict(os.environ, OCL_ICD_VENDORS=empty, OPENCL_VENDOR_PATH=empty)
+            env.pop("WIDEBAND_DEVICE", None)
+            run = subprocess.run([sys.executable, "-c", script], env=env,
+                                 capture_output=True, text=True, timeout=120)
+        self.assertNotEqual(run.returncode, 0)
+        self.assertIn("RuntimeError", run.stderr)
+        self.assertIn("no OpenCL platform found", run.stderr)
+
+
+if __name__ == '__main__':
+    gr_unittest.run(qa_fft_vcc)
