@@ -1,0 +1,1174 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/*
+ * wideband_fft_bench: throughput of the core's batched FFT on one OpenCL device,
+ * measured in one run beside VkFFT and clFFT on the same device, a device-side
+ * buffer copy (the memory ceiling) and FFTW on the CPU. print_help() states the
+ * method, which is that of the team's GPU anchor measurements.
+ */
+
+#include "wideband_fft_bench.h"
+
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <thread>
+
+using namespace fft_bench;
+
+namespace {
+
+const char* const program_name = "wideband_fft_bench";
+constexpr double bytes_per_point = 16; // 8 read + 8 written, whatever the passes
+constexpr double max_rel_err = 1e-5;   // float32 FFTs land near 1e-7; bugs far above
+constexpr cl_uint quiet_nan_bits = 0x7fc00001u;
+
+const std::vector<size_t> default_sizes = { 16,    64,      256,   1024, 4096, 16384,
+                                            65536, 1048576, 1000,  1536, 2187, 2401,
+                                            3125,  6000,    10000, 17,   4093 };
+const std::vector<std::string> all_variants = { "fwd", "inv", "inplace" };
+
+// Libraries in display order; "copy" is clEnqueueCopyBuffer, the memory ceiling.
+std::vector<std::string> built_in_libs()
+{
+    std::vector<std::string> libs = { "wideband" };
+#ifdef WIDEBAND_HAVE_VKFFT
+    libs.push_back("vkfft");
+#endif
+#ifdef WIDEBAND_HAVE_CLFFT
+    libs.push_back("clfft");
+#endif
+#ifdef WIDEBAND_HAVE_FFTW
+    libs.push_back("fftw");
+#endif
+    libs.push_back("copy");
+    return libs;
+}
+
+template <typename T>
+std::string join(const std::vector<T>& items, const char* sep = ",")
+{
+    std::ostringstream s;
+    for (size_t i = 0; i < items.size(); ++i)
+        s << (i ? sep : "") << items[i];
+    return s.str();
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& item)
+{
+    return std::find(v.begin(), v.end(), item) != v.end();
+}
+
+std::string pad(const std::string& text, size_t width)
+{
+    return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+}
+
+// At most four significant figures, so GPU and PoCL figures both read well.
+std::string number(double value)
+{
+    const double a = std::fabs(value);
+    return fmt(a >= 1000 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g", value);
+}
+
+// ---- command line -------------------------------------------------------
+
+struct usage_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct bench_options {
+    std::string device;
+    std::vector<size_t> sizes = default_sizes;
+    size_t total_log2 = 26;
+    int reps = 25;
+    int warmup = 5;
+    std::vector<std::string> libs = built_in_libs();
+    std::vector<std::string> variants = all_variants;
+    size_t fftw_log2 = 0; // 0: total_log2
+    int fftw_reps = 5;
+    double fftw_plan_seconds = 2;
+    int fftw_threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    bool small_batch = false;
+    std::vector<size_t> small_sizes = { 256, 1024, 4096 };
+    std::vector<size_t> small_points = { 4096, 16384, 65536, 262144 };
+    int small_reps = 200;
+    std::string csv;
+    bool help = false;
+
+    bool use(const std::string& lib) const { return contains(libs, lib); }
+    bool variant(const std::string& v) const { return contains(variants, v); }
+};
+
+void print_help()
+{
+    const bench_options d;
+    std::cout << "Usage: " << program_name << " [OPTIONS]\n"
+              << R"(
+Throughput of gr-wideband's batched complex float32 FFT on one OpenCL device,
+measured in one run beside VkFFT and clFFT on the same device, a device copy
+(clEnqueueCopyBuffer, the memory ceiling) and FFTW on the CPU.
+Built in: )" << join(d.libs, ", ")
+              << R"(.
+
+Method: the data stay on the device; a launch computes batch = max(1, 2^K/N)
+transforms (K = --total-log2), so it reads and writes about 2^K points. Each
+timed transform sits between two 1-work-item kernels on a profiling queue; its
+time is the second one's START minus the first one's END. W warm-up runs, then
+the median of R runs; the mean of R runs back to back is also shown.
+Gpt/s = N*batch/time; GB/s counts 16 bytes per point (8 read, 8 written)
+whatever the number of passes; 1 GB = 1e9 B; %copy compares with a copy of the
+same bytes. Then the output is filled with NaN, the transform runs once more,
+the whole output is searched for non-finite values, its first rows and last row
+are compared with a float64 FFT (relative L2 error), and an out-of-place input
+must be unchanged. FFTW runs on the host arrays, timed on the host.
+
+Options:
+  --device STR         OpenCL device: "" = automatic (first GPU, else CPU; env
+                       WIDEBAND_DEVICE), gpu, cpu, P:D, or part of its name
+  --sizes LIST         transform lengths N, comma-separated
+                       [)"
+              << join(d.sizes) << R"(]
+  --total-log2 K       points per launch 2^K [26: 512 MiB in + 512 MiB out]
+  --reps R             timed runs, median [25]
+  --warmup W           untimed runs first [5]
+  --libs LIST          of )"
+              << join(d.libs) << R"( [all of them]
+  --variants LIST      of ours: fwd (forward out-of-place), inv (inverse, not
+                       normalized, out-of-place), inplace (forward in place)
+                       [fwd,inv,inplace]
+  --fftw-log2 K        points per FFTW execution 2^K [--total-log2]
+  --fftw-reps R        FFTW timed runs after one warm-up, median [5]
+  --fftw-plan-seconds S  FFTW_MEASURE planning limit per N; 0: FFTW_ESTIMATE [2]
+  --fftw-threads T     FFTW threads [all hardware threads: )"
+              << d.fftw_threads << R"(]
+  --small-batch        also time single executions of small batches as a GNU
+                       Radio block issues them: host wall time of enqueue +
+                       clFinish, beside the device time
+  --small-sizes LIST   N of the small-batch table [)"
+              << join(d.small_sizes) << R"(]
+  --small-points LIST  points per execution [)"
+              << join(d.small_points) << R"(]
+  --small-reps R       runs per small-batch figure, median [200]
+  --csv FILE           write every figure to FILE as CSV
+  -h, --help           this text
+
+Examples:
+  wideband_fft_bench                     all sizes, 1 GiB per launch, on the GPU
+  wideband_fft_bench --device cpu --total-log2 16 --sizes 64,1000,17 --reps 5
+  wideband_fft_bench --libs wideband,copy --variants fwd --sizes 4096
+  wideband_fft_bench --small-batch --csv fft_bench.csv
+
+Exit status: 0 done, every check of ours passed; 1 an OpenCL or other run-time
+error, or a plan of ours that failed; 2 a bad command line or a --device that
+matches no device; 3 an output of ours failed its check (non-finite values,
+error above 1e-5, or a changed input).
+)";
+}
+
+size_t parse_count(const std::string& option,
+                   const std::string& text,
+                   size_t lowest,
+                   size_t highest)
+{
+    size_t used = 0;
+    unsigned long long value = 0;
+    try {
+        value = std::stoull(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size() || text[0] == '-' || value < lowest ||
+        value > highest)
+        throw usage_error(option + ": '" + text + "' is not an integer from " +
+                          std::to_string(lowest) + " to " + std::to_string(highest));
+    return size_t(value);
+}
+
+std::vector<std::string> split(const std::string& option, const std::string& text)
+{
+    std::vector<std::string> items;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ','))
+        if (!item.empty())
+            items.push_back(item);
+    if (items.empty())
+        throw usage_error(option + ": empty list");
+    return items;
+}
+
+bench_options parse_command_line(int argc, char** argv)
+{
+    bench_options o;
+    std::string arg; // the option being parsed, for the error messages
+    auto count = [&](const std::string& v,
+                     size_t lowest,
+                     size_t highest = std::numeric_limits<int>::max()) {
+        return parse_count(arg, v, lowest, highest);
+    };
+    auto counts = [&](const std::string& v) {
+        std::vector<size_t> values;
+        for (const auto& item : split(arg, v))
+            values.push_back(count(item, 1));
+        return values;
+    };
+    auto names = [&](const std::string& v, const std::vector<std::string>& known) {
+        const std::vector<std::string> items = split(arg, v);
+        for (const auto& item : items)
+            if (!contains(known, item))
+                throw usage_error(
+                    arg + ": '" + item + "' is not one of " + join(known) +
+                    (arg == "--libs" ? " (those found at build time)" : ""));
+        return items;
+    };
+    const std::map<std::string, std::function<void(const std::string&)>> options = {
+        { "--device", [&](const std::string& v) { o.device = v; } },
+        { "--sizes", [&](const std::string& v) { o.sizes = counts(v); } },
+        { "--total-log2", [&](const std::string& v) { o.total_log2 = count(v, 0, 31); } },
+        { "--reps", [&](const std::string& v) { o.reps = int(count(v, 1)); } },
+        { "--warmup", [&](const std::string& v) { o.warmup = int(count(v, 0)); } },
+        { "--libs", [&](const std::string& v) { o.libs = names(v, built_in_libs()); } },
+        { "--variants",
+          [&](const std::string& v) { o.variants = names(v, all_variants); } },
+        { "--fftw-log2", [&](const std::string& v) { o.fftw_log2 = count(v, 1, 31); } },
+        { "--fftw-reps", [&](const std::string& v) { o.fftw_reps = int(count(v, 1)); } },
+        { "--fftw-threads",
+          [&](const std::string& v) { o.fftw_threads = int(count(v, 1)); } },
+        { "--fftw-plan-seconds",
+          [&](const std::string& v) {
+              char* end = nullptr;
+              o.fftw_plan_seconds = std::strtod(v.c_str(), &end);
+              if (v.empty() || *end != '\0' || !(o.fftw_plan_seconds >= 0))
+                  throw usage_error(arg + ": '" + v + "' is not a number >= 0");
+          } },
+        { "--small-sizes", [&](const std::string& v) { o.small_sizes = counts(v); } },
+        { "--small-points", [&](const std::string& v) { o.small_points = counts(v); } },
+        { "--small-reps",
+          [&](const std::string& v) { o.small_reps = int(count(v, 1)); } },
+        { "--csv", [&](const std::string& v) { o.csv = v; } },
+    };
+    for (int i = 1; i < argc; ++i) {
+        arg = argv[i];
+        std::string value;
+        const size_t equals = arg.find('=');
+        const bool inline_value = arg.rfind("--", 0) == 0 && equals != std::string::npos;
+        if (inline_value) {
+            value = arg.substr(equals + 1);
+            arg.resize(equals);
+        }
+        if (arg == "-h" || arg == "--help") {
+            o.help = true;
+        } else if (arg == "--small-batch") {
+            o.small_batch = true;
+        } else if (options.count(arg)) {
+            if (!inline_value && i + 1 >= argc)
+                throw usage_error(arg + " needs a value");
+            options.at(arg)(inline_value ? value : argv[++i]);
+        } else {
+            throw usage_error("unknown option '" + std::string(argv[i]) + "'");
+        }
+    }
+    if (o.fftw_log2 == 0)
+        o.fftw_log2 = o.total_log2;
+    return o;
+}
+
+// ---- results ------------------------------------------------------------
+
+struct measurement {
+    std::string lib;             // wideband, vkfft, clfft, fftw
+    std::string variant = "fwd"; // fwd, inv, inplace
+    size_t n = 0;
+    size_t batch = 0;
+    std::string status = "ok"; // ok, unsupported, failed
+    std::string note;          // plan description, or why it did not run
+    double setup_ms = nan_value;
+    timing time;
+    size_t nonfinite = 0;
+    size_t rows = 0;
+    double rel_err = nan_value;
+    bool input_checked = false;
+    bool input_intact = true;
+
+    bool ok() const { return status == "ok"; }
+    bool passed() const
+    {
+        return ok() && nonfinite == 0 && rel_err <= max_rel_err && input_intact;
+    }
+    int sign() const { return variant == "inv" ? +1 : -1; }
+    double points() const { return double(n) * double(batch); }
+    double gpts() const { return points() / (time.median_ms * 1e-3) / 1e9; }
+    double gbs() const { return gpts() * bytes_per_point; }
+    double gbs_b2b() const
+    {
+        return points() * bytes_per_point / (time.b2b_ms * 1e-3) / 1e9;
+    }
+    std::string name() const { return lib + (lib == "wideband" ? " " + variant : ""); }
+};
+
+struct copy_measurement {
+    std::string when; // start, end
+    size_t bytes = 0;
+    std::string status = "ok";
+    std::string note;
+    timing time;
+    // Bytes read + written per second, as for the transforms.
+    double gbs() const { return 2.0 * double(bytes) / (time.median_ms * 1e-3) / 1e9; }
+};
+
+struct latency {
+    std::string lib;
+    size_t n = 0;
+    size_t batch = 0;
+    std::string status = "ok";
+    std::string note;
+    wall_timing wall;
+    double device_us = nan_value;
+    double msps() const { return double(n) * double(batch) / wall.median_us; }
+};
+
+std::string csv_field(const std::string& text)
+{
+    if (text.find_first_of(",\"") == std::string::npos)
+        return text;
+    std::string quoted = "\"";
+    for (char c : text)
+        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+
+std::string csv_number(double value)
+{
+    return std::isfinite(value) ? fmt("%.6g", value) : std::string();
+}
+
+// ---- the bench ----------------------------------------------------------
+
+class bench
+{
+public:
+    bench(const bench_options& options, core::device_context::sptr ctx);
+    ~bench();
+    int run();
+
+private:
+    void print_header() const;
+    void measure_copies(const std::string& when);
+    void measure_size(size_t n);
+    std::unique_ptr<transform_runner> make_runner(const std::string& lib,
+                                                  size_t n,
+                                                  size_t batch,
+                                                  const std::string& variant);
+    measurement measure_device(const std::string& lib,
+                               const std::string& variant,
+                               size_t n,
+                               size_t batch);
+    void check_output(measurement& m, const enqueue_fn& run, const enqueue_fn& restore);
+    void measure_fftw(size_t n);
+    void measure_small_batches();
+    latency measure_latency(const std::string& lib, size_t n, size_t batch);
+    void print_measurement(const measurement& m) const;
+    void print_latency_table() const;
+    void print_table() const;
+    void write_csv();
+    const measurement*
+    find(const std::string& lib, const std::string& variant, size_t n) const;
+    double copy_ceiling_gbs() const;
+    void warm_up_device();
+    size_t buffer_bytes() const { return d_capacity * sizeof(cfloat); }
+
+    bench_options d_opt;
+    core::device_context::sptr d_ctx;
+    device_timer d_timer;
+    cl::CommandQueue d_plain_queue; // no profiling, like a block's queue
+    size_t d_total;                 // points per launch
+    size_t d_capacity;              // points per device buffer
+    std::vector<cfloat> d_host_in, d_host_out;
+    cl::Buffer d_in, d_out;
+    std::vector<measurement> d_results;
+    std::vector<copy_measurement> d_copies;
+    std::vector<latency> d_latencies;
+    std::ofstream d_csv; // opened at the start, so a bad path fails at once
+#ifdef WIDEBAND_HAVE_FFTW
+    size_t d_fftw_points = 0; // points per FFTW execution
+    fftwf_array d_fftw_in, d_fftw_out;
+    unsigned d_fftw_flags = FFTW_ESTIMATE;
+#endif
+};
+
+size_t largest(const std::vector<size_t>& v)
+{
+    return *std::max_element(v.begin(), v.end());
+}
+
+bench::bench(const bench_options& options, core::device_context::sptr ctx)
+    : d_opt(options),
+      d_ctx(std::move(ctx)),
+      d_timer(*d_ctx),
+      d_plain_queue(d_ctx->create_queue(false)),
+      d_total(size_t(1) << options.total_log2)
+{
+    if (!d_opt.csv.empty()) {
+        d_csv.open(d_opt.csv);
+        if (!d_csv)
+            throw std::runtime_error("cannot write " + d_opt.csv);
+    }
+    // Big enough for a launch, any single transform and the small batches.
+    d_capacity = std::max(d_total, largest(d_opt.sizes));
+    if (d_opt.small_batch)
+        d_capacity = std::max(d_capacity, largest(d_opt.small_points));
+    if (buffer_bytes() > d_ctx->info().max_alloc_bytes)
+        throw std::runtime_error("buffers of " + size_text(double(buffer_bytes())) +
+                                 " exceed the device's allocation limit of " +
+                                 size_text(double(d_ctx->info().max_alloc_bytes)) +
+                                 ": use a smaller --total-log2");
+
+    // Uniform in [-1, 1) for both parts, never zeros; the same every run.
+    d_host_in.resize(d_capacity);
+    d_host_out.resize(d_capacity);
+    std::mt19937 random(12345);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (auto& x : d_host_in)
+        x = cfloat(uniform(random), uniform(random));
+    d_in = cl::Buffer(d_ctx->context(), CL_MEM_READ_WRITE, buffer_bytes());
+    d_out = cl::Buffer(d_ctx->context(), CL_MEM_READ_WRITE, buffer_bytes());
+    d_timer.queue().enqueueWriteBuffer(
+        d_in, CL_TRUE, 0, buffer_bytes(), d_host_in.data());
+
+#ifdef WIDEBAND_HAVE_CLFFT
+    if (d_opt.use("clfft")) {
+        clfftSetupData setup;
+        clfftInitSetupData(&setup);
+        clfft_check(clfftSetup(&setup), "clfftSetup");
+    }
+#endif
+#ifdef WIDEBAND_HAVE_FFTW
+    if (d_opt.use("fftw")) {
+#ifdef WIDEBAND_HAVE_FFTW_THREADS
+        fftwf_init_threads();
+        fftwf_plan_with_nthreads(d_opt.fftw_threads);
+#else
+        d_opt.fftw_threads = 1;
+#endif
+        if (d_opt.fftw_plan_seconds > 0) {
+            d_fftw_flags = FFTW_MEASURE;
+            fftwf_set_timelimit(d_opt.fftw_plan_seconds);
+        }
+        d_fftw_points = size_t(1) << d_opt.fftw_log2;
+        size_t points = std::max(d_fftw_points, largest(d_opt.sizes));
+        if (d_opt.small_batch)
+            points = std::max(points, largest(d_opt.small_points));
+        d_fftw_in.reset(fftwf_alloc_complex(points));
+        d_fftw_out.reset(fftwf_alloc_complex(points));
+        if (!d_fftw_in || !d_fftw_out)
+            throw std::runtime_error("cannot allocate " + size_text(16.0 * points) +
+                                     " for FFTW");
+    }
+#endif
+}
+
+bench::~bench()
+{
+#ifdef WIDEBAND_HAVE_CLFFT
+    if (d_opt.use("clfft"))
+        clfftTeardown();
+#endif
+}
+
+void bench::print_header() const
+{
+    const core::device_info& d = d_ctx->info();
+    std::cout << "# " << program_name << "\n"
+              << "# device " << d.address() << ": " << d.name << " (" << d.type_name()
+              << "), platform " << d.platform_name << "\n"
+              << "# driver " << d.driver_version << ", " << d.version << ", "
+              << d.compute_units << " compute units at " << d.max_clock_mhz << " MHz, "
+              << size_text(double(d.global_mem_bytes)) << " global memory, "
+              << size_text(double(d.max_alloc_bytes)) << " max allocation, "
+              << size_text(double(d.local_mem_bytes)) << " local memory\n"
+              << "# points per launch 2^" << d_opt.total_log2 << " ("
+              << size_text(d_total * 8.0) << " in + " << size_text(d_total * 8.0)
+              << " out); " << d_opt.warmup << " warm-up runs, median of " << d_opt.reps
+              << " and mean of " << d_opt.reps << " back to back, device-side timing\n"
+              << "# libraries: wideband (ours: " << join(d_opt.variants) << ")";
+#ifdef WIDEBAND_HAVE_VKFFT
+    if (d_opt.use("vkfft")) {
+        const int v = VkFFTGetVersion();
+        std::cout << ", VkFFT " << v / 10000 << "." << v / 100 % 100 << "." << v % 100
+                  << " (OpenCL)";
+    }
+#endif
+#ifdef WIDEBAND_HAVE_CLFFT
+    if (d_opt.use("clfft")) {
+        cl_uint major = 0, minor = 0, patch = 0;
+        clfftGetVersion(&major, &minor, &patch);
+        std::cout << ", clFFT " << major << "." << minor << "." << patch;
+    }
+#endif
+#ifdef WIDEBAND_HAVE_FFTW
+    if (d_opt.use("fftw"))
+        std::cout << ", " << fftwf_version << " on the CPU (" << d_opt.fftw_threads
+                  << " threads, "
+                  << (d_fftw_flags == FFTW_MEASURE
+                          ? fmt("FFTW_MEASURE limited to %g s per N",
+                                d_opt.fftw_plan_seconds)
+                          : std::string("FFTW_ESTIMATE"))
+                  << ", 2^" << d_opt.fftw_log2 << " points, median of " << d_opt.fftw_reps
+                  << ", host timing)";
+#endif
+    if (d_opt.use("copy"))
+        std::cout << ", clEnqueueCopyBuffer";
+    std::cout << "\n# float64 reference: "
+#ifdef WIDEBAND_HAVE_FFTW
+              << "FFTW in double precision, whole rows\n"
+#else
+              << "direct DFT of up to 256 bins per row (built without FFTW)\n"
+#endif
+              << std::flush;
+}
+
+void bench::measure_copies(const std::string& when)
+{
+    // The bytes of one launch's input, and twice that where the device holds it.
+    const size_t launch_bytes = d_total * sizeof(cfloat);
+    for (size_t bytes : { launch_bytes, 2 * launch_bytes }) {
+        copy_measurement c;
+        c.when = when;
+        c.bytes = bytes;
+        const core::device_info& d = d_ctx->info();
+        const bool own_buffers = bytes > buffer_bytes();
+        if (own_buffers && (bytes > d.max_alloc_bytes ||
+                            2 * (bytes + buffer_bytes()) > d.global_mem_bytes)) {
+            std::cout << "copy (" << when << ") " << size_text(double(bytes))
+                      << ": skipped, does not fit beside the bench buffers" << std::endl;
+            continue;
+        }
+        try {
+            cl::Buffer from = d_in, to = d_out;
+            if (own_buffers) {
+                from = cl::Buffer(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
+                to = cl::Buffer(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
+            }
+            c.time = d_timer.measure(
+                [&](const cl::CommandQueue& q) {
+                    q.enqueueCopyBuffer(from, to, 0, 0, bytes);
+                },
+                {},
+                d_opt.warmup,
+                d_opt.reps);
+        } catch (const std::exception&) {
+            std::tie(c.status, c.note) = current_failure();
+        }
+        std::cout << "copy (" << when << ") " << size_text(double(bytes)) << ": "
+                  << (c.status == "ok" ? fmt("%.4f ms", c.time.median_ms) +
+                                             fmt(" (b2b %.4f)", c.time.b2b_ms) +
+                                             fmt("  %.0f GB/s read+write", c.gbs())
+                                       : c.status + ": " + c.note)
+                  << std::endl;
+        d_copies.push_back(c);
+    }
+}
+
+std::unique_ptr<transform_runner> bench::make_runner(const std::string& lib,
+                                                     size_t n,
+                                                     size_t batch,
+                                                     const std::string& variant)
+{
+    if (lib == "wideband") {
+        core::fft_options o;
+        o.direction = variant == "inv" ? core::fft_direction::inverse
+                                       : core::fft_direction::forward;
+        o.batch = batch;
+        o.in_place = variant == "inplace";
+        return std::make_unique<wideband_runner>(d_ctx, n, o, d_in, d_out);
+    }
+#ifdef WIDEBAND_HAVE_VKFFT
+    if (lib == "vkfft")
+        return std::make_unique<vkfft_runner>(*d_ctx, n, batch, d_in, d_out);
+#endif
+#ifdef WIDEBAND_HAVE_CLFFT
+    if (lib == "clfft")
+        return std::make_unique<clfft_runner>(
+            *d_ctx, d_timer.queue(), n, batch, d_in, d_out);
+#endif
+    throw std::logic_error("no device runner for " + lib);
+}
+
+void bench::measure_size(size_t n)
+{
+    const size_t batch = std::max<size_t>(1, d_total / n);
+    std::cout << "\nN=" << n << "  batch " << batch << std::endl;
+    for (const auto& variant : all_variants)
+        if (d_opt.use("wideband") && d_opt.variant(variant))
+            d_results.push_back(measure_device("wideband", variant, n, batch));
+    for (const char* lib : { "vkfft", "clfft" })
+        if (d_opt.use(lib))
+            d_results.push_back(measure_device(lib, "fwd", n, batch));
+    if (d_opt.use("fftw"))
+        measure_fftw(n);
+}
+
+measurement bench::measure_device(const std::string& lib,
+                                  const std::string& variant,
+                                  size_t n,
+                                  size_t batch)
+{
+    measurement m;
+    m.lib = lib;
+    m.variant = variant;
+    m.n = n;
+    m.batch = batch;
+    try {
+        const auto start = clock_type::now();
+        std::unique_ptr<transform_runner> runner = make_runner(lib, n, batch, variant);
+        m.setup_ms = ms_since(start);
+        m.note = runner->describe();
+        const enqueue_fn run = [&](const cl::CommandQueue& q) { runner->enqueue(q); };
+        enqueue_fn restore; // in place: the input again before each timed run
+        if (variant == "inplace")
+            restore = [&](const cl::CommandQueue& q) {
+                q.enqueueCopyBuffer(d_in, d_out, 0, 0, n * batch * sizeof(cfloat));
+            };
+        m.time = d_timer.measure(run, restore, d_opt.warmup, d_opt.reps);
+        check_output(m, run, restore);
+    } catch (const std::exception&) {
+        std::tie(m.status, m.note) = current_failure();
+        // Drain what the library left queued; its error is recorded above.
+        try {
+            d_timer.queue().finish();
+        } catch (const cl::Error&) {
+        }
+    }
+    print_measurement(m);
+    return m;
+}
+
+// Poisons the output with NaN and runs once more; then counts non-finite values
+// over the whole output, compares sample rows with float64, and checks that an
+// out-of-place run left its input alone (restoring it for the next one if not).
+void bench::check_output(measurement& m, const enqueue_fn& run, const enqueue_fn& restore)
+{
+    const cl::CommandQueue& q = d_timer.queue();
+    const size_t points = m.n * m.batch;
+    const size_t bytes = points * sizeof(cfloat);
+    q.enqueueFillBuffer(d_out, quiet_nan_bits, 0, bytes);
+    if (restore)
+        restore(q);
+    run(q);
+    q.enqueueReadBuffer(d_out, CL_TRUE, 0, bytes, d_host_out.data());
+    m.nonfinite = count_nonfinite(d_host_out.data(), points);
+    const accuracy a = compare_with_reference(
+        d_host_in.data(), d_host_out.data(), m.n, m.batch, m.sign());
+    m.rel_err = a.rel_err;
+    m.rows = a.rows;
+    if (!restore) {
+        q.enqueueReadBuffer(d_in, CL_TRUE, 0, bytes, d_host_out.data());
+        m.input_checked = true;
+        m.input_intact = std::memcmp(d_host_out.data(), d_host_in.data(), bytes) == 0;
+        if (!m.input_intact)
+            q.enqueueWriteBuffer(d_in, CL_TRUE, 0, bytes, d_host_in.data());
+    }
+}
+
+void bench::measure_fftw(size_t n)
+{
+#ifdef WIDEBAND_HAVE_FFTW
+    measurement m;
+    m.lib = "fftw";
+    m.n = n;
+    m.batch = std::max<size_t>(1, d_fftw_points / n);
+    const size_t points = m.n * m.batch;
+    auto* in = reinterpret_cast<cfloat*>(d_fftw_in.get());
+    auto* out = reinterpret_cast<cfloat*>(d_fftw_out.get());
+    try {
+        const auto start = clock_type::now();
+        const fftw_batch_plan plan(
+            n, m.batch, d_fftw_in.get(), d_fftw_out.get(), d_fftw_flags);
+        m.setup_ms = ms_since(start);
+        m.note = std::to_string(d_opt.fftw_threads) + " threads, batch " +
+                 std::to_string(m.batch) + ", host time";
+        // Filled after planning: FFTW_MEASURE overwrites the arrays.
+        std::copy(d_host_in.begin(), d_host_in.begin() + points, in);
+        plan.execute();
+        std::vector<double> ms;
+        for (int i = 0; i < d_opt.fftw_reps; ++i) {
+            const auto t0 = clock_type::now();
+            plan.execute();
+            ms.push_back(ms_since(t0));
+        }
+        m.time = summarize(ms);
+        std::fill(out, out + points, cfloat(NAN, NAN));
+        plan.execute();
+        m.nonfinite = count_nonfinite(out, points);
+        const accuracy a = compare_with_reference(in, out, n, m.batch, -1);
+        m.rel_err = a.rel_err;
+        m.rows = a.rows;
+        m.input_checked = true;
+        m.input_intact = std::equal(in, in + points, d_host_in.begin());
+    } catch (const std::exception&) {
+        std::tie(m.status, m.note) = current_failure();
+    }
+    print_measurement(m);
+    d_results.push_back(m);
+#else
+    (void)n;
+#endif
+}
+
+latency bench::measure_latency(const std::string& lib, size_t n, size_t batch)
+{
+    latency l;
+    l.lib = lib;
+    l.n = n;
+    l.batch = batch;
+    try {
+        std::unique_ptr<transform_runner> runner = make_runner(lib, n, batch, "fwd");
+        const enqueue_fn run = [&](const cl::CommandQueue& q) { runner->enqueue(q); };
+        l.wall = measure_wall(
+            [&] {
+                run(d_plain_queue);
+                d_plain_queue.finish();
+            },
+            d_opt.warmup,
+            d_opt.small_reps);
+        l.device_us =
+            d_timer.measure(run, {}, d_opt.warmup, d_opt.small_reps).median_ms * 1e3;
+    } catch (const std::exception&) {
+        std::tie(l.status, l.note) = current_failure();
+    }
+    return l;
+}
+
+void bench::measure_small_batches()
+{
+    std::cout << "\nsmall batches: one execution, host wall time of enqueue + clFinish"
+              << std::endl;
+    for (size_t n : d_opt.small_sizes) {
+        for (size_t points : d_opt.small_points) {
+            if (n > points)
+                continue;
+            const size_t batch = points / n;
+            std::vector<latency> row;
+            for (const char* lib : { "wideband", "vkfft", "clfft" })
+                if (d_opt.use(lib))
+                    row.push_back(measure_latency(lib, n, batch));
+#ifdef WIDEBAND_HAVE_FFTW
+            if (d_opt.use("fftw")) {
+                latency l;
+                l.lib = "fftw";
+                l.n = n;
+                l.batch = batch;
+                try {
+                    const fftw_batch_plan plan(
+                        n, batch, d_fftw_in.get(), d_fftw_out.get(), d_fftw_flags);
+                    std::copy(d_host_in.begin(),
+                              d_host_in.begin() + n * batch,
+                              reinterpret_cast<cfloat*>(d_fftw_in.get()));
+                    l.wall = measure_wall(
+                        [&] { plan.execute(); }, d_opt.warmup, d_opt.small_reps);
+                } catch (const std::exception&) {
+                    std::tie(l.status, l.note) = current_failure();
+                }
+                row.push_back(l);
+            }
+#endif
+            for (const latency& l : row) {
+                std::cout << "  N=" << n << " batch " << batch << " " << l.lib << ": "
+                          << (l.status != "ok"
+                                  ? l.status + ": " + l.note
+                                  : fmt("wall %.1f us", l.wall.median_us) +
+                                        fmt(" (min %.1f)", l.wall.min_us) +
+                                        (l.lib == "fftw"
+                                             ? std::string()
+                                             : fmt(", device %.1f us", l.device_us)))
+                          << std::endl;
+                d_latencies.push_back(l);
+            }
+        }
+    }
+}
+
+void bench::print_measurement(const measurement& m) const
+{
+    const std::string indent(19, ' ');
+    std::cout << "  " << m.name()
+              << std::string(std::max<size_t>(1, 17 - m.name().size()), ' ');
+    if (!m.ok()) {
+        std::cout << m.status << ": " << m.note << std::endl;
+        return;
+    }
+    std::cout << fmt("%.4f ms", m.time.median_ms) << fmt(" (min %.4f", m.time.min_ms)
+              << (std::isnan(m.time.b2b_ms) ? std::string(")")
+                                            : fmt(", b2b %.4f)", m.time.b2b_ms))
+              << "  " << number(m.gpts()) << " Gpt/s  " << number(m.gbs()) << " GB/s\n"
+              << indent << "err " << fmt("%.2e", m.rel_err) << " over " << m.rows
+              << (m.rows == 1 ? " row, " : " rows, ") << m.nonfinite << " non-finite"
+              << (m.input_checked
+                      ? (m.input_intact ? ", input intact" : ", INPUT CHANGED")
+                      : "")
+              << (m.passed() ? "" : "  CHECK FAILED") << "\n"
+              << indent << fmt("setup %.0f ms: ", m.setup_ms) << m.note << std::endl;
+}
+
+const measurement*
+bench::find(const std::string& lib, const std::string& variant, size_t n) const
+{
+    for (const auto& m : d_results)
+        if (m.lib == lib && m.variant == variant && m.n == n)
+            return &m;
+    return nullptr;
+}
+
+// The copy of one launch's bytes at the start of the run (0: none). The one at
+// the end only shows whether the device's speed drifted.
+// The copy of one launch's bytes: the faster of the start and end runs (0: none).
+double bench::copy_ceiling_gbs() const
+{
+    double best = 0;
+    for (const auto& c : d_copies)
+        if (c.status == "ok" && c.bytes == d_total * sizeof(cfloat))
+            best = std::max(best, c.gbs());
+    return best;
+}
+
+// Copies back to back for a quarter of a second, so that an idle GPU has raised
+// its clocks before the first measurement.
+void bench::warm_up_device()
+{
+    const auto start = clock_type::now();
+    const size_t bytes = d_total * sizeof(cfloat);
+    while (ms_since(start) < 250) {
+        d_timer.queue().enqueueCopyBuffer(d_in, d_out, 0, 0, bytes);
+        d_timer.queue().finish();
+    }
+}
+
+void bench::print_latency_table() const
+{
+    std::vector<std::string> libs;
+    for (const char* lib : { "wideband", "vkfft", "clfft", "fftw" })
+        if (d_opt.use(lib))
+            libs.push_back(lib);
+    std::cout
+        << "\nSmall batches, one execution as a block issues it: wall = host time of "
+           "enqueue + clFinish\n(FFTW: of fftwf_execute), dev = device time (tick "
+           "kernels), microseconds, median of "
+        << d_opt.small_reps << "; Msps = points per wall time\n";
+    std::string header = pad("N", 8) + pad("batch", 8) + pad("points", 8) + " |";
+    for (const auto& lib : libs)
+        header += pad(lib + " wall", 14) + (lib == "fftw" ? "" : pad("dev", 8)) +
+                  pad("Msps", 7) + " |";
+    std::cout << header << "\n" << std::string(header.size(), '-') << "\n";
+    for (size_t n : d_opt.small_sizes) {
+        for (size_t points : d_opt.small_points) {
+            if (n > points)
+                continue;
+            const size_t batch = points / n;
+            std::string line = pad(std::to_string(n), 8) + pad(std::to_string(batch), 8) +
+                               pad(std::to_string(n * batch), 8) + " |";
+            for (const auto& lib : libs) {
+                const size_t width = lib == "fftw" ? 21 : 29;
+                std::string cells(width, ' ');
+                for (const auto& l : d_latencies)
+                    if (l.lib == lib && l.n == n && l.batch == batch)
+                        cells =
+                            l.status != "ok"
+                                ? pad(l.status, width)
+                                : pad(number(l.wall.median_us), 14) +
+                                      (lib == "fftw" ? "" : pad(number(l.device_us), 8)) +
+                                      pad(number(l.msps()), 7);
+                line += cells + " |";
+            }
+            std::cout << line << "\n";
+        }
+    }
+}
+
+void bench::print_table() const
+{
+    // One group of columns per library and variant: title, headers and widths,
+    // and the cells of an "ok" measurement.
+    struct group {
+        std::string title, lib, variant;
+        std::vector<std::string> headers;
+        std::vector<size_t> widths;
+        std::function<std::vector<std::string>(const measurement&)> cells;
+        size_t width() const
+        {
+            return std::accumulate(widths.begin(), widths.end(), size_t(0));
+        }
+    };
+    const double ceiling = copy_ceiling_gbs();
+    auto err = [](const measurement& m) {
+        return fmt("%.1e", m.rel_err) + (m.passed() ? " " : "!");
+    };
+    auto percent_of_forward = [this](const measurement& m) {
+        const measurement* fwd = find("wideband", "fwd", m.n);
+        return fwd && fwd->ok()
+                   ? fmt("%.0f", 100 * fwd->time.median_ms / m.time.median_ms)
+                   : std::string("-");
+    };
+    std::vector<group> groups;
+    if (d_opt.use("wideband") && d_opt.variant("fwd"))
+        groups.push_back({ "wideband forward",
+                           "wideband",
+                           "fwd",
+                           { "ms", "Gpt/s", "GB/s", "%copy", "err" },
+                           { 8, 8, 7, 6, 9 },
+                           [&](const measurement& m) {
+                               return std::vector<std::string>{
+                                   number(m.time.median_ms),
+                                   number(m.gpts()),
+                                   number(m.gbs()),
+                                   ceiling > 0 ? fmt("%.0f", 100 * m.gbs() / ceiling)
+                                               : "-",
+                                   err(m)
+                               };
+                           } });
+    for (const auto& v :
+         { std::make_pair("inv", "inverse"), std::make_pair("inplace", "in-place") })
+        if (d_opt.use("wideband") && d_opt.variant(v.first))
+            groups.push_back({ v.second,
+                               "wideband",
+                               v.first,
+                               { "Gpt/s", "%fwd", "err" },
+                               { 8, 5, 9 },
+                               [&](const measurement& m) {
+                                   return std::vector<std::string>{ number(m.gpts()),
+                                                                    percent_of_forward(m),
+                                                                    err(m) };
+                               } });
+    for (const auto& lib :
+         { std::make_pair("vkfft", "VkFFT"), std::make_pair("clfft", "clFFT") })
+        if (d_opt.use(lib.first))
+            groups.push_back({ lib.second,
+                               lib.first,
+                               "fwd",
+                               { "Gpt/s", "GB/s", "err" },
+                               { 8, 7, 9 },
+                               [&](const measurement& m) {
+                                   return std::vector<std::string>{ number(m.gpts()),
+                                                                    number(m.gbs()),
+                                                                    err(m) };
+                               } });
+    if (d_opt.use("fftw"))
+        groups.push_back(
+            { "FFTW (CPU)",
+              "fftw",
+              "fwd",
+              { "Gpt/s", "err" },
+              { 8, 9 },
+              [&](const measurement& m) {
+                  return std::vector<std::string>{ number(m.gpts()), err(m) };
+              } });
+
+    std::cout
+        << "\nBatched complex float32 FFT on " << d_ctx->info().name << ", 2^"
+        << d_opt.total_log2 << " points per launch. GB/s counts 16 B per point; %copy: "
+        << "of clEnqueueCopyBuffer's "
+        << (ceiling > 0 ? fmt("%.0f GB/s", ceiling) + " (the faster of start and end)"
+                        : std::string("(not measured)"))
+        << "; %fwd: forward time / this time;\nerr: relative L2 error against float64, "
+           "! = check failed (non-finite output, err > 1e-5 or input changed)\n";
+    std::string titles = std::string(16, ' ') + " |";
+    std::string headers = pad("N", 8) + pad("batch", 8) + " |";
+    for (const auto& g : groups) {
+        titles += " " + g.title +
+                  std::string(g.width() - std::min(g.width(), g.title.size() + 1), ' ') +
+                  " |";
+        for (size_t c = 0; c < g.headers.size(); ++c)
+            headers += " " + pad(g.headers[c], g.widths[c] - 1);
+        headers += " |";
+    }
+    std::cout << titles << "\n"
+              << headers << "\n"
+              << std::string(headers.size(), '-') << "\n";
+    for (size_t n : d_opt.sizes) {
+        std::string line = pad(std::to_string(n), 8) +
+                           pad(std::to_string(std::max<size_t>(1, d_total / n)), 8) +
+                           " |";
+        for (const auto& g : groups) {
+            const measurement* m = find(g.lib, g.variant, n);
+            if (!m) {
+                line += std::string(g.width(), ' ');
+            } else if (!m->ok()) {
+                line += pad(m->status, g.width());
+            } else {
+                const std::vector<std::string> cells = g.cells(*m);
+                for (size_t c = 0; c < cells.size(); ++c)
+                    line += " " + pad(cells[c], g.widths[c] - 1);
+            }
+            line += " |";
+        }
+        std::cout << line << "\n";
+    }
+    for (const auto& m : d_results)
+        if (!m.ok())
+            std::cout << "  " << m.name() << " N=" << m.n << ": " << m.status << ": "
+                      << m.note << "\n";
+    std::cout << std::flush;
+}
+
+void bench::write_csv()
+{
+    const std::vector<std::string> columns = {
+        "table",       "lib",          "variant",      "N",
+        "batch",       "points",       "status",       "median_ms",
+        "min_ms",      "max_ms",       "b2b_ms",       "Gpts",
+        "GBs",         "GBs_b2b",      "pct_copy",     "rel_err",
+        "nonfinite",   "rows_checked", "input_intact", "wall_median_us",
+        "wall_min_us", "setup_ms",     "note"
+    };
+    std::ofstream& f = d_csv;
+    f << join(columns) << "\n";
+    // A row from (column, value) pairs; absent columns stay empty.
+    auto row = [&](std::map<std::string, std::string> fields) {
+        std::vector<std::string> line;
+        for (const auto& c : columns)
+            line.push_back(csv_field(fields[c]));
+        f << join(line) << "\n";
+    };
+    auto add_timing = [](std::map<std::string, std::string>& fields, const timing& t) {
+        fields["median_ms"] = csv_number(t.median_ms);
+        fields["min_ms"] = csv_number(t.min_ms);
+        fields["max_ms"] = csv_number(t.max_ms);
+        fields["b2b_ms"] = csv_number(t.b2b_ms);
+    };
+    for (const auto& c : d_copies) {
+        std::map<std::string, std::string> fields = {
+            { "table", "copy" },
+            { "lib", "clEnqueueCopyBuffer" },
+            { "variant", c.when },
+            { "points", std::to_string(c.bytes / sizeof(cfloat)) },
+            { "status", c.status },
+            { "GBs", csv_number(c.status == "ok" ? c.gbs() : NAN) },
+            { "note", c.note }
+        };
+        add_timing(fields, c.time);
+        row(fields);
+    }
+    const double ceiling = copy_ceiling_gbs();
+    for (const auto& m : d_results) {
+        std::map<std::string, std::string> fields = {
+            { "table", "fft" },
+            { "lib", m.lib },
+            { "variant", m.variant },
+            { "N", std::to_string(m.n) },
+            { "batch", std::to_string(m.batch) },
+            { "points", std::to_string(m.n * m.batch) },
+            { "status", m.status },
+            { "setup_ms", csv_number(m.setup_ms) },
+            { "note", m.note }
+        };
+        if (m.ok()) {
+            add_timing(fields, m.time);
+            fields["Gpts"] = csv_number(m.gpts());
+            fields["GBs"] = csv_number(m.gbs());
+            fields["GBs_b2b"] = csv_number(m.gbs_b2b());
+            if (ceiling > 0 && m.lib != "fftw")
+                fields["pct_copy"] = csv_number(100 * m.gbs() / ceiling);
+            fields["rel_err"] = csv_number(m.rel_err);
+            fields["nonfinite"] = std::to_string(m.nonfinite);
+            fields["rows_checked"] = std::to_string(m.rows);
+            if (m.input_checked)
+                fields["input_intact"] = std::to_string(int(m.input_intact));
+        }
+        row(fields);
+    }
+    for (const auto& l : d_latencies)
+        row({ { "table", "latency" },
+              { "lib", l.lib },
+              { "variant", "fwd" },
+              { "N", std::to_string(l.n) },
+              { "batch", std::to_string(l.batch) },
+              { "points", std::to_string(l.n * l.batch) },
+              { "status", l.status },
+              { "median_ms", csv_number(l.device_us * 1e-3) },
+              { "Gpts", csv_number(l.status == "ok" ? l.msps() * 1e-3 : NAN) },
+              { "wall_median_us", csv_number(l.wall.median_us) },
+              { "wall_min_us", csv_number(l.wall.min_us) },
+              { "note", l.note } });
+    f.flush();
+    if (!f)
+        throw std::runtime_error("cannot write " + d_opt.csv);
+}
+
+int bench::run()
+{
+    print_header();
+    warm_up_device();
+    if (d_opt.use("copy"))
+        measure_copies("start");
+    for (size_t n : d_opt.sizes)
+        measure_size(n);
+    if (d_opt.use("copy")) {
+        std::cout << "\n";
+        measure_copies("end");
+    }
+    if (d_opt.small_batch)
+        measure_small_batches();
+    if (!d_opt.csv.empty())
+        write_csv();
+    if (d_opt.small_batch)
+        print_latency_table();
+    print_table();
+
+    bool plan_failed = false, check_failed = false;
+    for (const auto& m : d_results) {
+        if (m.lib != "wideband")
+            continue;
+        plan_failed |= !m.ok();
+        check_failed |= m.ok() && !m.passed();
+    }
+    if (plan_failed)
+        return 1;
+    if (check_failed) {
+        std::cout << "CHECK FAILED: an output of ours was wrong (marked ! above)"
+                  << std::endl;
+        return 3;
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    bench_options options;
+    try {
+        options = parse_command_line(argc, argv);
+    } catch (const usage_error& e) {
+        std::cerr << program_name << ": " << e.what() << " (see --help)" << std::endl;
+        return 2;
+    }
+    if (options.help) {
+        print_help();
+        return 0;
+    }
+    try {
+        core::device_context::sptr ctx;
+        try {
+            ctx = core::device_context::get(options.device);
+        } catch (const std::invalid_argument& e) { // --device matches no device
+            std::cerr << program_name << ": " << e.what() << std::endl;
+            return 2;
+        }
+        bench b(options, ctx);
+        return b.run();
+    } catch (const cl::Error& e) {
+        std::cerr << program_name << ": OpenCL error " << core::cl_error_name(e.err())
+                  << " in " << e.what() << std::endl;
+    } catch (const std::exception& e) {
+        std::cerr << program_name << ": " << e.what() << std::endl;
+    }
+    return 1;
+}
