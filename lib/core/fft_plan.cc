@@ -322,8 +322,17 @@ fft_plan::fft_plan(device_context::sptr context, size_t size, const fft_options&
     for (role r : chain)
         if (r == role::temp_a || r == role::temp_b)
             temp_count = std::max<size_t>(temp_count, r == role::temp_a ? 1 : 2);
+    const size_t temp_bytes = batch * padded * 8;
+    if (temp_count && temp_bytes > d_context->info().max_alloc_bytes)
+        throw std::invalid_argument("fft_plan: size " + std::to_string(n) +
+                                    " with batch " + std::to_string(batch) + " needs " +
+                                    std::to_string(temp_count) + " work buffers of " +
+                                    std::to_string(temp_bytes) + " bytes; " +
+                                    d_context->info().name + " allocates at most " +
+                                    std::to_string(d_context->info().max_alloc_bytes) +
+                                    " bytes per buffer: use a smaller batch");
     for (size_t t = 0; t < temp_count; ++t)
-        im.temps[t] = cl::Buffer(ctx, CL_MEM_READ_WRITE, batch * padded * 8);
+        im.temps[t] = cl::Buffer(ctx, CL_MEM_READ_WRITE, temp_bytes);
 
     auto layout_of = [&](role r) -> resolved_layout {
         if (r == role::input)
@@ -334,8 +343,8 @@ fft_plan::fft_plan(device_context::sptr context, size_t size, const fft_options&
     };
 
     std::ostringstream desc;
-    desc << "N=" << n << (forward ? " forward" : " inverse") << ", batch " << batch
-         << ": ";
+    desc << "N=" << n << (forward ? " forward" : " inverse")
+         << (options.in_place ? " in-place" : "") << ", batch " << batch << ": ";
     if (bluestein)
         desc << "Bluestein via " << padded
              << (fused_bluestein ? " (one fused kernel), " : ", ");
