@@ -177,7 +177,8 @@ const enumerated& resolve(const std::vector<enumerated>& all,
                                         " is malformed: use \"\" (automatic), \"gpu\", "
                                         "\"cpu\", \"accelerator\", "
                                         "\"P:D\" (platform and device index, e.g. "
-                                        "\"0:1\") or part of a device name");
+                                        "\"0:1\") or part of a device name; available:" +
+                                        available_list(all));
         for (const auto& e : all)
             if (e.info.platform_index == p && e.info.device_index == d)
                 found = &e;

@@ -1,0 +1,316 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Device selection, the shared device context and its program caches.
+
+#define BOOST_TEST_MODULE qa_device
+#include <boost/test/unit_test.hpp>
+
+#include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/fft_plan.h>
+
+#include <unistd.h>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+
+namespace core = gr::wideband::core;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Sets an environment variable for the life of the object, then restores it.
+class scoped_env
+{
+public:
+    scoped_env(const char* name, const std::optional<std::string>& value) : d_name(name)
+    {
+        if (const char* old = std::getenv(name))
+            d_old = old;
+        set(value);
+    }
+    ~scoped_env() { set(d_old); }
+    scoped_env(const scoped_env&) = delete;
+    scoped_env& operator=(const scoped_env&) = delete;
+
+private:
+    void set(const std::optional<std::string>& value)
+    {
+        if (value)
+            setenv(d_name, value->c_str(), 1);
+        else
+            unsetenv(d_name);
+    }
+
+    const char* d_name;
+    std::optional<std::string> d_old;
+};
+
+std::vector<core::device_info> devices()
+{
+    const auto all = core::list_devices();
+    BOOST_TEST_REQUIRE(
+        !all.empty(), "no OpenCL device: install an OpenCL driver, e.g. pocl-opencl-icd");
+    return all;
+}
+
+bool same_device(const core::device_info& a, const core::device_info& b)
+{
+    return a.platform_index == b.platform_index && a.device_index == b.device_index &&
+           a.name == b.name;
+}
+
+std::string lower(std::string s)
+{
+    for (auto& c : s)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+std::string upper(std::string s)
+{
+    for (auto& c : s)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return s;
+}
+
+const core::device_info* first_of_type(const std::vector<core::device_info>& all,
+                                       cl_device_type type)
+{
+    for (const auto& d : all)
+        if (d.type & type)
+            return &d;
+    return nullptr;
+}
+
+// Whether one line of message names both the address and the name of d.
+bool lists(const std::string& message, const core::device_info& d)
+{
+    std::istringstream lines(message);
+    std::string line;
+    while (std::getline(lines, line))
+        if (line.find(d.address()) != std::string::npos &&
+            line.find(d.name) != std::string::npos)
+            return true;
+    return false;
+}
+
+// find_device(spec) throws std::invalid_argument naming spec and listing every device.
+void check_rejected_with_device_list(const std::string& spec)
+{
+    BOOST_TEST_CONTEXT("spec \"" << spec << "\"")
+    {
+        try {
+            core::find_device(spec);
+            BOOST_ERROR("accepted");
+        } catch (const std::invalid_argument& e) {
+            const std::string message = e.what();
+            BOOST_TEST(message.find("\"" + spec + "\"") != std::string::npos, message);
+            for (const auto& d : core::list_devices())
+                BOOST_TEST(lists(message, d),
+                           "device " << d.address() << " " << d.name
+                                     << " not listed in: " << message);
+        }
+    }
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(list_devices_describes_each_device)
+{
+    for (const auto& d : devices()) {
+        BOOST_TEST_CONTEXT(d.address() << " " << d.name)
+        {
+            BOOST_TEST(d.address() == std::to_string(d.platform_index) + ":" +
+                                          std::to_string(d.device_index));
+            BOOST_TEST(!d.name.empty());
+            BOOST_TEST(!d.platform_name.empty());
+            BOOST_TEST(d.max_work_group_size >= 1u);
+            BOOST_TEST(d.local_mem_bytes > 0u);
+            BOOST_TEST(d.global_mem_bytes > 0u);
+            const std::string type = d.type_name();
+            BOOST_TEST((type == "GPU" || type == "CPU" || type == "accelerator" ||
+                        type == "other"));
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(empty_spec_prefers_gpu_then_accelerator_then_cpu)
+{
+    const scoped_env no_override("WIDEBAND_DEVICE", std::nullopt);
+    const auto all = devices();
+    const core::device_info* expected = first_of_type(all, CL_DEVICE_TYPE_GPU);
+    if (!expected)
+        expected = first_of_type(all, CL_DEVICE_TYPE_ACCELERATOR);
+    if (!expected)
+        expected = first_of_type(all, CL_DEVICE_TYPE_CPU);
+    if (!expected)
+        expected = &all.front();
+    BOOST_TEST(same_device(core::find_device(""), *expected));
+    BOOST_TEST(core::effective_device_spec("") == "");
+}
+
+BOOST_AUTO_TEST_CASE(type_names_select_the_first_device_of_the_type)
+{
+    const auto all = devices();
+    const std::pair<const char*, cl_device_type> types[] = {
+        { "gpu", CL_DEVICE_TYPE_GPU },
+        { "CPU", CL_DEVICE_TYPE_CPU },
+        { "accelerator", CL_DEVICE_TYPE_ACCELERATOR }
+    };
+    for (const auto& [spec, type] : types) {
+        if (const core::device_info* expected = first_of_type(all, type))
+            BOOST_TEST(same_device(core::find_device(spec), *expected), spec);
+        else
+            check_rejected_with_device_list(spec);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(addresses_select_exactly_their_device)
+{
+    for (const auto& d : devices())
+        BOOST_TEST(same_device(core::find_device(d.address()), d), d.address());
+    BOOST_TEST(core::find_device("0:0").platform_index == 0u);
+    BOOST_TEST(core::find_device("0:0").device_index == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(name_substrings_select_the_first_matching_device)
+{
+    const auto all = devices();
+    for (const auto& d : all) {
+        // A piece from the middle of the name, in the other case.
+        const std::string piece = upper(d.name.substr(d.name.size() / 3, 4));
+        const core::device_info* expected = nullptr;
+        for (const auto& e : all)
+            if (!expected &&
+                (lower(e.name).find(lower(piece)) != std::string::npos ||
+                 lower(e.platform_name).find(lower(piece)) != std::string::npos))
+                expected = &e;
+        BOOST_TEST_REQUIRE(expected);
+        BOOST_TEST(same_device(core::find_device(piece), *expected), piece);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(unknown_devices_are_rejected_with_the_device_list)
+{
+    devices();
+    check_rejected_with_device_list("no such device name");
+    check_rejected_with_device_list("99:0");
+    check_rejected_with_device_list("0:99");
+}
+
+BOOST_AUTO_TEST_CASE(malformed_specs_are_rejected_with_the_device_list)
+{
+    devices();
+    for (const char* spec : { "x:1", "1:", ":1", "1:x", "0:0:0", "-1:0", ":" })
+        check_rejected_with_device_list(spec);
+}
+
+BOOST_AUTO_TEST_CASE(wideband_device_overrides_the_empty_spec)
+{
+    const auto all = devices();
+    const core::device_info& last = all.back();
+    {
+        const scoped_env pick("WIDEBAND_DEVICE", last.address());
+        BOOST_TEST(core::effective_device_spec("") == last.address());
+        BOOST_TEST(same_device(core::find_device(""), last));
+        // An explicit spec wins over the variable.
+        BOOST_TEST(core::effective_device_spec("0:0") == "0:0");
+        BOOST_TEST(same_device(core::find_device("0:0"), all.front()));
+    }
+    {
+        const scoped_env pick("WIDEBAND_DEVICE", "no such device name");
+        BOOST_CHECK_THROW(core::find_device(""), std::invalid_argument);
+    }
+    {
+        const scoped_env empty("WIDEBAND_DEVICE", "");
+        BOOST_TEST(core::effective_device_spec("") == "");
+    }
+}
+
+BOOST_AUTO_TEST_CASE(one_context_per_device)
+{
+    const auto first = core::device_context::get("");
+    const core::device_info& info = first->info();
+    BOOST_TEST(core::device_context::get(info.address()) == first);
+    BOOST_TEST(core::device_context::get(upper(info.name)) == first);
+    BOOST_TEST(same_device(info, core::find_device("")));
+    BOOST_CHECK_THROW(core::device_context::get("x:1"), std::invalid_argument);
+
+    const cl::CommandQueue profiling = first->create_queue(true);
+    BOOST_TEST((profiling.getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE) !=
+               0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_seen_plan_configuration_compiles_nothing)
+{
+    const auto context = core::device_context::get("");
+    core::fft_options options;
+    options.batch = 3;
+    options.direction = core::fft_direction::inverse;
+    // A length no other test of this program uses: its kernels are new here.
+    const size_t n = 210;
+    const size_t compiled = context->compilations(), loaded = context->disk_cache_loads();
+    core::fft_plan first(context, n, options);
+    BOOST_TEST(context->compilations() + context->disk_cache_loads() > compiled + loaded);
+
+    const size_t compiled_once = context->compilations(),
+                 loaded_once = context->disk_cache_loads();
+    core::fft_plan again(context, n, options);
+    BOOST_TEST(context->compilations() == compiled_once);
+    BOOST_TEST(context->disk_cache_loads() == loaded_once);
+}
+
+BOOST_AUTO_TEST_CASE(disk_cache_serves_a_new_context)
+{
+    const auto shared = core::device_context::get("");
+    const char* test_cache = std::getenv("WIDEBAND_KERNEL_CACHE");
+    const fs::path dir =
+        fs::path(test_cache && *test_cache ? test_cache
+                                           : fs::temp_directory_path().string()) /
+        ("disk-cache-test-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    const scoped_env cache("WIDEBAND_KERNEL_CACHE", dir.string());
+    auto fresh_context = [&] {
+        return std::make_shared<core::device_context>(shared->info(), shared->device());
+    };
+    auto count_files = [&] {
+        return fs::exists(dir) ? std::distance(fs::directory_iterator(dir), {}) : 0;
+    };
+    // One pass: one program.
+    const size_t n = 64;
+
+    const auto compiling = fresh_context();
+    BOOST_TEST_REQUIRE(core::fft_plan(compiling, n).launches() == 1u);
+    BOOST_TEST(compiling->compilations() == 1u);
+    BOOST_TEST(compiling->disk_cache_loads() == 0u);
+    BOOST_TEST(count_files() == 1);
+
+    const auto loading = fresh_context();
+    const core::fft_plan loaded(loading, n);
+    BOOST_TEST(loading->compilations() == 0u);
+    BOOST_TEST(loading->disk_cache_loads() == 1u);
+
+    {
+        const scoped_env off("WIDEBAND_KERNEL_CACHE", "off");
+        const auto uncached = fresh_context();
+        const core::fft_plan compiled(uncached, n);
+        BOOST_TEST(uncached->compilations() == 1u);
+        BOOST_TEST(uncached->disk_cache_loads() == 0u);
+    }
+    fs::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_CASE(cl_error_names)
+{
+    BOOST_TEST(core::cl_error_name(CL_OUT_OF_RESOURCES) == "CL_OUT_OF_RESOURCES (-5)");
+    BOOST_TEST(core::cl_error_name(-1001) == "CL_PLATFORM_NOT_FOUND_KHR (-1001)");
+    BOOST_TEST(core::cl_error_name(-12345).find("-12345") != std::string::npos);
+}

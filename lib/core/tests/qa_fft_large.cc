@@ -1,0 +1,75 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Long transforms against FFTW: powers of two up to 2^20 and once 2^24, a long
+// smooth length and a long prime. One transform each (batch 1): the CPU
+// device is slow and FFTW's double-precision reference of 2^24 points alone
+// takes seconds.
+
+#define BOOST_TEST_MODULE qa_fft_large
+#include <boost/test/unit_test.hpp>
+
+#include "fft_check.h"
+
+using namespace wideband_test;
+
+namespace {
+
+core::fft_options one_transform(core::fft_direction direction)
+{
+    core::fft_options options;
+    options.direction = direction;
+    if (direction == core::fft_direction::inverse) {
+        options.normalize = true;
+        options.in_place = true;
+    }
+    return options;
+}
+
+void check_length(size_t n, core::fft_direction direction)
+{
+    const accuracy a = check_fft(n, one_transform(direction), uint32_t(n));
+    BOOST_TEST_MESSAGE(
+        "N = " << n
+               << (direction == core::fft_direction::forward ? " forward" : " inverse")
+               << ": relative L2 error " << a.relative_l2 << ", worst point "
+               << a.worst_point << " * rms");
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(powers_of_two_up_to_2_20)
+{
+    // Forward for all, inverse for a few; 2^1..2^7 are in qa_fft_sizes.
+    for (unsigned bits = 8; bits <= 20; ++bits) {
+        check_length(size_t(1) << bits, core::fft_direction::forward);
+        if (bits == 11 || bits == 17)
+            check_length(size_t(1) << bits, core::fft_direction::inverse);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(round_trip_2_20_in_place)
+{
+    core::fft_options options;
+    options.in_place = true;
+    check_round_trip(size_t(1) << 20, options, 20);
+}
+
+BOOST_AUTO_TEST_CASE(power_of_two_2_24)
+{
+    check_length(size_t(1) << 24, core::fft_direction::forward);
+}
+
+BOOST_AUTO_TEST_CASE(long_smooth_length_and_long_prime)
+{
+    // 2^4 * 3^2 * 5 * 7 * 11 * 13: every kind of codelet in several passes;
+    // the prime 65537: Bluestein over 2^18 points in several passes.
+    for (size_t n : { 720720, 65537 }) {
+        check_length(n, core::fft_direction::forward);
+        check_length(n, core::fft_direction::inverse);
+    }
+}
