@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -296,8 +297,15 @@ cl::Program device_context::program(const std::string& source_name,
 }
 
 cl::Program device_context::build_program(const std::string& source_name,
-                                          const std::string& options)
+                                          const std::string& plan_options)
 {
+    // Developers' knobs: extra compiler options (e.g. -cl-nv-verbose) and the
+    // compiler's log of every build on stderr (register use, spills).
+    const char* extra = std::getenv("WIDEBAND_BUILD_OPTIONS");
+    const std::string options =
+        plan_options + (extra && *extra ? " " + std::string(extra) : "");
+    const char* show_log = std::getenv("WIDEBAND_BUILD_LOG");
+
     const std::string source = kernel_source(source_name);
     program_cache disk(d_info, source, options);
 
@@ -327,6 +335,10 @@ cl::Program device_context::build_program(const std::string& source_name,
                                  "]. Compiler log:\n" + log);
     }
     ++d_compilations;
+    if (show_log && *show_log && std::string(show_log) != "0")
+        std::cerr << "gr-wideband: build log of kernels/" << source_name << " ["
+                  << options << "]:\n"
+                  << prog.getBuildInfo<CL_PROGRAM_BUILD_LOG>(d_device) << std::endl;
     try {
         const auto binaries = prog.getInfo<CL_PROGRAM_BINARIES>();
         if (!binaries.empty())
