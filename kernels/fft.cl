@@ -123,68 +123,6 @@ inline void store_point(__global float2* dst,
     dst[out.offset + i * out.distance + target * out.stride] = x * scale;
 }
 
-/*
- * Stage s of the on-chip FFT in direction dir. from_global: stage 0 loads its
- * registers straight from src; to_global: the last stage stores straight to dst.
- */
-#define RUN_STAGE(s, dir, from_global, to_global)                                       \
-    if ((s) < STAGES) {                                                                 \
-        if (from_global) {                                                              \
-            _Pragma("unroll") for (int m = 0; m < BUTTERFLY_ROUNDS(RADIX_##s); ++m) {                     \
-                const uint b = q + m * FFT_T;                                           \
-                if (ROUND_IS_FULL(RADIX_##s) || b < FFT_L / RADIX_##s)                  \
-                    _Pragma("unroll") for (int r = 0; r < RADIX_##s; ++r)                                 \
-                        v[m * RADIX_##s + r] =                                          \
-                            active ? load_point(src,                                    \
-                                                in,                                     \
-                                                tr,                                     \
-                                                b + r * (FFT_L / RADIX_##s),            \
-                                                logical_length,                         \
-                                                pass_twiddles,                          \
-                                                pre_factors)                            \
-                                   : (float2)(0.0f, 0.0f);                              \
-            }                                                                           \
-        } else {                                                                        \
-            stage_load(tile, v, RADIX_##s, q);                                          \
-            barrier(CLK_LOCAL_MEM_FENCE);                                               \
-        }                                                                               \
-        stage_compute(v, RADIX_##s, SPAN_##s, dir, q, stage_twiddles);                  \
-        if (to_global) {                                                                \
-            _Pragma("unroll") for (int m = 0; m < BUTTERFLY_ROUNDS(RADIX_##s); ++m) {                     \
-                const uint b = q + m * FFT_T;                                           \
-                if (active && (ROUND_IS_FULL(RADIX_##s) || b < FFT_L / RADIX_##s))      \
-                    _Pragma("unroll") for (int r = 0; r < RADIX_##s; ++r)                                 \
-                        store_point(dst,                                                \
-                                    out,                                                \
-                                    tr,                                                 \
-                                    b + r * (FFT_L / RADIX_##s),                        \
-                                    v[m * RADIX_##s + r],                               \
-                                    logical_length,                                     \
-                                    scale,                                              \
-                                    post_factors);                                      \
-            }                                                                           \
-        } else {                                                                        \
-            stage_store(tile, v, RADIX_##s, SPAN_##s, q);                               \
-            barrier(CLK_LOCAL_MEM_FENCE);                                               \
-        }                                                                               \
-    }
-
-/* All stages in direction dir; the first may load from and the last store to global memory. */
-#define RUN_FFT(dir, first_from_global, last_to_global)                 \
-    RUN_STAGE(0, dir, (first_from_global), (last_to_global) && STAGES == 1)  \
-    RUN_STAGE(1, dir, 0, (last_to_global) && STAGES == 2)                    \
-    RUN_STAGE(2, dir, 0, (last_to_global) && STAGES == 3)                    \
-    RUN_STAGE(3, dir, 0, (last_to_global) && STAGES == 4)                    \
-    RUN_STAGE(4, dir, 0, (last_to_global) && STAGES == 5)                    \
-    RUN_STAGE(5, dir, 0, (last_to_global) && STAGES == 6)                    \
-    RUN_STAGE(6, dir, 0, (last_to_global) && STAGES == 7)                    \
-    RUN_STAGE(7, dir, 0, (last_to_global) && STAGES == 8)                    \
-    RUN_STAGE(8, dir, 0, (last_to_global) && STAGES == 9)                    \
-    RUN_STAGE(9, dir, 0, (last_to_global) && STAGES == 10)                   \
-    RUN_STAGE(10, dir, 0, (last_to_global) && STAGES == 11)                  \
-    RUN_STAGE(11, dir, 0, (last_to_global) && STAGES == 12)                  \
-    RUN_STAGE(12, dir, 0, (last_to_global) && STAGES == 13)
-
 __kernel __attribute__((reqd_work_group_size(FFT_T* FFT_G, 1, 1))) void
 fft_pass(__global const float2* src,
          __global float2* dst,
@@ -203,67 +141,25 @@ fft_pass(__global const float2* src,
          __global const float2* post_factors,
          __global const float2* conv_spectrum)
 {
-    __local float2 tiles[FFT_G * TILE_STRIDE];
+    TILE_SETUP(transforms)
     const struct io_layout in = { src_offset, src_stride, src_distance };
     const struct io_layout out = { dst_offset, dst_stride, dst_distance };
-
-    const uint lid = get_local_id(0);
-#if THREAD_TRANSFORM_FASTEST
-    const uint g = lid % FFT_G, q = lid / FFT_G;
-#else
-    const uint q = lid % FFT_T, g = lid / FFT_T;
-#endif
-    const uint first = get_group_id(0) * FFT_G;
-    const uint tr = first + g;
-    const bool active = tr < transforms;
-    __local float2* tile = tiles + g * TILE_STRIDE;
-    float2 v[MAX_REGS];
+#define LOAD_POINT(t, p) \
+    load_point(src, in, t, p, logical_length, pass_twiddles, pre_factors)
+#define STORE_POINT(t, s, x) \
+    store_point(dst, out, t, s, x, logical_length, scale, post_factors)
 
 #if !LOAD_DIRECT
-    for (uint n = lid; n < FFT_G * FFT_L; n += FFT_G * FFT_T) {
-#if LOAD_TRANSFORM_FASTEST
-        const uint lg = n % FFT_G, p = n / FFT_G;
-#else
-        const uint lg = n / FFT_L, p = n % FFT_L;
+    LOAD_TILE(transforms, LOAD_TRANSFORM_FASTEST)
 #endif
-        tiles[lg * TILE_STRIDE + LDS_INDEX(p)] =
-            first + lg < transforms
-                ? load_point(
-                      src, in, first + lg, p, logical_length, pass_twiddles, pre_factors)
-                : (float2)(0.0f, 0.0f);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-#endif
-
 #if FUSED_CONVOLUTION
     RUN_FFT(-1, LOAD_DIRECT, 0)
-    for (uint n = lid; n < FFT_G * FFT_L; n += FFT_G * FFT_T) {
-        const uint lg = n / FFT_L, p = n % FFT_L;
-        tiles[lg * TILE_STRIDE + LDS_INDEX(p)] =
-            cmul(tiles[lg * TILE_STRIDE + LDS_INDEX(p)], conv_spectrum[p]);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    MULTIPLY_TILE(conv_spectrum)
     RUN_FFT(1, 0, STORE_DIRECT)
 #else
     RUN_FFT(DIR, LOAD_DIRECT, STORE_DIRECT)
 #endif
-
 #if !STORE_DIRECT
-    for (uint n = lid; n < FFT_G * FFT_L; n += FFT_G * FFT_T) {
-#if STORE_TRANSFORM_FASTEST
-        const uint lg = n % FFT_G, s = n / FFT_G;
-#else
-        const uint lg = n / FFT_L, s = n % FFT_L;
-#endif
-        if (first + lg < transforms)
-            store_point(dst,
-                        out,
-                        first + lg,
-                        s,
-                        tiles[lg * TILE_STRIDE + LDS_INDEX(s)],
-                        logical_length,
-                        scale,
-                        post_factors);
-    }
+    STORE_TILE(transforms, STORE_TRANSFORM_FASTEST)
 #endif
 }

@@ -31,6 +31,9 @@
  *   MAX_REGS                     max over stages of ceil(FFT_L/R/FFT_T)*R
  *   LDS_PAD_SHIFT                one padding slot every 2^LDS_PAD_SHIFT points
  *                                (0: none), against local-memory bank conflicts
+ *   TILE_STRIDE                  local-memory slots between the transforms of a
+ *                                group (>= the padded length; chosen so that the
+ *                                transforms of one warp start in different banks)
  *   TWIDDLE_SPACE                __constant or __global: where the table of
  *                                W(t, FFT_L), t < FFT_L, lives
  */
@@ -45,8 +48,6 @@
 #else
 #define LDS_INDEX(p) (p)
 #endif
-/* local-memory slots one transform occupies */
-#define TILE_STRIDE (LDS_INDEX(FFT_L - 1) + 1)
 
 /* butterflies per work-item in a stage of radix R, and whether the last round is partial */
 #define BUTTERFLY_ROUNDS(R) ((FFT_L / (R) + FFT_T - 1) / FFT_T)
@@ -188,5 +189,118 @@ inline void stage_store(__local float2* tile, const float2* v, const int R, cons
 #define SPAN_12 1
 #endif
 #define MAX_STAGES 13
+
+/*
+ * The tile driver: a kernel that includes this file runs its on-chip FFTs with
+ * the macros below. Besides the options above they need FFT_G (transforms per
+ * work-group) and THREAD_TRANSFORM_FASTEST (adjacent work-items on adjacent
+ * transforms), and two macros the kernel defines before using them:
+ *
+ *   LOAD_POINT(t, p)      input point p of on-chip transform t (any expression:
+ *                         a global load, a FIR, ...)
+ *   STORE_POINT(t, s, x)  disposes of output s of transform t
+ *
+ * Transform t of a work-group is number first + g of the launch.
+ */
+
+/* Declares the work-item's place: transform g, work-item q of it, registers v. */
+#if THREAD_TRANSFORM_FASTEST
+#define TILE_COORDINATES(lid) const uint g = (lid) % FFT_G, q = (lid) / FFT_G;
+#else
+#define TILE_COORDINATES(lid) const uint q = (lid) % FFT_T, g = (lid) / FFT_T;
+#endif
+#define TILE_SETUP(transforms)                      \
+    __local float2 tiles[FFT_G * TILE_STRIDE];      \
+    const uint lid = get_local_id(0);               \
+    TILE_COORDINATES(lid)                           \
+    const uint first = get_group_id(0) * FFT_G;     \
+    const uint tr = first + g;                      \
+    const bool active = tr < (transforms);          \
+    __local float2* tile = tiles + g * TILE_STRIDE; \
+    float2 v[MAX_REGS];
+
+/* Fills the tile with LOAD_POINT, every work-item of the group walking it with
+ * adjacent work-items on adjacent transforms (transform_fastest) or points:
+ * whichever is contiguous in memory. */
+#define LOAD_TILE(transforms, transform_fastest)                                   \
+    for (uint n_ = lid; n_ < FFT_G * FFT_L; n_ += FFT_G * FFT_T) {                 \
+        const uint lg_ = (transform_fastest) ? n_ % FFT_G : n_ / FFT_L;            \
+        const uint p_ = (transform_fastest) ? n_ / FFT_G : n_ % FFT_L;             \
+        tiles[lg_ * TILE_STRIDE + LDS_INDEX(p_)] =                                 \
+            first + lg_ < (transforms) ? LOAD_POINT(first + lg_, p_)               \
+                                       : (float2)(0.0f, 0.0f);                     \
+    }                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+/* Drains the tile through STORE_POINT, in the same manner. */
+#define STORE_TILE(transforms, transform_fastest)                                  \
+    for (uint n_ = lid; n_ < FFT_G * FFT_L; n_ += FFT_G * FFT_T) {                 \
+        const uint lg_ = (transform_fastest) ? n_ % FFT_G : n_ / FFT_L;            \
+        const uint s_ = (transform_fastest) ? n_ / FFT_G : n_ % FFT_L;             \
+        if (first + lg_ < (transforms))                                            \
+            STORE_POINT(first + lg_, s_, tiles[lg_ * TILE_STRIDE + LDS_INDEX(s_)]); \
+    }
+
+/* Multiplies point p of every transform of the tile by table[p]. */
+#define MULTIPLY_TILE(table)                                                       \
+    for (uint n_ = lid; n_ < FFT_G * FFT_L; n_ += FFT_G * FFT_T) {                 \
+        const uint at_ = (n_ / FFT_L) * TILE_STRIDE + LDS_INDEX(n_ % FFT_L);       \
+        tiles[at_] = cmul(tiles[at_], (table)[n_ % FFT_L]);                        \
+    }                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+/*
+ * Stage s in direction dir. from_global: stage 0 computes its registers with
+ * LOAD_POINT instead of reading the tile; to_global: the last stage hands its
+ * registers to STORE_POINT instead of writing the tile.
+ */
+#define RUN_STAGE(s, dir, from_global, to_global)                                   \
+    if ((s) < STAGES) {                                                             \
+        if (from_global) {                                                          \
+            _Pragma("unroll") for (int m = 0; m < BUTTERFLY_ROUNDS(RADIX_##s); ++m) \
+            {                                                                       \
+                const uint b = q + m * FFT_T;                                       \
+                if (ROUND_IS_FULL(RADIX_##s) || b < FFT_L / RADIX_##s)              \
+                    _Pragma("unroll") for (int r = 0; r < RADIX_##s; ++r)           \
+                        v[m * RADIX_##s + r] =                                      \
+                            active ? LOAD_POINT(tr, b + r * (FFT_L / RADIX_##s))    \
+                                   : (float2)(0.0f, 0.0f);                          \
+            }                                                                       \
+        } else {                                                                    \
+            stage_load(tile, v, RADIX_##s, q);                                      \
+            barrier(CLK_LOCAL_MEM_FENCE);                                           \
+        }                                                                           \
+        stage_compute(v, RADIX_##s, SPAN_##s, dir, q, stage_twiddles);              \
+        if (to_global) {                                                            \
+            _Pragma("unroll") for (int m = 0; m < BUTTERFLY_ROUNDS(RADIX_##s); ++m) \
+            {                                                                       \
+                const uint b = q + m * FFT_T;                                       \
+                if (active && (ROUND_IS_FULL(RADIX_##s) || b < FFT_L / RADIX_##s))  \
+                    _Pragma("unroll") for (int r = 0; r < RADIX_##s; ++r)           \
+                        STORE_POINT(tr, b + r * (FFT_L / RADIX_##s),                \
+                                    v[m * RADIX_##s + r]);                          \
+            }                                                                       \
+        } else {                                                                    \
+            stage_store(tile, v, RADIX_##s, SPAN_##s, q);                           \
+            barrier(CLK_LOCAL_MEM_FENCE);                                           \
+        }                                                                           \
+    }
+
+/* All stages in direction dir; the first may load with LOAD_POINT and the last
+ * store with STORE_POINT directly from registers. */
+#define RUN_FFT(dir, first_from_global, last_to_global)                     \
+    RUN_STAGE(0, dir, (first_from_global), (last_to_global) && STAGES == 1) \
+    RUN_STAGE(1, dir, 0, (last_to_global) && STAGES == 2)                   \
+    RUN_STAGE(2, dir, 0, (last_to_global) && STAGES == 3)                   \
+    RUN_STAGE(3, dir, 0, (last_to_global) && STAGES == 4)                   \
+    RUN_STAGE(4, dir, 0, (last_to_global) && STAGES == 5)                   \
+    RUN_STAGE(5, dir, 0, (last_to_global) && STAGES == 6)                   \
+    RUN_STAGE(6, dir, 0, (last_to_global) && STAGES == 7)                   \
+    RUN_STAGE(7, dir, 0, (last_to_global) && STAGES == 8)                   \
+    RUN_STAGE(8, dir, 0, (last_to_global) && STAGES == 9)                   \
+    RUN_STAGE(9, dir, 0, (last_to_global) && STAGES == 10)                  \
+    RUN_STAGE(10, dir, 0, (last_to_global) && STAGES == 11)                 \
+    RUN_STAGE(11, dir, 0, (last_to_global) && STAGES == 12)                 \
+    RUN_STAGE(12, dir, 0, (last_to_global) && STAGES == 13)
 
 #endif /* WIDEBAND_FFT_STAGES_CL */

@@ -22,10 +22,17 @@ namespace {
 
 size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
-size_t tile_stride(size_t length, unsigned pad_shift)
+// Local-memory slots from one transform of a tile to the next: the padded
+// length, rounded so that the transforms that share a half-warp (16 work-items,
+// which the hardware serves together for 8-byte accesses) start in different
+// banks: stride = threads (mod 16) float2 slots when threads < 16.
+size_t tile_stride(size_t length, unsigned pad_shift, size_t threads)
 {
     const size_t last = length - 1;
-    return last + (pad_shift ? last >> pad_shift : 0) + 1;
+    size_t stride = last + (pad_shift ? last >> pad_shift : 0) + 1;
+    if (threads < 16)
+        stride += (threads - stride % 16 + 16) % 16;
+    return stride;
 }
 
 // Parses WIDEBAND_FFT_TUNE="key=value,..." into the limits (experiments only).
@@ -233,10 +240,12 @@ std::vector<size_t> split_into_passes(size_t n, size_t max_length)
                                 " points");
 }
 
-size_t fft_pass_plan::tile_bytes() const
+size_t fft_pass_plan::tile_stride() const
 {
-    return group * tile_stride(length, pad_shift) * 8;
+    return core::tile_stride(length, pad_shift, threads);
 }
+
+size_t fft_pass_plan::tile_bytes() const { return group * tile_stride() * 8; }
 
 std::string fft_pass_plan::stage_options() const
 {
@@ -247,7 +256,8 @@ std::string fft_pass_plan::stage_options() const
         o << " -DRADIX_" << s << "=" << radices[s] << " -DSPAN_" << s << "=" << span_s;
         span_s *= radices[s];
     }
-    o << " -DMAX_REGS=" << max_regs << " -DLDS_PAD_SHIFT=" << pad_shift;
+    o << " -DMAX_REGS=" << max_regs << " -DLDS_PAD_SHIFT=" << pad_shift
+      << " -DTILE_STRIDE=" << tile_stride();
     return o.str();
 }
 
@@ -289,15 +299,16 @@ fft_pass_plan plan_pass(size_t length,
                  std::max<size_t>(1, limits.target_group_size / p.threads));
     const size_t by_threads = std::max<size_t>(1, limits.max_work_group_size / p.threads);
     auto fit = [&](unsigned pad) {
-        const size_t per = tile_stride(length, pad) * 8;
+        const size_t per = tile_stride(length, pad, p.threads) * 8;
         return std::min(
             { wanted, by_threads, std::max<size_t>(1, limits.local_bytes / per) });
     };
     p.pad_shift = limits.pad_shift;
     p.group = fit(p.pad_shift);
     const size_t unpadded = fit(0);
-    if (p.pad_shift && (p.group < unpadded ||
-                        tile_stride(length, p.pad_shift) * 8 > limits.local_bytes)) {
+    if (p.pad_shift &&
+        (p.group < unpadded ||
+         tile_stride(length, p.pad_shift, p.threads) * 8 > limits.local_bytes)) {
         // padding would cost transforms per group (or not fit at all): drop it
         p.pad_shift = 0;
         p.group = unpadded;

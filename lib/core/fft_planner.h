@@ -75,6 +75,8 @@ struct fft_pass_plan {
     size_t max_regs = 1;
 
     size_t work_group_size() const { return threads * group; }
+    //! Local-memory slots (float2) from one transform of the tile to the next.
+    size_t tile_stride() const;
     //! Local memory of the tile, in bytes.
     size_t tile_bytes() const;
     //! The -D options shared by every kernel that runs this on-chip FFT.
