@@ -1,0 +1,140 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_WIDEBAND_CORE_PFB_CHANNELIZER_H
+#define INCLUDED_WIDEBAND_CORE_PFB_CHANNELIZER_H
+
+#include <gnuradio/wideband/core/api.h>
+#include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/fft_plan.h>
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+//! How the channels of a batch of frames are laid out in an output buffer.
+enum class channel_layout {
+    channel_major, //!< each mapped channel's frames contiguous (one row per output
+                   //!< stream)
+    frame_major    //!< each frame's mapped channels contiguous (one vector per frame)
+};
+
+struct WIDEBAND_CORE_API pfb_channelizer_options {
+    size_t channels = 0;     //!< M >= 1
+    std::vector<float> taps; //!< prototype low-pass filter, unnormalised, not empty
+    //! r: M / r must be an integer D in [1, M], the input samples per output frame
+    double oversample_rate = 1.0;
+    /*!
+     * Channels to output, in output order (0 = DC, 1..M/2 positive, then
+     * negative frequencies: channel c is centred on +c/M cycles per input sample).
+     * Empty: all channels 0..M-1.
+     */
+    std::vector<size_t> channel_map;
+    channel_layout layout = channel_layout::channel_major;
+    //! Input samples one enqueue() may bring (0: about 2^20, rounded to frames).
+    size_t max_input_samples = 0;
+    //! Tuning and tests: the longest FFT computed in one kernel with the FIR (0: device
+    //! limit).
+    size_t max_fused_channels = 0;
+};
+
+/*!
+ * \brief The polyphase filterbank analysis channelizer of GNU Radio's
+ * pfb.channelizer_ccf, streaming, on one OpenCL device.
+ *
+ * Output q of channel c equals the in-tree block's (see kernels/pfb_fir.cl for the
+ * formula): the same channel numbering, the same first sample, the same
+ * oversampling behaviour. A frame (one sample of every channel) comes out for
+ * every D = M / r input samples; the filter's state (the last K*M - 1 input
+ * samples, K = taps per branch) and any samples short of a frame are kept on
+ * the device between calls, so any split of the stream into calls gives the
+ * same output as one call.
+ *
+ * Where M fits on chip (up to 4096 channels at least; 6144 with 48 KiB of local
+ * memory) the branch filters and the FFT are one kernel and the FFT input never
+ * touches global memory. Larger or non-smooth M take a FIR kernel, an fft_plan
+ * and a gather. Only the mapped channels are written.
+ *
+ * Use: write the new samples where input_region() says, then enqueue().
+ * Not thread-safe; the caller serialises its calls.
+ */
+class WIDEBAND_CORE_API pfb_channelizer
+{
+public:
+    /*!
+     * \throws std::invalid_argument for channels < 1, empty or non-finite taps, an
+     *         oversample rate that does not give an integer D in [1, channels], or
+     *         a channel index >= channels
+     */
+    pfb_channelizer(device_context::sptr context, const pfb_channelizer_options& options);
+    ~pfb_channelizer();
+
+    pfb_channelizer(const pfb_channelizer&) = delete;
+    pfb_channelizer& operator=(const pfb_channelizer&) = delete;
+
+    size_t channels() const;
+    size_t decimation() const;      //!< D = M / r input samples per frame
+    size_t taps_per_branch() const; //!< K = ceil(taps / M)
+    size_t outputs() const;         //!< mapped channels (output slots)
+    size_t max_input_samples() const;
+    //! Frames one enqueue() of \p samples new samples produces.
+    size_t frames_for(size_t samples) const;
+    //! True when FIR and FFT run as one kernel.
+    bool fused() const;
+    const std::vector<size_t>& channel_map() const;
+    const std::vector<float>& taps() const;
+
+    //! Where the next enqueue()'s samples go: \p buffer from element \p offset on.
+    struct region {
+        cl::Buffer buffer;
+        size_t offset;   //!< in complex elements
+        size_t capacity; //!< elements free from offset on (= max_input_samples())
+    };
+    region input_region() const;
+
+    struct result {
+        size_t frames; //!< output frames written
+        cl::Event done;
+    };
+    /*!
+     * \brief Channelizes \p samples new samples (already written, or enqueued
+     * before \p wait completes, at input_region()).
+     *
+     * Writes frames_for(samples) frames to \p output: channel-major rows of
+     * \p row_stride elements (>= frames), or frame-major vectors of outputs()
+     * elements. Returns after enqueueing; result::done completes with the output.
+     *
+     * \throws std::invalid_argument when samples exceeds max_input_samples() or
+     *         \p output is too small
+     */
+    result enqueue(const cl::CommandQueue& queue,
+                   size_t samples,
+                   const cl::Buffer& output,
+                   size_t row_stride,
+                   const std::vector<cl::Event>& wait = {});
+
+    //! New taps, used from the next enqueue() on (the state is kept).
+    void set_taps(const std::vector<float>& taps);
+    //! A new channel map, used from the next enqueue() on.
+    void set_channel_map(const std::vector<size_t>& channel_map);
+    //! Back to zero history, as at construction.
+    void reset();
+
+private:
+    class impl;
+    std::unique_ptr<impl> d_impl;
+};
+
+} // namespace core
+} // namespace wideband
+} // namespace gr
+
+#endif /* INCLUDED_WIDEBAND_CORE_PFB_CHANNELIZER_H */

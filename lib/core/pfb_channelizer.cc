@@ -1,0 +1,436 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "fft_planner.h"
+#include "fft_tables.h"
+#include <gnuradio/wideband/core/pfb_channelizer.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+namespace {
+
+constexpr size_t default_input_samples = size_t(1) << 20;
+
+size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+void check_options(const pfb_channelizer_options& o)
+{
+    if (o.channels < 1)
+        throw std::invalid_argument("pfb_channelizer: channels must be >= 1 (got " +
+                                    std::to_string(o.channels) + ")");
+    if (o.taps.empty())
+        throw std::invalid_argument(
+            "pfb_channelizer: taps must not be empty (give a prototype low-pass filter)");
+    // GNU Radio's rule: the rate must be M/i for an integer i in [1, M].
+    const double d = o.oversample_rate > 0 ? double(o.channels) / o.oversample_rate : 0.0;
+    if (!std::isfinite(d) || std::fabs(d - std::round(d)) > 1e-5 || std::round(d) < 1 ||
+        std::round(d) > double(o.channels))
+        throw std::invalid_argument(
+            "pfb_channelizer: oversample_rate must be channels/i for an integer i in "
+            "[1, " +
+            std::to_string(o.channels) + "] (e.g. 1 or 2 when that divides " +
+            std::to_string(o.channels) + "); got " + std::to_string(o.oversample_rate));
+}
+
+void check_taps(const std::vector<float>& taps)
+{
+    if (taps.empty())
+        throw std::invalid_argument(
+            "pfb_channelizer: taps must not be empty (give a prototype low-pass filter)");
+    for (float t : taps)
+        if (!std::isfinite(t))
+            throw std::invalid_argument("pfb_channelizer: taps must be finite numbers");
+}
+
+std::vector<size_t> resolved_map(const std::vector<size_t>& map, size_t channels)
+{
+    if (map.empty()) {
+        std::vector<size_t> all(channels);
+        for (size_t c = 0; c < channels; ++c)
+            all[c] = c;
+        return all;
+    }
+    for (size_t c : map)
+        if (c >= channels)
+            throw std::invalid_argument("pfb_channelizer: channel " + std::to_string(c) +
+                                        " in the channel map is out of range 0.." +
+                                        std::to_string(channels - 1));
+    return map;
+}
+
+} // namespace
+
+class pfb_channelizer::impl
+{
+public:
+    device_context::sptr ctx;
+    size_t M, D;
+    channel_layout layout;
+    size_t max_input;
+    size_t max_frames;
+    size_t max_fused_channels;
+
+    // what the next enqueue() uses
+    std::vector<float> taps;
+    std::vector<size_t> map;
+    size_t K = 0;
+    bool fused = false;
+    bool configured = false; // kernels and tables match taps and map
+    bool dirty = false;      // taps or map changed since
+
+    // kernels and device tables
+    cl::Kernel channelize, fir, gather;
+    fft_pass_plan pass;
+    std::unique_ptr<fft_plan> fft; // when not fused
+    cl::Buffer taps_buffer, stage_twiddles;
+    // channel -> its first output slot and slot -> next slot of the same channel
+    // (-1 ends; the fused kernel's store), slot -> channel (the gather's)
+    cl::Buffer first_slot, next_slot, channel_of_slot;
+    cl::Buffer fft_input, spectra; // when not fused
+
+    // streaming state: window[current] = [keep samples][new samples]
+    cl::Buffer window[2];
+    size_t window_capacity = 0;
+    int current = 0;
+    size_t leftover = 0;      // samples short of a frame, the last ones kept
+    uint64_t frames_done = 0; // the commutator position follows the frame count
+
+    size_t keep() const { return K * M - D + leftover; }
+
+    void configure(const cl::CommandQueue* queue);
+    void build_kernels();
+    std::string options() const;
+};
+
+std::string pfb_channelizer::impl::options() const
+{
+    std::ostringstream o;
+    o << " -DCHANNELS=" << M << " -DTAPS_PER_BRANCH=" << K << " -DDECIMATION=" << D
+      << " -DIDX=uint"
+      << " -DCHANNEL_MAJOR=" << (layout == channel_layout::channel_major);
+    return o.str();
+}
+
+void pfb_channelizer::impl::build_kernels()
+{
+    const fft_device_limits limits = fft_device_limits::for_device(ctx->info());
+    size_t fused_limit = max_on_chip_length(limits, false);
+    if (max_fused_channels)
+        fused_limit = std::min(fused_limit, max_fused_channels);
+    fused = M <= fused_limit && is_codelet_smooth(M);
+    const cl::Context& cl_ctx = ctx->context();
+
+    if (fused) {
+        // FFT inputs come from adjacent branches (adjacent addresses); outputs are
+        // rows per channel (adjacent frames) or vectors per frame (adjacent channels).
+        const fft_pass_io in{ true, false };
+        const fft_pass_io out{ layout == channel_layout::frame_major,
+                               layout == channel_layout::channel_major };
+        pass = plan_pass(M, M, 1, in, out, limits);
+        std::ostringstream o;
+        o << pass.stage_options() << " -DFFT_G=" << pass.group
+          << " -DTHREAD_TRANSFORM_FASTEST=" << pass.thread_transform_fastest
+          << " -DLOAD_DIRECT=" << pass.load_direct
+          << " -DSTORE_DIRECT=" << pass.store_direct
+          << " -DSTORE_TRANSFORM_FASTEST=" << pass.store_transform_fastest
+          << " -DTWIDDLE_SPACE=__global" << options();
+        channelize = ctx->kernel("pfb_channelizer.cl", o.str(), "pfb_channelize");
+        stage_twiddles = M > 1 ? cl::Buffer(cl_ctx,
+                                            CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                            M * 8,
+                                            core::stage_twiddles(M).data())
+                               : cl::Buffer(cl_ctx, CL_MEM_READ_ONLY, 8);
+        fft.reset();
+        fft_input = spectra = cl::Buffer();
+    } else {
+        fir = ctx->kernel("pfb_fir.cl", options(), "pfb_fir_frames");
+        gather = ctx->kernel("pfb_fir.cl", options(), "pfb_gather_channels");
+        fft_options fo;
+        fo.batch = max_frames;
+        // channel-major spectra: channel c's frames in a row of max_frames
+        fo.output.stride = max_frames;
+        fo.output.distance = 1;
+        fft.reset(new fft_plan(ctx, M, fo));
+        fft_input = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, max_frames * M * 8);
+        spectra = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, max_frames * M * 8);
+    }
+}
+
+void pfb_channelizer::impl::configure(const cl::CommandQueue* queue)
+{
+    const size_t old_keep = configured ? keep() : 0;
+    const size_t new_k = ceil_div(taps.size(), M);
+    const bool rebuild = !configured || new_k != K;
+    K = new_k;
+    if (rebuild)
+        build_kernels();
+
+    const cl::Context& cl_ctx = ctx->context();
+    std::vector<float> padded(K * M, 0.0f);
+    std::copy(taps.begin(), taps.end(), padded.begin());
+    taps_buffer = cl::Buffer(cl_ctx,
+                             CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                             padded.size() * 4,
+                             padded.data());
+
+    std::vector<cl_int> first(M, -1), next(map.size(), -1);
+    std::vector<cl_uint> channel(map.size());
+    for (size_t s = map.size(); s-- > 0;) {
+        next[s] = first[map[s]];
+        first[map[s]] = static_cast<cl_int>(s);
+        channel[s] = static_cast<cl_uint>(map[s]);
+    }
+    auto table = [&](const auto& v) {
+        return cl::Buffer(cl_ctx,
+                          CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                          v.size() * sizeof(v[0]),
+                          const_cast<void*>(static_cast<const void*>(v.data())));
+    };
+    first_slot = table(first);
+    next_slot = table(next);
+    channel_of_slot = table(channel);
+
+    // The window holds the history, the leftover and the largest call.
+    const size_t capacity = K * M - 1 + max_input;
+    const size_t needed_keep = keep();
+    if (capacity > window_capacity) {
+        cl::Buffer next[2] = { cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, capacity * 8),
+                               cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, capacity * 8) };
+        const cl_float2 zero = { { 0.0f, 0.0f } };
+        if (queue) {
+            // Older samples than were kept are unknown: zeros, then the kept ones.
+            const size_t kept = std::min(old_keep, needed_keep);
+            if (needed_keep > kept)
+                queue->enqueueFillBuffer(next[0], zero, 0, (needed_keep - kept) * 8);
+            if (kept)
+                queue->enqueueCopyBuffer(window[current],
+                                         next[0],
+                                         (old_keep - kept) * 8,
+                                         (needed_keep - kept) * 8,
+                                         kept * 8);
+        } else {
+            cl::CommandQueue q = ctx->create_queue();
+            q.enqueueFillBuffer(next[0], zero, 0, capacity * 8);
+            q.finish();
+        }
+        window[0] = next[0];
+        window[1] = next[1];
+        window_capacity = capacity;
+        current = 0;
+    } else if (needed_keep != old_keep && queue) {
+        // Same window size, different history: move the kept samples in place
+        // through the other window.
+        const cl_float2 zero = { { 0.0f, 0.0f } };
+        const int other = 1 - current;
+        const size_t kept = std::min(old_keep, needed_keep);
+        if (needed_keep > kept)
+            queue->enqueueFillBuffer(window[other], zero, 0, (needed_keep - kept) * 8);
+        if (kept)
+            queue->enqueueCopyBuffer(window[current],
+                                     window[other],
+                                     (old_keep - kept) * 8,
+                                     (needed_keep - kept) * 8,
+                                     kept * 8);
+        current = other;
+    }
+    configured = true;
+    dirty = false;
+}
+
+pfb_channelizer::pfb_channelizer(device_context::sptr context,
+                                 const pfb_channelizer_options& options)
+    : d_impl(new impl)
+{
+    if (!context)
+        throw std::invalid_argument("pfb_channelizer: no device context");
+    check_options(options);
+    check_taps(options.taps);
+    impl& im = *d_impl;
+    im.ctx = std::move(context);
+    im.M = options.channels;
+    im.D = static_cast<size_t>(std::llround(double(im.M) / options.oversample_rate));
+    im.layout = options.layout;
+    im.map = resolved_map(options.channel_map, im.M);
+    im.taps = options.taps;
+    im.max_fused_channels = options.max_fused_channels;
+    const size_t wanted = options.max_input_samples
+                              ? options.max_input_samples
+                              : std::max(default_input_samples, im.D);
+    // whole frames, and at least one
+    im.max_frames = std::max<size_t>(1, wanted / im.D);
+    im.max_input = im.max_frames * im.D;
+    im.configure(nullptr);
+}
+
+pfb_channelizer::~pfb_channelizer() = default;
+
+size_t pfb_channelizer::channels() const { return d_impl->M; }
+size_t pfb_channelizer::decimation() const { return d_impl->D; }
+size_t pfb_channelizer::taps_per_branch() const { return d_impl->K; }
+size_t pfb_channelizer::outputs() const { return d_impl->map.size(); }
+size_t pfb_channelizer::max_input_samples() const { return d_impl->max_input; }
+bool pfb_channelizer::fused() const { return d_impl->fused; }
+const std::vector<size_t>& pfb_channelizer::channel_map() const { return d_impl->map; }
+const std::vector<float>& pfb_channelizer::taps() const { return d_impl->taps; }
+
+size_t pfb_channelizer::frames_for(size_t samples) const
+{
+    return (d_impl->leftover + samples) / d_impl->D;
+}
+
+pfb_channelizer::region pfb_channelizer::input_region() const
+{
+    const impl& im = *d_impl;
+    return { im.window[im.current], im.keep(), im.max_input };
+}
+
+pfb_channelizer::result pfb_channelizer::enqueue(const cl::CommandQueue& queue,
+                                                 size_t samples,
+                                                 const cl::Buffer& output,
+                                                 size_t row_stride,
+                                                 const std::vector<cl::Event>& wait)
+{
+    impl& im = *d_impl;
+    if (im.dirty)
+        im.configure(&queue);
+    if (samples > im.max_input)
+        throw std::invalid_argument(
+            "pfb_channelizer: " + std::to_string(samples) +
+            " samples exceed max_input_samples() = " + std::to_string(im.max_input));
+    const size_t frames = frames_for(samples);
+    const size_t slots = im.map.size();
+    if (im.layout == channel_layout::channel_major && frames > 0 && row_stride < frames)
+        throw std::invalid_argument("pfb_channelizer: row_stride " +
+                                    std::to_string(row_stride) + " is below the " +
+                                    std::to_string(frames) + " frames of this call");
+    const size_t needed = im.layout == channel_layout::channel_major
+                              ? (slots - 1) * row_stride + frames
+                              : frames * slots;
+    if (frames > 0 && output.getInfo<CL_MEM_SIZE>() < needed * 8)
+        throw std::invalid_argument("pfb_channelizer: output buffer holds " +
+                                    std::to_string(output.getInfo<CL_MEM_SIZE>()) +
+                                    " bytes; this call writes " +
+                                    std::to_string(needed * 8));
+
+    const size_t keep_before = im.keep();
+    const size_t last_of_first = im.K * im.M - 1;
+    // (q0 + 2) * D mod M without overflow for any frame count
+    const cl_uint rotation0 =
+        static_cast<cl_uint>(((im.frames_done + 2) % im.M) * im.D % im.M);
+    std::vector<cl::Event> deps = wait;
+    cl::Event event;
+    auto chain = [&]() { deps.assign(1, event); };
+
+    if (frames > 0) {
+        if (im.fused) {
+            cl::Kernel& k = im.channelize;
+            k.setArg(0, im.window[im.current]);
+            k.setArg(1, static_cast<cl_uint>(last_of_first));
+            k.setArg(2, rotation0);
+            k.setArg(3, static_cast<cl_uint>(frames));
+            k.setArg(4, im.taps_buffer);
+            k.setArg(5, im.first_slot);
+            k.setArg(6, im.next_slot);
+            k.setArg(7, static_cast<cl_uint>(slots));
+            k.setArg(8, output);
+            k.setArg(9, static_cast<cl_uint>(row_stride));
+            k.setArg(10, im.stage_twiddles);
+            const size_t groups = ceil_div(frames, im.pass.group);
+            queue.enqueueNDRangeKernel(k,
+                                       cl::NullRange,
+                                       cl::NDRange(groups * im.pass.work_group_size()),
+                                       cl::NDRange(im.pass.work_group_size()),
+                                       deps.empty() ? nullptr : &deps,
+                                       &event);
+            chain();
+        } else {
+            im.fir.setArg(0, im.window[im.current]);
+            im.fir.setArg(1, static_cast<cl_uint>(last_of_first));
+            im.fir.setArg(2, rotation0);
+            im.fir.setArg(3, static_cast<cl_uint>(frames));
+            im.fir.setArg(4, im.taps_buffer);
+            im.fir.setArg(5, im.fft_input);
+            queue.enqueueNDRangeKernel(im.fir,
+                                       cl::NullRange,
+                                       cl::NDRange(ceil_div(im.M, 64) * 64, frames),
+                                       cl::NDRange(64, 1),
+                                       deps.empty() ? nullptr : &deps,
+                                       &event);
+            chain();
+            event = im.fft->enqueue(queue, im.fft_input, im.spectra, deps, frames);
+            chain();
+            im.gather.setArg(0, im.spectra);
+            im.gather.setArg(1, static_cast<cl_uint>(im.max_frames));
+            im.gather.setArg(2, im.channel_of_slot);
+            im.gather.setArg(3, static_cast<cl_uint>(slots));
+            im.gather.setArg(4, output);
+            im.gather.setArg(5, static_cast<cl_uint>(row_stride));
+            queue.enqueueNDRangeKernel(im.gather,
+                                       cl::NullRange,
+                                       cl::NDRange(frames, slots),
+                                       cl::NullRange,
+                                       &deps,
+                                       &event);
+            chain();
+        }
+    }
+
+    // Keep the history and the leftover for the next call, at the front of the other
+    // window.
+    im.leftover = (im.leftover + samples) - frames * im.D;
+    im.frames_done += frames;
+    const size_t keep_after = im.keep();
+    const size_t from = keep_before + samples - keep_after;
+    const int other = 1 - im.current;
+    if (keep_after > 0)
+        queue.enqueueCopyBuffer(im.window[im.current],
+                                im.window[other],
+                                from * 8,
+                                0,
+                                keep_after * 8,
+                                deps.empty() ? nullptr : &deps,
+                                &event);
+    else
+        queue.enqueueMarkerWithWaitList(deps.empty() ? nullptr : &deps, &event);
+    im.current = other;
+    return { frames, event };
+}
+
+void pfb_channelizer::set_taps(const std::vector<float>& taps)
+{
+    check_taps(taps);
+    d_impl->taps = taps;
+    d_impl->dirty = true;
+}
+
+void pfb_channelizer::set_channel_map(const std::vector<size_t>& channel_map)
+{
+    d_impl->map = resolved_map(channel_map, d_impl->M);
+    d_impl->dirty = true;
+}
+
+void pfb_channelizer::reset()
+{
+    impl& im = *d_impl;
+    im.leftover = 0;
+    im.frames_done = 0;
+    cl::CommandQueue q = im.ctx->create_queue();
+    const cl_float2 zero = { { 0.0f, 0.0f } };
+    q.enqueueFillBuffer(im.window[im.current], zero, 0, im.keep() * 8);
+    q.finish();
+}
+
+} // namespace core
+} // namespace wideband
+} // namespace gr
