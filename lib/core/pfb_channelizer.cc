@@ -289,7 +289,7 @@ size_t pfb_channelizer::frames_for(size_t samples) const
     return (d_impl->leftover + samples) / d_impl->D;
 }
 
-pfb_channelizer::region pfb_channelizer::input_region() const
+stream_engine::region pfb_channelizer::input_region() const
 {
     const impl& im = *d_impl;
     return { im.window[im.current], im.keep(), im.max_input };
@@ -405,6 +405,23 @@ pfb_channelizer::result pfb_channelizer::enqueue(const cl::CommandQueue& queue,
         queue.enqueueMarkerWithWaitList(deps.empty() ? nullptr : &deps, &event);
     im.current = other;
     return { frames, event };
+}
+
+size_t pfb_channelizer::max_output_elements() const
+{
+    return d_impl->max_frames * d_impl->map.size();
+}
+
+size_t pfb_channelizer::run(const cl::CommandQueue& queue,
+                            size_t samples,
+                            const cl::Buffer& output,
+                            const std::vector<cl::Event>& wait,
+                            cl::Event& done)
+{
+    const size_t frames = frames_for(samples);
+    const result r = enqueue(queue, samples, output, std::max<size_t>(frames, 1), wait);
+    done = r.done;
+    return r.frames * outputs();
 }
 
 void pfb_channelizer::set_taps(const std::vector<float>& taps)

@@ -10,6 +10,7 @@ namespace py = pybind11;
 
 void bind_core(py::module& m);
 void bind_fft_vcc(py::module& m);
+void bind_pfb_channelizer_ccf(py::module& m);
 
 PYBIND11_MODULE(wideband_python, m)
 {
@@ -18,4 +19,5 @@ PYBIND11_MODULE(wideband_python, m)
 
     bind_core(m);
     bind_fft_vcc(m);
+    bind_pfb_channelizer_ccf(m);
 }

@@ -11,6 +11,7 @@
 #include <gnuradio/wideband/core/api.h>
 #include <gnuradio/wideband/core/device.h>
 #include <gnuradio/wideband/core/fft_plan.h>
+#include <gnuradio/wideband/core/stream_pipeline.h>
 
 #include <cstddef>
 #include <memory>
@@ -66,7 +67,7 @@ struct WIDEBAND_CORE_API pfb_channelizer_options {
  * Use: write the new samples where input_region() says, then enqueue().
  * Not thread-safe; the caller serialises its calls.
  */
-class WIDEBAND_CORE_API pfb_channelizer
+class WIDEBAND_CORE_API pfb_channelizer : public stream_engine
 {
 public:
     /*!
@@ -75,7 +76,7 @@ public:
      *         a channel index >= channels
      */
     pfb_channelizer(device_context::sptr context, const pfb_channelizer_options& options);
-    ~pfb_channelizer();
+    ~pfb_channelizer() override;
 
     pfb_channelizer(const pfb_channelizer&) = delete;
     pfb_channelizer& operator=(const pfb_channelizer&) = delete;
@@ -84,7 +85,7 @@ public:
     size_t decimation() const;      //!< D = M / r input samples per frame
     size_t taps_per_branch() const; //!< K = ceil(taps / M)
     size_t outputs() const;         //!< mapped channels (output slots)
-    size_t max_input_samples() const;
+    size_t max_input_samples() const override;
     //! Frames one enqueue() of \p samples new samples produces.
     size_t frames_for(size_t samples) const;
     //! True when FIR and FFT run as one kernel.
@@ -93,12 +94,7 @@ public:
     const std::vector<float>& taps() const;
 
     //! Where the next enqueue()'s samples go: \p buffer from element \p offset on.
-    struct region {
-        cl::Buffer buffer;
-        size_t offset;   //!< in complex elements
-        size_t capacity; //!< elements free from offset on (= max_input_samples())
-    };
-    region input_region() const;
+    region input_region() const override;
 
     struct result {
         size_t frames; //!< output frames written
@@ -120,6 +116,16 @@ public:
                    const cl::Buffer& output,
                    size_t row_stride,
                    const std::vector<cl::Event>& wait = {});
+
+    // stream_engine: compact output (channel-major rows of the call's frames, or
+    // frame-major), frames_for(samples) * outputs() elements.
+    size_t max_output_elements() const override;
+    size_t input_regions() const override { return 2; }
+    size_t run(const cl::CommandQueue& queue,
+               size_t samples,
+               const cl::Buffer& output,
+               const std::vector<cl::Event>& wait,
+               cl::Event& done) override;
 
     //! New taps, used from the next enqueue() on (the state is kept).
     void set_taps(const std::vector<float>& taps);

@@ -1,0 +1,131 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_WIDEBAND_CORE_STREAM_PIPELINE_H
+#define INCLUDED_WIDEBAND_CORE_STREAM_PIPELINE_H
+
+#include <gnuradio/wideband/core/api.h>
+#include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/pinned_buffer.h>
+
+#include <complex>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+/*!
+ * \brief A streaming engine as the pipeline drives it: complex samples in at a
+ * device region, a compact block of complex output elements out.
+ */
+class WIDEBAND_CORE_API stream_engine
+{
+public:
+    struct region {
+        cl::Buffer buffer;
+        size_t offset;   //!< complex elements
+        size_t capacity; //!< complex elements free from offset on
+    };
+    virtual ~stream_engine() = default;
+
+    //! Where the next call's new samples go.
+    virtual region input_region() const = 0;
+    //! The most samples one call takes.
+    virtual size_t max_input_samples() const = 0;
+    //! The most output elements one call writes.
+    virtual size_t max_output_elements() const = 0;
+    /*!
+     * How many calls use different input regions before one comes back: the
+     * upload for a call must wait until the engine has finished the call that
+     * many calls before it (which read the same region).
+     */
+    virtual size_t input_regions() const { return 1; }
+    /*!
+     * \brief Processes \p samples new samples (in input_region(), once \p wait
+     * completes) into \p output from element 0 on; returns the elements written
+     * and sets \p done to the event after which they are there.
+     */
+    virtual size_t run(const cl::CommandQueue& queue,
+                       size_t samples,
+                       const cl::Buffer& output,
+                       const std::vector<cl::Event>& wait,
+                       cl::Event& done) = 0;
+};
+
+/*!
+ * \brief Host <-> device streaming for blocks: pinned staging buffers, separate
+ * queues for uploads, kernels and downloads, and up to \p depth calls in flight,
+ * so that the transfers and kernels of consecutive calls overlap.
+ *
+ * submit() copies a chunk of input into pinned memory and enqueues its upload,
+ * the engine and the download; oldest() gives the output of the oldest chunk
+ * once it is on the host. Outputs come out in submission order; nothing is
+ * dropped or repeated. The output of a chunk is available at most depth - 1
+ * submissions later (or at once through wait_oldest()).
+ */
+class WIDEBAND_CORE_API stream_pipeline
+{
+public:
+    stream_pipeline(device_context::sptr context,
+                    stream_engine& engine,
+                    size_t depth = 2);
+    ~stream_pipeline();
+
+    stream_pipeline(const stream_pipeline&) = delete;
+    stream_pipeline& operator=(const stream_pipeline&) = delete;
+
+    //! True when another chunk can be submitted.
+    bool can_submit() const { return d_in_flight.size() < d_slots.size(); }
+    //! Chunks submitted and not yet popped.
+    size_t in_flight() const { return d_in_flight.size(); }
+
+    /*!
+     * \brief Starts processing \p samples samples from \p input (host memory,
+     * read before the call returns). Requires can_submit() and samples <=
+     * max_input_samples() of the engine. Returns the output elements the chunk
+     * will have.
+     */
+    size_t submit(const std::complex<float>* input, size_t samples);
+
+    //! True when the oldest chunk's output is on the host.
+    bool oldest_ready() const;
+    //! Waits until the oldest chunk's output is on the host.
+    void wait_oldest();
+    //! The oldest chunk's output (call wait_oldest() or check oldest_ready() first).
+    const std::complex<float>* oldest() const;
+    size_t oldest_elements() const;
+    //! Releases the oldest chunk.
+    void pop();
+    //! Waits for everything in flight and drops it (e.g. when the flowgraph stops).
+    void discard();
+
+private:
+    struct slot {
+        std::unique_ptr<pinned_buffer> input, output;
+        cl::Buffer device_output;
+        cl::Event engine_done, downloaded;
+        size_t elements = 0;
+    };
+
+    device_context::sptr d_context;
+    stream_engine& d_engine;
+    cl::CommandQueue d_upload, d_compute, d_download;
+    std::vector<slot> d_slots;
+    std::deque<size_t> d_in_flight;      // slot indices, oldest first
+    size_t d_next = 0;                   // slot of the next submission
+    std::deque<cl::Event> d_engine_runs; // the last input_regions() engine runs
+};
+
+} // namespace core
+} // namespace wideband
+} // namespace gr
+
+#endif /* INCLUDED_WIDEBAND_CORE_STREAM_PIPELINE_H */

@@ -1,0 +1,107 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_WIDEBAND_PFB_CHANNELIZER_CCF_H
+#define INCLUDED_WIDEBAND_PFB_CHANNELIZER_CCF_H
+
+#include <gnuradio/block.h>
+#include <gnuradio/wideband/api.h>
+
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace wideband {
+
+/*!
+ * \brief Polyphase filterbank channelizer on an OpenCL device, a drop-in for
+ * gnuradio.filter.pfb.channelizer_ccf.
+ * \ingroup wideband
+ *
+ * \details
+ * One complex input (the wideband stream); one complex output per mapped channel,
+ * or, with vector_output, one output of vectors holding every mapped channel of a
+ * frame. For the same taps and input each output equals the in-tree block's to
+ * float precision: channel c is centred on +c/numchans cycles per input sample
+ * (0 = DC, 1..numchans/2 positive, then negative), and with D = numchans /
+ * oversample_rate, output q of channel c is
+ *
+ *   y_c[q] = exp(-2 pi i c (D+1)/M) sum_n h[n] x[(q+1)D-1-n] exp(-2 pi i c
+ * ((q+1)D-1-n)/M)
+ *
+ * with x[k < 0] = 0: the first output sample of every channel comes after the
+ * first D input samples, and the filter's delay is (ntaps-1)/2 input samples,
+ * i.e. (ntaps-1)/(2D) output samples. Tags on input sample k appear on every
+ * output at item floor(k / D).
+ *
+ * The block works on large chunks of the stream (transfers and kernels of
+ * consecutive calls overlap), so its output lags its input by up to two chunks
+ * (about 2^19 input samples; see latency()); no sample is lost at the end of a
+ * stream.
+ */
+class WIDEBAND_API pfb_channelizer_ccf : virtual public gr::block
+{
+public:
+    typedef std::shared_ptr<pfb_channelizer_ccf> sptr;
+
+    /*!
+     * \param numchans number of channels M >= 1
+     * \param taps prototype low-pass filter (real, unnormalised, sampling rate M,
+     *        channel spacing 1); empty: designed from \p atten with GNU Radio's
+     *        firdes (Kaiser window, pass band 0.4, stop band 0.6 of a channel)
+     * \param oversample_rate M / oversample_rate must be an integer D in [1, M]:
+     *        one output sample per channel for every D input samples
+     * \param channel_map channels to output, in output order (empty: 0..M-1);
+     *        a channel may appear more than once
+     * \param device OpenCL device: "" (automatic, or WIDEBAND_DEVICE), "gpu",
+     *        "cpu", "P:D" or part of a device name
+     * \param atten stop-band attenuation in dB of the designed taps (> 0)
+     * \param vector_output one output of vectors of len(channel_map) samples per
+     *        frame instead of one stream per channel (for hundreds or thousands
+     *        of channels)
+     * \throws std::invalid_argument for numchans < 1, an oversample rate that does
+     *         not give an integer D in [1, M], a channel index out of range, taps
+     *         that are not finite, atten <= 0, or a bad device string
+     */
+    static sptr make(unsigned int numchans,
+                     const std::vector<float>& taps = std::vector<float>(),
+                     float oversample_rate = 1.0f,
+                     const std::vector<int>& channel_map = std::vector<int>(),
+                     const std::string& device = "",
+                     float atten = 100.0f,
+                     bool vector_output = false);
+
+    /*!
+     * \brief The prototype filter the block designs when given no taps: GNU Radio's
+     * firdes.low_pass_2 with a Kaiser window for \p atten dB.
+     */
+    static std::vector<float> create_taps(unsigned int numchans, float atten = 100.0f);
+
+    //! New prototype taps, applied from the next frame the block computes on.
+    virtual void set_taps(const std::vector<float>& taps) = 0;
+    virtual std::vector<float> taps() const = 0;
+
+    /*!
+     * \brief New channel map, applied from the next frame the block computes on.
+     * It must have an entry for every connected output (vector output: the same
+     * length as before).
+     */
+    virtual void set_channel_map(const std::vector<int>& map) = 0;
+    virtual std::vector<int> channel_map() const = 0;
+
+    virtual unsigned int numchans() const = 0;
+    virtual unsigned int decimation() const = 0;
+    //! Name of the OpenCL device the block runs on.
+    virtual std::string device_name() const = 0;
+    //! Input samples the output may lag behind (pipeline depth times chunk size).
+    virtual unsigned int latency() const = 0;
+};
+
+} // namespace wideband
+} // namespace gr
+
+#endif /* INCLUDED_WIDEBAND_PFB_CHANNELIZER_CCF_H */

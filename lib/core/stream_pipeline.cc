@@ -1,0 +1,139 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include <gnuradio/wideband/core/stream_pipeline.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+stream_pipeline::stream_pipeline(device_context::sptr context,
+                                 stream_engine& engine,
+                                 size_t depth)
+    : d_context(std::move(context)),
+      d_engine(engine),
+      d_upload(d_context->create_queue()),
+      d_compute(d_context->create_queue()),
+      d_download(d_context->create_queue()),
+      d_slots(std::max<size_t>(depth, 1))
+{
+    const size_t in_bytes = d_engine.max_input_samples() * 8;
+    const size_t out_bytes = std::max<size_t>(d_engine.max_output_elements(), 1) * 8;
+    for (auto& s : d_slots) {
+        s.input.reset(new pinned_buffer(d_context, in_bytes));
+        s.output.reset(new pinned_buffer(d_context, out_bytes));
+        s.device_output = cl::Buffer(d_context->context(), CL_MEM_READ_WRITE, out_bytes);
+    }
+}
+
+stream_pipeline::~stream_pipeline() { discard(); }
+
+size_t stream_pipeline::submit(const std::complex<float>* input, size_t samples)
+{
+    if (!can_submit())
+        throw std::logic_error("stream_pipeline: submit() with every slot in flight");
+    if (samples > d_engine.max_input_samples())
+        throw std::invalid_argument("stream_pipeline: chunk of " +
+                                    std::to_string(samples) +
+                                    " samples exceeds the engine's " +
+                                    std::to_string(d_engine.max_input_samples()));
+    const size_t index = d_next;
+    slot& s = d_slots[index];
+    d_next = (d_next + 1) % d_slots.size();
+
+    // The region the engine gives was last read by the run input_regions() ago.
+    std::vector<cl::Event> region_free;
+    if (d_engine_runs.size() >= d_engine.input_regions())
+        region_free.push_back(d_engine_runs.front());
+
+    std::vector<cl::Event> uploaded;
+    if (samples > 0) {
+        std::memcpy(s.input->data(), input, samples * 8);
+        const stream_engine::region r = d_engine.input_region();
+        cl::Event e;
+        d_upload.enqueueWriteBuffer(r.buffer,
+                                    CL_FALSE,
+                                    r.offset * 8,
+                                    samples * 8,
+                                    s.input->data(),
+                                    region_free.empty() ? nullptr : &region_free,
+                                    &e);
+        uploaded.push_back(e);
+        d_upload.flush();
+    }
+    s.elements =
+        d_engine.run(d_compute, samples, s.device_output, uploaded, s.engine_done);
+    d_compute.flush();
+    d_engine_runs.push_back(s.engine_done);
+    while (d_engine_runs.size() > d_engine.input_regions())
+        d_engine_runs.pop_front();
+
+    if (s.elements > 0) {
+        std::vector<cl::Event> computed{ s.engine_done };
+        d_download.enqueueReadBuffer(s.device_output,
+                                     CL_FALSE,
+                                     0,
+                                     s.elements * 8,
+                                     s.output->data(),
+                                     &computed,
+                                     &s.downloaded);
+        d_download.flush();
+    } else {
+        s.downloaded = s.engine_done;
+    }
+    d_in_flight.push_back(index);
+    return s.elements;
+}
+
+bool stream_pipeline::oldest_ready() const
+{
+    if (d_in_flight.empty())
+        return false;
+    const slot& s = d_slots[d_in_flight.front()];
+    return s.downloaded.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() == CL_COMPLETE;
+}
+
+void stream_pipeline::wait_oldest()
+{
+    if (d_in_flight.empty())
+        throw std::logic_error("stream_pipeline: nothing in flight");
+    d_slots[d_in_flight.front()].downloaded.wait();
+}
+
+const std::complex<float>* stream_pipeline::oldest() const
+{
+    return static_cast<const std::complex<float>*>(
+        d_slots[d_in_flight.front()].output->data());
+}
+
+size_t stream_pipeline::oldest_elements() const
+{
+    return d_slots[d_in_flight.front()].elements;
+}
+
+void stream_pipeline::pop() { d_in_flight.pop_front(); }
+
+void stream_pipeline::discard()
+{
+    try {
+        d_upload.finish();
+        d_compute.finish();
+        d_download.finish();
+    } catch (const cl::Error&) {
+        // a failed device: nothing left to wait for
+    }
+    d_in_flight.clear();
+    d_engine_runs.clear();
+}
+
+} // namespace core
+} // namespace wideband
+} // namespace gr

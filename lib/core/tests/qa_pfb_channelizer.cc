@@ -1,0 +1,966 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/*
+ * The polyphase channelizer engine against a float64 reference channelizer
+ * written here from GNU Radio's pfb.channelizer_ccf formula (direct sums, no
+ * FFT): channel counts and oversampling rates, tap counts, both output layouts,
+ * the fused and the unfused path, channel maps, chunkings of the stream,
+ * set_taps(), set_channel_map() and reset() between calls, and the options and
+ * calls it must reject. Every call's output buffer is poisoned first: every
+ * element the call must write is checked, and every other one must keep the
+ * poison.
+ */
+
+#define BOOST_TEST_MODULE qa_pfb_channelizer
+#include <boost/test/unit_test.hpp>
+
+#include <gnuradio/wideband/core/pfb_channelizer.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace core = gr::wideband::core;
+using cfloat = std::complex<float>;
+using cdouble = std::complex<double>;
+using core::channel_layout;
+
+namespace {
+
+/*
+ * Accuracy bounds. An output is a float32 sum of K*M tap-sample products: each
+ * branch accumulates its K terms, then an M-point FFT (log M stages, rounded
+ * twiddles) combines the M branches. With random taps and samples the rounding
+ * errors are independent, so a channel's relative error grows like
+ * eps * sqrt(K + c log2 M), eps = 2^-24 = 6e-8 and c a few: at most about
+ * 6e-8 * sqrt(8 + 3 * 10) ~ 4e-7 for the sizes here (K <= 8, M <= 1024);
+ * measured values are about 1e-7. 1e-5 leaves a factor 25 for unlucky
+ * roundings, while a wrong tap, phase or sample in one output is an error of
+ * the order of the channel's rms, which the per-element bound catches
+ * (10 * l2_bound * rms, as fft_check.cc argues: rounding errors are close to
+ * complex Gaussian and never reach 10 times their rms).
+ */
+constexpr double l2_bound = 1e-5;
+constexpr double worst_point_factor = 10;
+
+// Layout slack of every call's output buffer: channel-major rows are
+// frames + row_gap apart, and tail_slack elements follow the last one written.
+constexpr size_t row_gap = 3;
+constexpr size_t tail_slack = 3;
+
+// A quiet NaN with a payload no computation produces: an element that still
+// holds it was never written.
+constexpr uint32_t poison_bits = 0x7FC00001;
+
+float poison_value()
+{
+    float f;
+    std::memcpy(&f, &poison_bits, sizeof f);
+    return f;
+}
+
+bool is_poison(float f)
+{
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    return bits == poison_bits;
+}
+
+core::device_context::sptr context()
+{
+    static const core::device_context::sptr ctx = core::device_context::get("");
+    return ctx;
+}
+
+const cl::CommandQueue& queue()
+{
+    // Never destroyed: releasing OpenCL objects during static destruction
+    // crashes some ICDs.
+    static const auto* q = new cl::CommandQueue(context()->create_queue());
+    return *q;
+}
+
+// Uniform in [-1, 1), never zero; the same for the same seed.
+std::vector<float> random_reals(size_t count, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> v(count);
+    for (auto& x : v)
+        do
+            x = uniform(rng);
+        while (x == 0.0f);
+    return v;
+}
+
+std::vector<cfloat> random_signal(size_t count, uint32_t seed)
+{
+    const std::vector<float> parts = random_reals(2 * count, seed);
+    std::vector<cfloat> x(count);
+    for (size_t k = 0; k < count; ++k)
+        x[k] = cfloat(parts[2 * k], parts[2 * k + 1]);
+    return x;
+}
+
+// Random taps (every channel then carries about the same power, so a relative
+// error per channel is meaningful), scaled to keep the outputs near 1.
+std::vector<float> random_taps(size_t count, uint32_t seed)
+{
+    std::vector<float> taps = random_reals(count, seed);
+    const float scale = 1.0f / std::sqrt(float(count));
+    for (auto& t : taps)
+        t *= scale;
+    return taps;
+}
+
+std::vector<size_t> all_channels(size_t channels)
+{
+    std::vector<size_t> map(channels);
+    for (size_t c = 0; c < channels; ++c)
+        map[c] = c;
+    return map;
+}
+
+// ---------------------------------------------------------------------------
+// The reference
+
+using reference_frames = std::vector<std::vector<cdouble>>; // [slot][frame]
+using frames_by_slot = std::vector<std::vector<cfloat>>;    // [slot][frame]
+
+/*
+ * GNU Radio's pfb.channelizer_ccf in float64, straight from its formula: with
+ * D = M / r, t = (q + 1) D - 1 and x[k] = 0 for k < zero_before (0: before the
+ * stream),
+ *
+ *   y_c[q] = exp(-2 pi i c (D+1)/M) * sum_n h[n] x[t-n] exp(-2 pi i c (t-n)/M).
+ *
+ * Angles are reduced with integer arithmetic (c k mod M) before they are
+ * formed. Frames first .. first + count - 1 of each channel of map, in order.
+ */
+reference_frames reference(const std::vector<cfloat>& x,
+                           const std::vector<float>& taps,
+                           size_t M,
+                           size_t D,
+                           const std::vector<size_t>& map,
+                           size_t first,
+                           size_t count,
+                           size_t zero_before = 0)
+{
+    std::vector<cdouble> phase(M); // exp(-2 pi i k / M)
+    for (size_t k = 0; k < M; ++k)
+        phase[k] = std::polar(1.0, -2.0 * M_PI * double(k) / double(M));
+    BOOST_REQUIRE((first + count) * D <= x.size());
+
+    reference_frames y(map.size(), std::vector<cdouble>(count));
+    for (size_t s = 0; s < map.size(); ++s) {
+        const size_t c = map[s];
+        for (size_t i = 0; i < count; ++i) {
+            const size_t t = (first + i + 1) * D - 1;
+            cdouble sum = 0.0;
+            size_t angle = c * (t % M) % M; // c (t - n) mod M, from n = 0 on
+            for (size_t n = 0; n < taps.size() && n <= t && t - n >= zero_before; ++n) {
+                sum += double(taps[n]) * cdouble(x[t - n]) * phase[angle];
+                angle = angle >= c ? angle - c : angle + M - c;
+            }
+            y[s][i] = sum * phase[c * ((D + 1) % M) % M];
+        }
+    }
+    return y;
+}
+
+// ---------------------------------------------------------------------------
+// Comparisons
+
+struct accuracy {
+    double relative_l2 = 0; //!< ||y - ref|| / ||ref||
+    double worst_point = 0; //!< max_k |y_k - ref_k| / rms(ref)
+
+    // Keeps the worse of each; a NaN is worse than anything.
+    void merge(const accuracy& a)
+    {
+        if (!(a.relative_l2 <= relative_l2))
+            relative_l2 = a.relative_l2;
+        if (!(a.worst_point <= worst_point))
+            worst_point = a.worst_point;
+    }
+};
+
+template <typename T>
+accuracy compare(const std::vector<cfloat>& y, const std::vector<std::complex<T>>& ref)
+{
+    double err = 0, norm = 0, worst = 0;
+    for (size_t k = 0; k < y.size(); ++k) {
+        const double e = std::abs(cdouble(y[k]) - cdouble(ref[k]));
+        err += e * e;
+        norm += std::norm(cdouble(ref[k]));
+        worst = !(e <= worst) ? e : worst;
+    }
+    const double rms = std::sqrt(norm / double(std::max<size_t>(1, y.size())));
+    return { std::sqrt(err / norm), worst / rms };
+}
+
+/*
+ * Each slot's frames against the reference: the frame counts, the relative L2
+ * error within l2_bound, every element within worst_point_factor * l2_bound of
+ * the channel's rms. Returns the worst accuracy.
+ */
+template <typename T>
+accuracy check_frames(const frames_by_slot& got,
+                      const std::vector<std::vector<std::complex<T>>>& ref,
+                      const std::string& what,
+                      double bound = l2_bound)
+{
+    accuracy worst;
+    BOOST_REQUIRE_MESSAGE(got.size() == ref.size(),
+                          what << ": " << got.size() << " output slots, expected "
+                               << ref.size());
+    for (size_t s = 0; s < got.size(); ++s) {
+        if (got[s].size() != ref[s].size()) {
+            BOOST_ERROR(what << ", slot " << s << ": " << got[s].size()
+                             << " frames, expected " << ref[s].size());
+            continue;
+        }
+        if (got[s].empty())
+            continue;
+        const accuracy a = compare(got[s], ref[s]);
+        BOOST_CHECK_MESSAGE(a.relative_l2 <= bound,
+                            what << ", slot " << s << ": relative L2 error "
+                                 << a.relative_l2 << " > " << bound);
+        BOOST_CHECK_MESSAGE(a.worst_point <= worst_point_factor * bound,
+                            what << ", slot " << s << ": an element is off by "
+                                 << a.worst_point << " * rms > "
+                                 << worst_point_factor * bound);
+        worst.merge(a);
+    }
+    return worst;
+}
+
+// Bit for bit, with the first difference in the message.
+void check_identical(const frames_by_slot& a,
+                     const frames_by_slot& b,
+                     const std::string& what)
+{
+    BOOST_REQUIRE_MESSAGE(a.size() == b.size(), what << ": slot counts differ");
+    for (size_t s = 0; s < a.size(); ++s) {
+        BOOST_REQUIRE_MESSAGE(a[s].size() == b[s].size(),
+                              what << ", slot " << s << ": frame counts differ ("
+                                   << a[s].size() << ", " << b[s].size() << ")");
+        for (size_t f = 0; f < a[s].size(); ++f)
+            if (std::memcmp(&a[s][f], &b[s][f], sizeof(cfloat)) != 0) {
+                BOOST_ERROR(what << ": not bit-identical, first at slot " << s
+                                 << ", frame " << f << ": " << a[s][f] << " vs "
+                                 << b[s][f]);
+                return;
+            }
+    }
+}
+
+std::string format_accuracy(const accuracy& a)
+{
+    std::ostringstream s;
+    s << "relative L2 " << a.relative_l2 << ", worst element " << a.worst_point
+      << " * rms";
+    return s.str();
+}
+
+// ---------------------------------------------------------------------------
+// The engine under test
+
+struct config {
+    size_t channels = 16;
+    size_t decimation = 16; // D; oversample_rate = channels / D
+    channel_layout layout = channel_layout::channel_major;
+    std::vector<size_t> map;       // empty: all channels
+    size_t max_input_samples = 0;  // 0: the engine's default
+    size_t max_fused_channels = 0; // 1: the unfused path for every M > 1
+    std::vector<size_t> map_or_all() const
+    {
+        return map.empty() ? all_channels(channels) : map;
+    }
+};
+
+core::pfb_channelizer_options make_options(const config& cfg,
+                                           const std::vector<float>& taps)
+{
+    core::pfb_channelizer_options o;
+    o.channels = cfg.channels;
+    o.taps = taps;
+    o.oversample_rate = double(cfg.channels) / double(cfg.decimation);
+    o.channel_map = cfg.map;
+    o.layout = cfg.layout;
+    o.max_input_samples = cfg.max_input_samples;
+    o.max_fused_channels = cfg.max_fused_channels;
+    return o;
+}
+
+/*
+ * A pfb_channelizer with the layout it writes, fed the way its header says:
+ * the samples written at input_region() (a non-blocking write the enqueue()
+ * waits for), then enqueue() into a fresh output buffer poisoned with NaN.
+ */
+class engine
+{
+public:
+    engine(const config& cfg, const std::vector<float>& taps)
+        : ch(context(), make_options(cfg, taps)), d_layout(cfg.layout)
+    {
+        std::ostringstream s;
+        s << "M=" << cfg.channels << " D=" << cfg.decimation << " taps=" << taps.size()
+          << " K=" << ch.taps_per_branch() << (ch.fused() ? " fused" : " unfused")
+          << (cfg.layout == channel_layout::channel_major ? " channel-major"
+                                                          : " frame-major")
+          << " outputs=" << ch.outputs() << " max_input=" << ch.max_input_samples();
+        d_name = s.str();
+    }
+
+    const std::string& name() const { return d_name; }
+
+    /*
+     * One call with n samples. Checks the frame count against frames_for(), that
+     * every element the call must write was written and that no other element
+     * of the output buffer changed. Returns the call's frames.
+     */
+    frames_by_slot call(const cfloat* samples, size_t n)
+    {
+        const size_t slots = ch.outputs();
+        const size_t frames = ch.frames_for(n);
+        const bool rows = d_layout == channel_layout::channel_major;
+        const size_t row_stride = frames + row_gap;
+
+        const core::pfb_channelizer::region region = ch.input_region();
+        BOOST_REQUIRE_EQUAL(region.capacity, ch.max_input_samples());
+        BOOST_REQUIRE_LE(n, region.capacity);
+        std::vector<cl::Event> wait;
+        if (n > 0) {
+            cl::Event written;
+            queue().enqueueWriteBuffer(region.buffer,
+                                       CL_FALSE,
+                                       region.offset * sizeof(cfloat),
+                                       n * sizeof(cfloat),
+                                       samples,
+                                       nullptr,
+                                       &written);
+            wait.push_back(written);
+        }
+
+        const size_t span = rows ? slots * row_stride : frames * slots;
+        std::vector<cfloat> host(span + tail_slack,
+                                 cfloat(poison_value(), poison_value()));
+        cl::Buffer out(context()->context(),
+                       CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                       host.size() * sizeof(cfloat),
+                       host.data());
+        const core::pfb_channelizer::result result =
+            ch.enqueue(queue(), n, out, row_stride, wait);
+        BOOST_CHECK_MESSAGE(result.frames == frames,
+                            d_name << ": " << result.frames
+                                   << " frames written, frames_for() said " << frames);
+        result.done.wait();
+        queue().enqueueReadBuffer(
+            out, CL_TRUE, 0, host.size() * sizeof(cfloat), host.data());
+
+        frames_by_slot y(slots, std::vector<cfloat>(frames));
+        std::vector<bool> must_write(host.size(), false);
+        for (size_t s = 0; s < slots; ++s)
+            for (size_t f = 0; f < frames; ++f) {
+                const size_t at = rows ? s * row_stride + f : f * slots + s;
+                must_write[at] = true;
+                y[s][f] = host[at];
+            }
+        size_t missed = 0, stray = 0;
+        for (size_t i = 0; i < host.size(); ++i) {
+            const bool re = is_poison(host[i].real()), im = is_poison(host[i].imag());
+            if (must_write[i] && (re || im))
+                ++missed;
+            if (!must_write[i] && !(re && im))
+                ++stray;
+        }
+        BOOST_CHECK_MESSAGE(missed == 0,
+                            d_name << ": " << missed << " of the " << frames * slots
+                                   << " elements of a call of " << n
+                                   << " samples were not written");
+        BOOST_CHECK_MESSAGE(stray == 0,
+                            d_name << ": " << stray << " elements outside what a call of "
+                                   << n << " samples writes changed");
+        return y;
+    }
+
+    //! x[begin ...] in calls of chunks[0], chunks[1], ... samples; all their frames.
+    frames_by_slot
+    run(const std::vector<cfloat>& x, size_t begin, const std::vector<size_t>& chunks)
+    {
+        frames_by_slot all(ch.outputs());
+        for (size_t n : chunks) {
+            BOOST_REQUIRE_LE(begin + n, x.size());
+            const frames_by_slot part = call(x.data() + begin, n);
+            for (size_t s = 0; s < all.size(); ++s)
+                all[s].insert(all[s].end(), part[s].begin(), part[s].end());
+            begin += n;
+        }
+        return all;
+    }
+
+    core::pfb_channelizer ch;
+
+private:
+    channel_layout d_layout;
+    std::string d_name;
+};
+
+// ---------------------------------------------------------------------------
+// Chunkings of a stream of total samples into calls of at most max samples
+
+std::vector<size_t> fixed_chunks(size_t total, size_t size)
+{
+    std::vector<size_t> chunks;
+    for (; total > 0; total -= chunks.back())
+        chunks.push_back(std::min(total, size));
+    return chunks;
+}
+
+// Calls of 0, 1, D - 1, D, D + 1, max - 1 and max samples, over and over.
+std::vector<size_t> edge_chunks(size_t total, size_t D, size_t max)
+{
+    const size_t sizes[] = { 0, 1, D - 1, max, 0, D, 1, D + 1, max - 1, max };
+    std::vector<size_t> chunks;
+    for (size_t i = 0; total > 0; ++i) {
+        chunks.push_back(std::min(total, sizes[i % std::size(sizes)]));
+        total -= chunks.back();
+    }
+    return chunks;
+}
+
+// Random sizes: often 0, 1, fewer than D or exactly max, else anything up to max.
+std::vector<size_t> random_chunks(size_t total, size_t D, size_t max, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    auto uniform = [&](size_t lo, size_t hi) {
+        return std::uniform_int_distribution<size_t>(lo, hi)(rng);
+    };
+    std::vector<size_t> chunks;
+    while (total > 0) {
+        size_t n;
+        switch (uniform(0, 7)) {
+        case 0:
+            n = 0;
+            break;
+        case 1:
+            n = 1;
+            break;
+        case 2:
+            n = uniform(1, std::max<size_t>(1, D - 1));
+            break;
+        case 3:
+            n = max;
+            break;
+        default:
+            n = uniform(0, max);
+        }
+        chunks.push_back(std::min(total, n));
+        total -= chunks.back();
+    }
+    return chunks;
+}
+
+// action throws std::invalid_argument whose message contains every one of words.
+void check_rejected(const std::function<void()>& action,
+                    const std::vector<std::string>& words)
+{
+    try {
+        action();
+        BOOST_ERROR("accepted; expected std::invalid_argument naming '" << words.front()
+                                                                        << "'");
+    } catch (const std::invalid_argument& e) {
+        const std::string message = e.what();
+        for (const auto& word : words)
+            BOOST_TEST(message.find(word) != std::string::npos,
+                       "'" << word << "' not in: " << message);
+    }
+}
+
+struct stream_result {
+    frames_by_slot frames;
+    bool fused;
+};
+
+/*
+ * A stream of frames * D + D / 2 samples (the last call leaves samples short of a
+ * frame) through a new engine in random chunks; checked against the reference.
+ */
+stream_result check_stream(const config& cfg,
+                           const std::vector<float>& taps,
+                           size_t frames,
+                           uint32_t seed,
+                           accuracy* worst = nullptr)
+{
+    engine e(cfg, taps);
+    const size_t M = cfg.channels, D = cfg.decimation, N = frames * D + D / 2;
+    BOOST_TEST(e.ch.channels() == M);
+    BOOST_TEST(e.ch.decimation() == D);
+    BOOST_TEST(e.ch.taps_per_branch() == (taps.size() + M - 1) / M);
+    BOOST_TEST(e.ch.outputs() == cfg.map_or_all().size());
+    const std::vector<cfloat> x = random_signal(N, seed);
+    const frames_by_slot y =
+        e.run(x, 0, random_chunks(N, D, e.ch.max_input_samples(), seed + 1));
+    const accuracy a = check_frames(
+        y, reference(x, taps, cfg.channels, D, cfg.map_or_all(), 0, frames), e.name());
+    BOOST_TEST_MESSAGE(e.name() << ": " << format_accuracy(a));
+    if (worst)
+        worst->merge(a);
+    return { y, e.ch.fused() };
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------
+
+/*
+ * The sizes of the issue, each with r = 1, r = 2 where M is even and a rate
+ * whose D does not divide M (r = M / D), with K*M taps and with a count that is
+ * not a multiple of M (the same K: no extra kernel build). All channels, random
+ * chunks of at most 7 frames per call, on the fused path, which every smooth M
+ * up to 4096 takes.
+ */
+BOOST_AUTO_TEST_CASE(accuracy_against_the_reference)
+{
+    struct size_case {
+        size_t M;
+        std::vector<size_t> decimations;
+        size_t K, frames;
+    };
+    const size_case cases[] = {
+        { 1, { 1 }, 5, 40 },
+        { 2, { 2, 1 }, 4, 60 },
+        { 3, { 3, 2, 1 }, 4, 60 },
+        { 4, { 4, 2, 3 }, 5, 60 },
+        { 5, { 5, 3, 1 }, 4, 60 },
+        { 8, { 8, 4, 5 }, 6, 60 },
+        { 16, { 16, 8, 12 }, 8, 60 },
+        { 24, { 24, 12, 18 }, 6, 60 },
+        { 64, { 64, 32, 48 }, 8, 50 },
+        { 100, { 100, 50, 40 }, 5, 40 },
+        { 256, { 256, 128, 192 }, 6, 30 },
+        { 1024, { 1024, 512 }, 8, 20 },
+    };
+    accuracy worst;
+    uint32_t seed = 1000;
+    for (const auto& sc : cases)
+        for (size_t D : sc.decimations) {
+            std::vector<size_t> tap_counts = { sc.K * sc.M };
+            if (sc.M > 1)
+                tap_counts.push_back(sc.K * sc.M - (sc.M + 1) / 2);
+            for (size_t ntaps : tap_counts) {
+                config cfg;
+                cfg.channels = sc.M;
+                cfg.decimation = D;
+                cfg.max_input_samples = 7 * D;
+                const bool fused =
+                    check_stream(
+                        cfg, random_taps(ntaps, seed), sc.frames, seed + 7, &worst)
+                        .fused;
+                BOOST_TEST(fused, "M=" << sc.M << " is not fused");
+                seed += 10;
+            }
+        }
+    BOOST_TEST_MESSAGE("worst over all sizes: " << format_accuracy(worst));
+}
+
+/*
+ * The unfused path (FIR kernel, fft_plan, gather) gives what the fused one does:
+ * max_fused_channels = 1 forces it for smooth M; M = 17 and 34 (17 is no codelet
+ * radix) always take it. Both layouts.
+ */
+BOOST_AUTO_TEST_CASE(fused_and_unfused_paths)
+{
+    accuracy worst;
+    for (channel_layout layout :
+         { channel_layout::channel_major, channel_layout::frame_major }) {
+        // M = 24, r = 4/3: fused and unfused side by side.
+        config cfg;
+        cfg.channels = 24;
+        cfg.decimation = 18;
+        cfg.layout = layout;
+        cfg.max_input_samples = 5 * 18;
+        const std::vector<float> taps = random_taps(139, 21);
+        const stream_result fused = check_stream(cfg, taps, 50, 22, &worst);
+        cfg.max_fused_channels = 1;
+        const stream_result unfused = check_stream(cfg, taps, 50, 22, &worst);
+        BOOST_TEST(fused.fused);
+        BOOST_TEST(!unfused.fused);
+        // Both are within l2_bound of the reference, so of each other within twice it.
+        check_frames(fused.frames, unfused.frames, "M=24 fused vs unfused", 2 * l2_bound);
+
+        // Non-smooth M: unfused without being told.
+        const std::tuple<size_t, size_t, size_t> odd_sizes[] = { { 17, 17, 60 },
+                                                                 { 17, 6, 51 },
+                                                                 { 34, 17, 100 } };
+        for (auto [M, D, ntaps] : odd_sizes) {
+            config odd;
+            odd.channels = M;
+            odd.decimation = D;
+            odd.layout = layout;
+            odd.max_input_samples = 6 * D;
+            BOOST_TEST(
+                !check_stream(odd, random_taps(ntaps, 30 + M + D), 50, 31 + D, &worst)
+                     .fused,
+                "M=" << M << " is fused");
+        }
+    }
+    // Larger unfused transforms, M not a multiple of the FIR's 64-wide groups.
+    const std::pair<size_t, size_t> large_sizes[] = { { 100, 40 }, { 256, 192 } };
+    for (auto [M, D] : large_sizes) {
+        config cfg;
+        cfg.channels = M;
+        cfg.decimation = D;
+        cfg.max_fused_channels = 1;
+        cfg.max_input_samples = 6 * D;
+        check_stream(cfg, random_taps(5 * M - 3, 40 + M), 30, 41 + M, &worst);
+    }
+    BOOST_TEST_MESSAGE("worst: " << format_accuracy(worst));
+}
+
+/*
+ * Channel maps: one channel, a subset out of order, duplicates, all channels
+ * reversed with extra duplicates; on both paths in both layouts. Then maps
+ * changed between calls: the frames continue, each under the map of its call.
+ */
+BOOST_AUTO_TEST_CASE(channel_maps)
+{
+    const size_t M = 16, D = 8;
+    const std::vector<float> taps = random_taps(61, 50);
+    const std::vector<size_t> all = all_channels(M);
+    std::vector<size_t> reversed(all.rbegin(), all.rend());
+    reversed.push_back(0);
+    reversed.push_back(15);
+    reversed.push_back(0);
+    const std::vector<std::vector<size_t>> maps = {
+        { 3 }, { 5, 0, 15, 8, 1 }, { 2, 2, 7, 2 }, reversed
+    };
+    uint32_t seed = 60;
+    for (size_t max_fused : { 0, 1 })
+        for (channel_layout layout :
+             { channel_layout::channel_major, channel_layout::frame_major }) {
+            config cfg;
+            cfg.channels = M;
+            cfg.decimation = D;
+            cfg.layout = layout;
+            cfg.max_fused_channels = max_fused;
+            cfg.max_input_samples = 6 * D;
+            for (const auto& map : maps) {
+                cfg.map = map;
+                check_stream(cfg, taps, 40, ++seed);
+            }
+
+            // Map changes between calls, with samples short of a frame pending.
+            engine e(cfg, taps); // the last map
+            const size_t N = 60 * D + 3;
+            const std::vector<cfloat> x = random_signal(N, ++seed);
+            const std::vector<std::vector<size_t>> sequence = {
+                maps[3], maps[0], maps[2], {}, maps[1]
+            };
+            const size_t part = N / sequence.size();
+            size_t begin = 0, first_frame = 0;
+            for (size_t i = 0; i < sequence.size(); ++i) {
+                if (i > 0)
+                    e.ch.set_channel_map(sequence[i]);
+                const std::vector<size_t> map =
+                    sequence[i].empty() ? all_channels(M) : sequence[i];
+                BOOST_TEST(e.ch.channel_map() == map);
+                BOOST_TEST(e.ch.outputs() == map.size());
+                const size_t n = i + 1 < sequence.size() ? part + i : N - begin;
+                const frames_by_slot y =
+                    e.run(x, begin, random_chunks(n, D, 6 * D, ++seed));
+                begin += n;
+                const size_t frames = begin / D - first_frame;
+                check_frames(y,
+                             reference(x, taps, M, D, map, first_frame, frames),
+                             e.name() + ", map change " + std::to_string(i));
+                first_frame += frames;
+            }
+        }
+}
+
+/*
+ * Any split of the stream into calls gives the output of one call: calls of
+ * exactly max_input_samples, of 0, 1, fewer than D, D, D + 1 samples, random
+ * ones, one sample at a time. Each output is computed by the same arithmetic
+ * whatever call it falls in, so the chunkings agree bit for bit.
+ */
+BOOST_AUTO_TEST_CASE(chunkings_agree)
+{
+    const size_t M = 24, D = 18, max = 5 * D;
+    const std::vector<float> taps = random_taps(139, 70);
+    const size_t N = 4 * max + 7;
+    const std::vector<cfloat> x = random_signal(N, 71);
+    for (size_t max_fused : { 0, 1 })
+        for (channel_layout layout :
+             { channel_layout::channel_major, channel_layout::frame_major }) {
+            config cfg;
+            cfg.channels = M;
+            cfg.decimation = D;
+            cfg.layout = layout;
+            cfg.max_fused_channels = max_fused;
+            cfg.max_input_samples = (N / D + 1) * D;
+            engine whole(cfg, taps);
+            const frames_by_slot one_call = whole.run(x, 0, { N });
+            check_frames(one_call,
+                         reference(x, taps, M, D, all_channels(M), 0, N / D),
+                         whole.name() + ", one call");
+
+            cfg.max_input_samples = max;
+            const std::vector<std::pair<std::string, std::vector<size_t>>> chunkings = {
+                { "max_input_samples", fixed_chunks(N, max) },
+                { "edge sizes", edge_chunks(N, D, max) },
+                { "random 1", random_chunks(N, D, max, 72) },
+                { "random 2", random_chunks(N, D, max, 73) },
+                { "one sample", fixed_chunks(N, 1) },
+                { "D - 1", fixed_chunks(N, D - 1) },
+            };
+            for (const auto& [name, chunks] : chunkings) {
+                engine e(cfg, taps);
+                check_identical(e.run(x, 0, chunks),
+                                one_call,
+                                e.name() + ", " + name + " vs one call");
+            }
+        }
+}
+
+/*
+ * set_taps() between calls. What the engine promises: the frames of every call
+ * after set_taps() are computed with the new taps, frame numbering and
+ * commutator phase continue, and the history kept is the last K_old*M - D
+ * samples before the call's first frame (what the old taps needed) plus any
+ * samples short of a frame. With the same or fewer taps per branch that is the
+ * whole history the new taps need: those frames equal the reference of the whole
+ * stream with the new taps. When K grows, older samples are taken as zero: the
+ * frames equal the reference of the stream with samples before
+ * (q0 + 1) D - K_old M zeroed, q0 the first frame after the change (and any
+ * earlier such zeroing stays in force).
+ *
+ * Used as the header says: set_taps(), write at input_region(), enqueue().
+ * The variant with an empty call right after set_taps() applies the change
+ * before any samples are written.
+ */
+BOOST_AUTO_TEST_CASE(set_taps_between_calls)
+{
+    const size_t M = 16, D = 12;
+    // K: 3, 3 (another length), 2, 4, 3
+    const std::vector<std::vector<float>> taps = { random_taps(40, 80),
+                                                   random_taps(48, 81),
+                                                   random_taps(25, 82),
+                                                   random_taps(57, 83),
+                                                   random_taps(35, 84) };
+    const size_t N = 50 * D * taps.size() + 5;
+    const std::vector<cfloat> x = random_signal(N, 85);
+    for (size_t max_fused : { 0, 1 })
+        for (bool empty_call_first : { false, true }) {
+            config cfg;
+            cfg.channels = M;
+            cfg.decimation = D;
+            cfg.max_fused_channels = max_fused;
+            cfg.max_input_samples = 6 * D;
+            engine e(cfg, taps[0]);
+            const std::string name =
+                e.name() + (empty_call_first ? ", empty call after set_taps" : "");
+            size_t begin = 0, first_frame = 0, zero_before = 0;
+            size_t K = e.ch.taps_per_branch();
+            uint32_t seed = 86;
+            for (size_t i = 0; i < taps.size(); ++i) {
+                const size_t new_k = (taps[i].size() + M - 1) / M;
+                if (i > 0) {
+                    e.ch.set_taps(taps[i]);
+                    BOOST_TEST(e.ch.taps() == taps[i]);
+                    if (new_k > K && (first_frame + 1) * D > K * M)
+                        zero_before =
+                            std::max(zero_before, (first_frame + 1) * D - K * M);
+                    if (empty_call_first)
+                        e.call(x.data() + begin, 0);
+                }
+                // Parts that end short of a frame, some by more than half of it.
+                const size_t n = i + 1 < taps.size() ? 50 * D + 7 * i : N - begin;
+                const frames_by_slot y =
+                    e.run(x, begin, random_chunks(n, D, 6 * D, ++seed));
+                BOOST_TEST(e.ch.taps_per_branch() == new_k);
+                K = new_k;
+                begin += n;
+                const size_t frames = begin / D - first_frame;
+                check_frames(y,
+                             reference(x,
+                                       taps[i],
+                                       M,
+                                       D,
+                                       all_channels(M),
+                                       first_frame,
+                                       frames,
+                                       zero_before),
+                             name + ", taps " + std::to_string(i) +
+                                 " (K=" + std::to_string(new_k) + ")");
+                first_frame += frames;
+            }
+        }
+}
+
+// reset(): the output afterwards is a fresh engine's, bit for bit.
+BOOST_AUTO_TEST_CASE(reset_restarts_the_stream)
+{
+    const size_t M = 16, D = 12;
+    const std::vector<float> taps = random_taps(40, 90);
+    const std::vector<cfloat> before = random_signal(20 * D + 5, 91);
+    const std::vector<cfloat> after = random_signal(30 * D + 4, 92);
+    const std::vector<size_t> chunks = random_chunks(after.size(), D, 6 * D, 93);
+    for (size_t max_fused : { 0, 1 }) {
+        config cfg;
+        cfg.channels = M;
+        cfg.decimation = D;
+        cfg.max_fused_channels = max_fused;
+        cfg.max_input_samples = 6 * D;
+        engine fresh(cfg, taps);
+        const frames_by_slot expected = fresh.run(after, 0, chunks);
+        check_frames(expected,
+                     reference(after, taps, M, D, all_channels(M), 0, after.size() / D),
+                     fresh.name() + ", fresh");
+
+        engine e(cfg, taps);
+        e.ch.reset(); // on a fresh engine: nothing changes
+        e.run(before, 0, random_chunks(before.size(), D, 6 * D, 94));
+        e.ch.reset();
+        BOOST_TEST(e.ch.frames_for(D - 1) == 0); // the short samples are gone too
+        check_identical(e.run(after, 0, chunks), expected, e.name() + ", after reset");
+    }
+}
+
+/*
+ * reset() right after an enqueue() whose work has not run yet (it waits on a
+ * user event): the stream after the reset must still start from zero history.
+ */
+BOOST_AUTO_TEST_CASE(reset_after_pending_work)
+{
+    const size_t M = 16, D = 12;
+    const std::vector<float> taps = random_taps(40, 95);
+    const std::vector<cfloat> before = random_signal(5 * D + 3, 96);
+    const std::vector<cfloat> after = random_signal(20 * D, 97);
+    config cfg;
+    cfg.channels = M;
+    cfg.decimation = D;
+    cfg.max_input_samples = 6 * D;
+
+    engine e(cfg, taps);
+    const auto region = e.ch.input_region();
+    queue().enqueueWriteBuffer(region.buffer,
+                               CL_TRUE,
+                               region.offset * sizeof(cfloat),
+                               before.size() * sizeof(cfloat),
+                               before.data());
+    cl::UserEvent gate(context()->context());
+    cl::Buffer out(context()->context(),
+                   CL_MEM_READ_WRITE,
+                   M * e.ch.frames_for(before.size()) * sizeof(cfloat));
+    const auto result = e.ch.enqueue(
+        queue(), before.size(), out, e.ch.frames_for(before.size()), { gate });
+    e.ch.reset();
+    gate.setStatus(CL_COMPLETE);
+    result.done.wait();
+    check_frames(e.run(after, 0, fixed_chunks(after.size(), 6 * D)),
+                 reference(after, taps, M, D, all_channels(M), 0, after.size() / D),
+                 e.name() + ", reset while the previous call was pending");
+}
+
+// What the engine rejects, with a message naming the problem.
+BOOST_AUTO_TEST_CASE(invalid_options_and_calls)
+{
+    const size_t M = 16, D = 8;
+    const std::vector<float> taps = random_taps(50, 100);
+    config cfg;
+    cfg.channels = M;
+    cfg.decimation = D;
+    const auto construct = [&](core::pfb_channelizer_options o) {
+        return [o] { core::pfb_channelizer ch(context(), o); };
+    };
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+
+    check_rejected([&] { core::pfb_channelizer ch(nullptr, make_options(cfg, taps)); },
+                   { "context" });
+    core::pfb_channelizer_options o = make_options(cfg, taps);
+    o.channels = 0;
+    check_rejected(construct(o), { "channels" });
+    o = make_options(cfg, {});
+    check_rejected(construct(o), { "taps" });
+    for (float bad : { nan, inf }) {
+        std::vector<float> t = taps;
+        t[7] = bad;
+        check_rejected(construct(make_options(cfg, t)), { "taps" });
+    }
+    // r = 0, 16/3 (not an integer), 32 (D < 1), negative, NaN
+    for (double rate : { 0.0, 3.0, 32.0, -2.0, double(nan) }) {
+        o = make_options(cfg, taps);
+        o.oversample_rate = rate;
+        check_rejected(construct(o), { "oversample_rate" });
+    }
+    o = make_options(cfg, taps);
+    o.channel_map = { 1, 16, 2 };
+    check_rejected(construct(o), { "channel", "16" });
+
+    // A valid engine: calls it rejects, each leaving it as it was.
+    cfg.max_input_samples = 4 * D;
+    engine e(cfg, taps);
+    check_rejected([&] { e.ch.set_taps({}); }, { "taps" });
+    check_rejected([&] { e.ch.set_taps({ 1.0f, nan }); }, { "taps" });
+    check_rejected([&] { e.ch.set_channel_map({ 0, 17 }); }, { "channel", "17" });
+    BOOST_TEST(e.ch.taps() == taps);
+    BOOST_TEST(e.ch.outputs() == M);
+
+    const size_t max = e.ch.max_input_samples();
+    BOOST_TEST(max == 4 * D);
+    const size_t frames = e.ch.frames_for(max);
+    const auto buffer = [](size_t elements) {
+        return cl::Buffer(
+            context()->context(), CL_MEM_READ_WRITE, elements * sizeof(cfloat));
+    };
+    check_rejected([&] { e.ch.enqueue(queue(), max + 1, buffer(M * 8 * D), 8 * D); },
+                   { "max_input_samples" });
+    // channel-major: (M - 1) * row_stride + frames elements
+    check_rejected(
+        [&] {
+            e.ch.enqueue(queue(), max, buffer((M - 1) * frames + frames - 1), frames);
+        },
+        { "output" });
+    check_rejected([&] { e.ch.enqueue(queue(), max, buffer(M * frames), frames - 1); },
+                   { "row_stride" });
+    config fm = cfg;
+    fm.layout = channel_layout::frame_major;
+    engine f(fm, taps);
+    check_rejected([&] { f.ch.enqueue(queue(), max, buffer(M * frames - 1), 0); },
+                   { "output" });
+
+    // After the rejected calls, the streams are untouched.
+    const std::vector<cfloat> x = random_signal(30 * D + 3, 101);
+    for (engine* t : { &e, &f })
+        check_frames(t->run(x, 0, random_chunks(x.size(), D, max, 102)),
+                     reference(x, taps, M, D, all_channels(M), 0, x.size() / D),
+                     t->name() + ", after rejected calls");
+
+    // Buffers of exactly the size a call writes are accepted.
+    for (engine* t : { &e, &f }) {
+        const size_t n = t->ch.max_input_samples(), frames = t->ch.frames_for(n);
+        BOOST_CHECK_NO_THROW(
+            t->ch.enqueue(queue(), n, buffer(M * frames), frames).done.wait());
+    }
+}

@@ -1,0 +1,304 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "pfb_channelizer_ccf_impl.h"
+#include <gnuradio/fft/window.h>
+#include <gnuradio/filter/firdes.h>
+#include <gnuradio/io_signature.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+namespace gr {
+namespace wideband {
+
+namespace {
+
+// Input samples per chunk the block aims at: large enough that transfers run at
+// the bus's speed and launch overheads vanish, small enough to bound latency.
+constexpr size_t chunk_samples = size_t(1) << 19;
+// Upstream buffers are sized from our output multiple (GNU Radio makes them at
+// least twice decimation * output_multiple): ask for chunks of about this size.
+constexpr size_t buffer_hint_samples = size_t(1) << 18;
+constexpr size_t pipeline_depth = 2;
+
+unsigned int checked_decimation(unsigned int numchans, float oversample_rate)
+{
+    if (numchans < 1)
+        throw std::invalid_argument("pfb_channelizer_ccf: numchans must be >= 1 (got 0)");
+    const double d = oversample_rate > 0 ? double(numchans) / oversample_rate : 0.0;
+    if (!std::isfinite(d) || std::fabs(d - std::round(d)) > 1e-5 || std::round(d) < 1 ||
+        std::round(d) > numchans)
+        throw std::invalid_argument(
+            "pfb_channelizer_ccf: oversample_rate must be numchans/i for an integer i in "
+            "[1, numchans] (numchans " +
+            std::to_string(numchans) + ", got " + std::to_string(oversample_rate) + ")");
+    return static_cast<unsigned int>(std::lround(d));
+}
+
+void check_map(const std::vector<int>& map, unsigned int numchans)
+{
+    for (int c : map)
+        if (c < 0 || unsigned(c) >= numchans)
+            throw std::invalid_argument(
+                "pfb_channelizer_ccf: channel " + std::to_string(c) +
+                " in the channel map is out of range 0.." + std::to_string(numchans - 1));
+}
+
+void check_taps(const std::vector<float>& taps)
+{
+    for (float t : taps)
+        if (!std::isfinite(t))
+            throw std::invalid_argument(
+                "pfb_channelizer_ccf: taps must be finite numbers");
+}
+
+std::vector<float>
+taps_or_design(const std::vector<float>& taps, unsigned int numchans, float atten)
+{
+    check_taps(taps);
+    return taps.empty() ? pfb_channelizer_ccf::create_taps(numchans, atten) : taps;
+}
+
+std::vector<int> full_map(const std::vector<int>& map, unsigned int numchans)
+{
+    if (!map.empty())
+        return map;
+    std::vector<int> all(numchans);
+    for (unsigned int c = 0; c < numchans; ++c)
+        all[c] = int(c);
+    return all;
+}
+
+} // namespace
+
+std::vector<float> pfb_channelizer_ccf::create_taps(unsigned int numchans, float atten)
+{
+    if (numchans < 1)
+        throw std::invalid_argument("pfb_channelizer_ccf: numchans must be >= 1 (got 0)");
+    if (!(atten > 0.0f) || !std::isfinite(atten))
+        throw std::invalid_argument(
+            "pfb_channelizer_ccf: atten must be a positive number of dB (got " +
+            std::to_string(atten) + ")");
+    // The in-tree block's prototype: pass band to 0.4, stop band from 0.6 of the
+    // channel spacing. optfir (its designer) crashes for large numchans in GNU
+    // Radio 3.10.5; firdes with a Kaiser window reaches any attenuation.
+    const double a = atten;
+    const double beta = a > 50.0 ? 0.1102 * (a - 8.7)
+                        : a >= 21.0
+                            ? 0.5842 * std::pow(a - 21.0, 0.4) + 0.07886 * (a - 21.0)
+                            : 0.0;
+    return filter::firdes::low_pass_2(
+        1.0, numchans, 0.4, 0.2, a, fft::window::win_type::WIN_KAISER, beta);
+}
+
+pfb_channelizer_ccf::sptr pfb_channelizer_ccf::make(unsigned int numchans,
+                                                    const std::vector<float>& taps,
+                                                    float oversample_rate,
+                                                    const std::vector<int>& channel_map,
+                                                    const std::string& device,
+                                                    float atten,
+                                                    bool vector_output)
+{
+    return gnuradio::make_block_sptr<pfb_channelizer_ccf_impl>(
+        numchans, taps, oversample_rate, channel_map, device, atten, vector_output);
+}
+
+pfb_channelizer_ccf_impl::pfb_channelizer_ccf_impl(unsigned int numchans,
+                                                   const std::vector<float>& taps,
+                                                   float oversample_rate,
+                                                   const std::vector<int>& channel_map,
+                                                   const std::string& device,
+                                                   float atten,
+                                                   bool vector_output)
+    : gr::block(
+          "pfb_channelizer_ccf",
+          gr::io_signature::make(1, 1, sizeof(gr_complex)),
+          vector_output
+              ? gr::io_signature::make(
+                    1, 1, sizeof(gr_complex) * full_map(channel_map, numchans).size())
+              : gr::io_signature::make(
+                    1, int(full_map(channel_map, numchans).size()), sizeof(gr_complex))),
+      d_numchans(numchans),
+      d_decimation(checked_decimation(numchans, oversample_rate)),
+      d_vector_output(vector_output),
+      d_context(core::device_context::get(device)),
+      d_taps(taps_or_design(taps, numchans, atten)),
+      d_map(full_map(channel_map, numchans)),
+      d_slots(d_map.size())
+{
+    check_map(d_map, numchans);
+    set_relative_rate(1, d_decimation);
+    set_output_multiple(int(std::max<size_t>(1, buffer_hint_samples / d_decimation)));
+}
+
+std::vector<size_t>
+pfb_channelizer_ccf_impl::engine_map(const std::vector<int>& map) const
+{
+    return std::vector<size_t>(map.begin(), map.begin() + d_slots);
+}
+
+bool pfb_channelizer_ccf_impl::check_topology(int, int noutputs)
+{
+    d_slots = d_vector_output ? d_map.size() : size_t(noutputs);
+    return true;
+}
+
+bool pfb_channelizer_ccf_impl::start()
+{
+    core::pfb_channelizer_options options;
+    options.channels = d_numchans;
+    options.oversample_rate = double(d_numchans) / d_decimation;
+    options.layout = d_vector_output ? core::channel_layout::frame_major
+                                     : core::channel_layout::channel_major;
+    options.max_input_samples = std::max<size_t>(chunk_samples, d_decimation);
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        options.taps = d_taps;
+        options.channel_map = engine_map(d_map);
+        d_settings_changed = false;
+    }
+    d_engine.reset(new core::pfb_channelizer(d_context, options));
+    d_pipeline.reset(new core::stream_pipeline(d_context, *d_engine, pipeline_depth));
+    d_delivered = 0;
+    return block::start();
+}
+
+bool pfb_channelizer_ccf_impl::stop()
+{
+    if (d_pipeline)
+        d_pipeline->discard();
+    d_pipeline.reset();
+    d_engine.reset();
+    return block::stop();
+}
+
+void pfb_channelizer_ccf_impl::set_taps(const std::vector<float>& taps)
+{
+    check_taps(taps);
+    if (taps.empty())
+        throw std::invalid_argument(
+            "pfb_channelizer_ccf: set_taps needs at least one tap");
+    std::lock_guard<std::mutex> lock(d_mutex);
+    d_taps = taps;
+    d_settings_changed = true;
+}
+
+std::vector<float> pfb_channelizer_ccf_impl::taps() const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_taps;
+}
+
+void pfb_channelizer_ccf_impl::set_channel_map(const std::vector<int>& map)
+{
+    check_map(map, d_numchans);
+    const std::vector<int> full = full_map(map, d_numchans);
+    std::lock_guard<std::mutex> lock(d_mutex);
+    if (d_vector_output && full.size() != d_map.size())
+        throw std::invalid_argument(
+            "pfb_channelizer_ccf: with vector output the channel map "
+            "must keep its length (" +
+            std::to_string(d_map.size()) + ")");
+    if (full.size() < d_slots)
+        throw std::invalid_argument(
+            "pfb_channelizer_ccf: the channel map needs an entry for "
+            "each of the " +
+            std::to_string(d_slots) + " connected outputs");
+    d_map = full;
+    d_settings_changed = true;
+}
+
+std::vector<int> pfb_channelizer_ccf_impl::channel_map() const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_map;
+}
+
+std::string pfb_channelizer_ccf_impl::device_name() const
+{
+    return d_context->info().name;
+}
+
+unsigned int pfb_channelizer_ccf_impl::latency() const
+{
+    return unsigned(pipeline_depth * std::max<size_t>(chunk_samples, d_decimation));
+}
+
+void pfb_channelizer_ccf_impl::forecast(int, gr_vector_int& ninput_items_required)
+{
+    // Output waiting in the pipeline needs no input, which also lets the end of
+    // a stream flush it; otherwise any input is worth a call.
+    ninput_items_required[0] = (d_pipeline && d_pipeline->in_flight() > 0) ? 0 : 1;
+}
+
+size_t pfb_channelizer_ccf_impl::deliver(size_t room, gr_vector_void_star& output_items)
+{
+    const size_t frames = d_pipeline->oldest_elements() / d_slots;
+    const size_t count = std::min(room, frames - d_delivered);
+    const gr_complex* chunk = d_pipeline->oldest();
+    if (d_vector_output) {
+        std::memcpy(output_items[0],
+                    chunk + d_delivered * d_slots,
+                    count * d_slots * sizeof(gr_complex));
+    } else {
+        for (size_t s = 0; s < d_slots; ++s)
+            std::memcpy(output_items[s],
+                        chunk + s * frames + d_delivered,
+                        count * sizeof(gr_complex));
+    }
+    d_delivered += count;
+    if (d_delivered == frames) {
+        d_pipeline->pop();
+        d_delivered = 0;
+    }
+    return count;
+}
+
+int pfb_channelizer_ccf_impl::general_work(int noutput_items,
+                                           gr_vector_int& ninput_items,
+                                           gr_vector_const_void_star& input_items,
+                                           gr_vector_void_star& output_items)
+{
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        if (d_settings_changed) {
+            d_engine->set_taps(d_taps);
+            d_engine->set_channel_map(engine_map(d_map));
+            d_settings_changed = false;
+        }
+    }
+
+    size_t consumed = 0;
+    if (d_pipeline->can_submit() && ninput_items[0] > 0) {
+        consumed = std::min<size_t>(ninput_items[0], d_engine->max_input_samples());
+        d_pipeline->submit(static_cast<const gr_complex*>(input_items[0]), consumed);
+        consume(0, int(consumed));
+    }
+
+    // Block on the oldest chunk when the pipeline is full or no input came
+    // (the end of a stream); otherwise take only what is already done.
+    size_t produced = 0;
+    while (d_pipeline->in_flight() > 0 && produced < size_t(noutput_items)) {
+        if (!d_pipeline->oldest_ready()) {
+            if (d_pipeline->can_submit() && consumed > 0)
+                break;
+            d_pipeline->wait_oldest();
+        }
+        gr_vector_void_star outs(output_items.size());
+        for (size_t i = 0; i < outs.size(); ++i)
+            outs[i] = static_cast<char*>(output_items[i]) +
+                      produced * output_signature()->sizeof_stream_item(int(i));
+        produced += deliver(noutput_items - produced, outs);
+    }
+    return int(produced);
+}
+
+} // namespace wideband
+} // namespace gr

@@ -1,0 +1,77 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_WIDEBAND_PFB_CHANNELIZER_CCF_IMPL_H
+#define INCLUDED_WIDEBAND_PFB_CHANNELIZER_CCF_IMPL_H
+
+#include <gnuradio/wideband/core/pfb_channelizer.h>
+#include <gnuradio/wideband/core/stream_pipeline.h>
+#include <gnuradio/wideband/pfb_channelizer_ccf.h>
+
+#include <memory>
+#include <mutex>
+
+namespace gr {
+namespace wideband {
+
+class pfb_channelizer_ccf_impl : public pfb_channelizer_ccf
+{
+public:
+    pfb_channelizer_ccf_impl(unsigned int numchans,
+                             const std::vector<float>& taps,
+                             float oversample_rate,
+                             const std::vector<int>& channel_map,
+                             const std::string& device,
+                             float atten,
+                             bool vector_output);
+
+    void set_taps(const std::vector<float>& taps) override;
+    std::vector<float> taps() const override;
+    void set_channel_map(const std::vector<int>& map) override;
+    std::vector<int> channel_map() const override;
+    unsigned int numchans() const override { return d_numchans; }
+    unsigned int decimation() const override { return d_decimation; }
+    std::string device_name() const override;
+    unsigned int latency() const override;
+
+    bool check_topology(int ninputs, int noutputs) override;
+    bool start() override;
+    bool stop() override;
+    void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override;
+
+private:
+    //! The channels the engine computes: the first `slots` entries of the map.
+    std::vector<size_t> engine_map(const std::vector<int>& map) const;
+    //! Copies up to \p room frames of the oldest chunk to the outputs.
+    size_t deliver(size_t room, gr_vector_void_star& output_items);
+
+    const unsigned int d_numchans;
+    const unsigned int d_decimation;
+    const bool d_vector_output;
+    core::device_context::sptr d_context;
+
+    mutable std::mutex d_mutex; // guards the settings below against the work thread
+    std::vector<float> d_taps;
+    std::vector<int> d_map;
+    bool d_settings_changed = false;
+
+    // channels per frame the engine writes: the connected outputs, or the
+    // vector length; fixed while the flowgraph runs
+    size_t d_slots;
+    std::unique_ptr<core::pfb_channelizer> d_engine;
+    std::unique_ptr<core::stream_pipeline> d_pipeline;
+    size_t d_delivered = 0; // frames of the oldest chunk already delivered
+};
+
+} // namespace wideband
+} // namespace gr
+
+#endif /* INCLUDED_WIDEBAND_PFB_CHANNELIZER_CCF_IMPL_H */

@@ -1,0 +1,69 @@
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include <gnuradio/wideband/pfb_channelizer_ccf.h>
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+
+void bind_pfb_channelizer_ccf(py::module& m)
+{
+    using gr::wideband::pfb_channelizer_ccf;
+
+    py::class_<pfb_channelizer_ccf,
+               gr::block,
+               gr::basic_block,
+               std::shared_ptr<pfb_channelizer_ccf>>(m, "pfb_channelizer_ccf", R"doc(
+Polyphase filterbank channelizer on an OpenCL device: a drop-in for
+gnuradio.filter.pfb.channelizer_ccf (the same output to float precision: same
+channel numbering, first sample and oversampling behaviour).
+
+pfb_channelizer_ccf(numchans, taps=[], oversample_rate=1, channel_map=[],
+                    device="", atten=100, vector_output=False)
+
+One complex input; one output per entry of channel_map (all numchans channels
+when empty; connect as many outputs as you need, in map order), or with
+vector_output one output of vectors of len(channel_map) samples per frame.
+Channel c is centred on +c/numchans cycles per input sample (0 = DC,
+1..numchans/2 positive, then negative). With D = numchans/oversample_rate (an
+integer), every channel gives one sample per D input samples, the first after
+D samples. Empty taps: a prototype designed for atten dB (create_taps).
+Raises ValueError for bad arguments, before the flowgraph starts.)doc")
+        .def(py::init(&pfb_channelizer_ccf::make),
+             py::arg("numchans"),
+             py::arg("taps") = std::vector<float>(),
+             py::arg("oversample_rate") = 1.0f,
+             py::arg("channel_map") = std::vector<int>(),
+             py::arg("device") = "",
+             py::arg("atten") = 100.0f,
+             py::arg("vector_output") = false)
+        .def_static("create_taps",
+                    &pfb_channelizer_ccf::create_taps,
+                    py::arg("numchans"),
+                    py::arg("atten") = 100.0f,
+                    "The prototype used when no taps are given: firdes.low_pass_2 with "
+                    "a Kaiser window for atten dB (pass band 0.4, stop band 0.6 of a "
+                    "channel).")
+        .def("set_taps",
+             &pfb_channelizer_ccf::set_taps,
+             py::arg("taps"),
+             "New prototype taps, from the next frame computed on.")
+        .def("taps", &pfb_channelizer_ccf::taps)
+        .def("set_channel_map",
+             &pfb_channelizer_ccf::set_channel_map,
+             py::arg("map"),
+             "New channel map, from the next frame computed on; it needs an entry "
+             "for every connected output.")
+        .def("channel_map", &pfb_channelizer_ccf::channel_map)
+        .def("numchans", &pfb_channelizer_ccf::numchans)
+        .def("decimation", &pfb_channelizer_ccf::decimation)
+        .def("device_name", &pfb_channelizer_ccf::device_name)
+        .def("latency",
+             &pfb_channelizer_ccf::latency,
+             "Input samples the output may lag behind the input.");
+}
