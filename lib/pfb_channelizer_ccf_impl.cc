@@ -6,6 +6,7 @@
  */
 
 #include "pfb_channelizer_ccf_impl.h"
+#include "stream_buffers.h"
 #include <gnuradio/fft/window.h>
 #include <gnuradio/filter/firdes.h>
 #include <gnuradio/io_signature.h>
@@ -147,6 +148,8 @@ pfb_channelizer_ccf_impl::engine_map(const std::vector<int>& map) const
 bool pfb_channelizer_ccf_impl::check_topology(int, int noutputs)
 {
     d_slots = d_vector_output ? d_map.size() : size_t(noutputs);
+    // Called before GNU Radio allocates the flowgraph's buffers.
+    ensure_buffers_for_streams(size_t(noutputs), d_logger);
     return true;
 }
 
