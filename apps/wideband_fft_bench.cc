@@ -53,37 +53,7 @@ std::vector<std::string> built_in_libs()
     return libs;
 }
 
-template <typename T>
-std::string join(const std::vector<T>& items, const char* sep = ",")
-{
-    std::ostringstream s;
-    for (size_t i = 0; i < items.size(); ++i)
-        s << (i ? sep : "") << items[i];
-    return s.str();
-}
-
-bool contains(const std::vector<std::string>& v, const std::string& item)
-{
-    return std::find(v.begin(), v.end(), item) != v.end();
-}
-
-std::string pad(const std::string& text, size_t width)
-{
-    return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
-}
-
-// At most four significant figures, so GPU and PoCL figures both read well.
-std::string number(double value)
-{
-    const double a = std::fabs(value);
-    return fmt(a >= 1000 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g", value);
-}
-
 // ---- command line -------------------------------------------------------
-
-struct usage_error : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 struct bench_options {
     std::string device;
@@ -174,38 +144,6 @@ error above 1e-5, or a changed input).
 )";
 }
 
-size_t parse_count(const std::string& option,
-                   const std::string& text,
-                   size_t lowest,
-                   size_t highest)
-{
-    size_t used = 0;
-    unsigned long long value = 0;
-    try {
-        value = std::stoull(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used == 0 || used != text.size() || text[0] == '-' || value < lowest ||
-        value > highest)
-        throw usage_error(option + ": '" + text + "' is not an integer from " +
-                          std::to_string(lowest) + " to " + std::to_string(highest));
-    return size_t(value);
-}
-
-std::vector<std::string> split(const std::string& option, const std::string& text)
-{
-    std::vector<std::string> items;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ','))
-        if (!item.empty())
-            items.push_back(item);
-    if (items.empty())
-        throw usage_error(option + ": empty list");
-    return items;
-}
-
 bench_options parse_command_line(int argc, char** argv)
 {
     bench_options o;
@@ -230,7 +168,7 @@ bench_options parse_command_line(int argc, char** argv)
                     (arg == "--libs" ? " (those found at build time)" : ""));
         return items;
     };
-    const std::map<std::string, std::function<void(const std::string&)>> options = {
+    const value_options options = {
         { "--device", [&](const std::string& v) { o.device = v; } },
         { "--sizes", [&](const std::string& v) { o.sizes = counts(v); } },
         { "--total-log2", [&](const std::string& v) { o.total_log2 = count(v, 0, 31); } },
@@ -256,27 +194,12 @@ bench_options parse_command_line(int argc, char** argv)
           [&](const std::string& v) { o.small_reps = int(count(v, 1)); } },
         { "--csv", [&](const std::string& v) { o.csv = v; } },
     };
-    for (int i = 1; i < argc; ++i) {
-        arg = argv[i];
-        std::string value;
-        const size_t equals = arg.find('=');
-        const bool inline_value = arg.rfind("--", 0) == 0 && equals != std::string::npos;
-        if (inline_value) {
-            value = arg.substr(equals + 1);
-            arg.resize(equals);
-        }
-        if (arg == "-h" || arg == "--help") {
-            o.help = true;
-        } else if (arg == "--small-batch") {
-            o.small_batch = true;
-        } else if (options.count(arg)) {
-            if (!inline_value && i + 1 >= argc)
-                throw usage_error(arg + " needs a value");
-            options.at(arg)(inline_value ? value : argv[++i]);
-        } else {
-            throw usage_error("unknown option '" + std::string(argv[i]) + "'");
-        }
-    }
+    const flag_options flags = {
+        { "-h", [&] { o.help = true; } },
+        { "--help", [&] { o.help = true; } },
+        { "--small-batch", [&] { o.small_batch = true; } },
+    };
+    parse_arguments(argc, argv, arg, options, flags);
     if (o.fftw_log2 == 0)
         o.fftw_log2 = o.total_log2;
     return o;
@@ -335,21 +258,6 @@ struct latency {
     double device_us = nan_value;
     double msps() const { return double(n) * double(batch) / wall.median_us; }
 };
-
-std::string csv_field(const std::string& text)
-{
-    if (text.find_first_of(",\"") == std::string::npos)
-        return text;
-    std::string quoted = "\"";
-    for (char c : text)
-        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-}
-
-std::string csv_number(double value)
-{
-    return std::isfinite(value) ? fmt("%.6g", value) : std::string();
-}
 
 // ---- the bench ----------------------------------------------------------
 

@@ -6,13 +6,16 @@
  */
 
 /*
- * The measuring parts of wideband_fft_bench: device-side timing, the float64
- * reference, and the libraries it compares: ours, VkFFT and clFFT on the same
- * OpenCL device behind one interface, and FFTW on the CPU.
+ * The measuring parts of wideband_fft_bench: the float64 reference, and the
+ * libraries it compares: ours, VkFFT and clFFT on the same OpenCL device behind
+ * one interface, and FFTW on the CPU. Device-side timing and the other parts
+ * the benchmarks share are in bench_common.h.
  */
 
 #ifndef INCLUDED_WIDEBAND_FFT_BENCH_H
 #define INCLUDED_WIDEBAND_FFT_BENCH_H
+
+#include "bench_common.h"
 
 #include <gnuradio/wideband/core/device.h>
 #include <gnuradio/wideband/core/fft_plan.h>
@@ -53,161 +56,8 @@
 
 namespace fft_bench {
 
-namespace core = gr::wideband::core;
-using cfloat = std::complex<float>;
-using clock_type = std::chrono::steady_clock;
-
-const double nan_value = std::numeric_limits<double>::quiet_NaN();
-
-inline std::string fmt(const char* format, double value)
-{
-    if (!std::isfinite(value))
-        return std::isnan(value) ? "nan" : "inf";
-    char text[64];
-    std::snprintf(text, sizeof text, format, value);
-    return text;
-}
-
-inline std::string size_text(double bytes)
-{
-    if (bytes >= 1073741824.0)
-        return fmt("%.3g GiB", bytes / 1073741824.0);
-    if (bytes >= 1048576.0)
-        return fmt("%.3g MiB", bytes / 1048576.0);
-    return fmt("%.3g KiB", bytes / 1024.0);
-}
-
-inline double ms_since(clock_type::time_point start)
-{
-    return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
-}
-
-// ---- timing ---------------------------------------------------------------
-
-struct timing {
-    double median_ms = nan_value;
-    double min_ms = nan_value;
-    double max_ms = nan_value;
-    double b2b_ms = nan_value; // mean of runs back to back
-};
-
-inline double median_of(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-inline timing summarize(const std::vector<double>& ms)
-{
-    timing t;
-    t.median_ms = median_of(ms);
-    t.min_ms = *std::min_element(ms.begin(), ms.end());
-    t.max_ms = *std::max_element(ms.begin(), ms.end());
-    return t;
-}
-
-// Enqueues one transform (or copy) on the given queue.
-using enqueue_fn = std::function<void(const cl::CommandQueue&)>;
-
-/*
- * Device-side timing: two 1-work-item "tick" kernels bracket the work on an
- * in-order profiling queue, so the time covers every kernel of a transform and
- * the gaps between them, but not the host's enqueue calls.
- */
-class device_timer
-{
-public:
-    explicit device_timer(const core::device_context& ctx)
-        : d_queue(ctx.create_queue(true)), d_counter(ctx.context(), CL_MEM_READ_WRITE, 64)
-    {
-        const char* source = R"(
-            __kernel void tick(__global uint* counter)
-            {
-                if (get_global_id(0) == 0)
-                    counter[0] += 1u;
-            })";
-        cl::Program program(ctx.context(), std::string(source));
-        program.build(std::vector<cl::Device>{ ctx.device() });
-        d_tick = cl::Kernel(program, "tick");
-        d_tick.setArg(0, d_counter);
-    }
-
-    const cl::CommandQueue& queue() const { return d_queue; }
-
-    // `prepare` (may be empty) runs before each bracketed run, outside the bracket.
-    timing
-    measure(const enqueue_fn& run, const enqueue_fn& prepare, int warmup, int reps) const
-    {
-        for (int i = 0; i < warmup; ++i)
-            run(d_queue);
-        d_queue.finish();
-        std::vector<cl::Event> start(reps), stop(reps);
-        for (int i = 0; i < reps; ++i) {
-            if (prepare)
-                prepare(d_queue);
-            start[i] = tick();
-            run(d_queue);
-            stop[i] = tick();
-        }
-        d_queue.finish();
-        std::vector<double> ms;
-        for (int i = 0; i < reps; ++i)
-            ms.push_back(elapsed_ms(start[i], stop[i]));
-        timing t = summarize(ms);
-
-        // Back to back, as a stream of launches runs. Runs in place are not
-        // restored here: their values grow and may overflow to inf/NaN, which
-        // leaves the time of the arithmetic unchanged.
-        const cl::Event first = tick();
-        for (int i = 0; i < reps; ++i)
-            run(d_queue);
-        const cl::Event last = tick();
-        d_queue.finish();
-        t.b2b_ms = elapsed_ms(first, last) / reps;
-        return t;
-    }
-
-private:
-    cl::Event tick() const
-    {
-        cl::Event event;
-        d_queue.enqueueNDRangeKernel(
-            d_tick, cl::NullRange, cl::NDRange(1), cl::NDRange(1), nullptr, &event);
-        return event;
-    }
-
-    static double elapsed_ms(const cl::Event& before, const cl::Event& after)
-    {
-        const cl_ulong end = before.getProfilingInfo<CL_PROFILING_COMMAND_END>();
-        const cl_ulong start = after.getProfilingInfo<CL_PROFILING_COMMAND_START>();
-        return double(int64_t(start - end)) * 1e-6;
-    }
-
-    cl::CommandQueue d_queue;
-    cl::Buffer d_counter;
-    cl::Kernel d_tick;
-};
-
-// Host wall time of one execution, launch overhead included (median, min).
-struct wall_timing {
-    double median_us = nan_value;
-    double min_us = nan_value;
-};
-
-inline wall_timing
-measure_wall(const std::function<void()>& execute_and_wait, int warmup, int reps)
-{
-    for (int i = 0; i < warmup; ++i)
-        execute_and_wait();
-    std::vector<double> us;
-    for (int i = 0; i < reps; ++i) {
-        const auto start = clock_type::now();
-        execute_and_wait();
-        us.push_back(ms_since(start) * 1e3);
-    }
-    return { median_of(us), *std::min_element(us.begin(), us.end()) };
-}
+// fmt, size_text, timing, device_timer, measure_wall, ... (apps/bench_common.h)
+using namespace bench_common;
 
 // ---- float64 reference --------------------------------------------------
 
@@ -337,10 +187,8 @@ inline std::pair<std::string, std::string> current_failure()
         throw;
     } catch (const unsupported& e) {
         return { "unsupported", e.what() };
-    } catch (const cl::Error& e) {
-        return { "failed", std::string(e.what()) + ": " + core::cl_error_name(e.err()) };
-    } catch (const std::exception& e) {
-        return { "failed", e.what() };
+    } catch (const std::exception&) {
+        return { "failed", current_error_text() };
     }
 }
 

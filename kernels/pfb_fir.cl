@@ -55,7 +55,8 @@ inline float2 pfb_fft_input(__global const float2* window,
 
 /*
  * For channel counts the on-chip FFT cannot hold: the FFT inputs of every
- * frame, frame after frame (frame f at fft_input[f*M ...]). One work-item per point.
+ * frame, frame after frame (frame f at fft_input[f*M ...]). One work-item per
+ * point, points of consecutive frames on consecutive work-items.
  */
 __kernel void pfb_fir_frames(__global const float2* window,
                              IDX last_of_first,
@@ -64,10 +65,10 @@ __kernel void pfb_fir_frames(__global const float2* window,
                              __global const float* taps,
                              __global float2* fft_input)
 {
-    const uint e = get_global_id(0), f = get_global_id(1);
-    if (e < CHANNELS && f < frames)
-        fft_input[(IDX)f * CHANNELS + e] =
-            pfb_fft_input(window, last_of_first, rotation0, f, e, taps);
+    const IDX n = get_global_id(0);
+    const uint f = n / CHANNELS, e = n % CHANNELS;
+    if (f < frames)
+        fft_input[n] = pfb_fft_input(window, last_of_first, rotation0, f, e, taps);
 }
 
 /*

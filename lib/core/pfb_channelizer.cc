@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -86,8 +87,7 @@ public:
     std::vector<size_t> map;
     size_t K = 0;
     bool fused = false;
-    bool configured = false; // kernels and tables match taps and map
-    bool dirty = false;      // taps or map changed since
+    bool configured = false; // kernels and tables exist
 
     // kernels and device tables
     cl::Kernel channelize, fir, gather;
@@ -108,7 +108,25 @@ public:
 
     size_t keep() const { return K * M - D + leftover; }
 
-    void configure(const cl::CommandQueue* queue);
+    // Device work due before the next call's kernel, on the caller's queue so
+    // that it follows the calls before: set_taps() changing K and reset() leave
+    // it. window[current] gets `zeros` zeros, then `count` kept samples from
+    // `from` at to_offset (= zeros).
+    struct history_move {
+        cl::Buffer from; // null: nothing to copy
+        size_t from_offset = 0, count = 0, zeros = 0;
+    };
+    std::optional<history_move> pending;
+
+    //! Where the valid history is now: its buffer, end and length.
+    struct history_source {
+        cl::Buffer buffer;
+        size_t end, available;
+    };
+    history_source history() const;
+
+    void configure();
+    void enqueue_pending(const cl::CommandQueue& queue, std::vector<cl::Event>& deps);
     void build_kernels();
     std::string options() const;
 };
@@ -167,9 +185,16 @@ void pfb_channelizer::impl::build_kernels()
     }
 }
 
-void pfb_channelizer::impl::configure(const cl::CommandQueue* queue)
+pfb_channelizer::impl::history_source pfb_channelizer::impl::history() const
 {
-    const size_t old_keep = configured ? keep() : 0;
+    if (pending)
+        return { pending->from, pending->from_offset + pending->count, pending->count };
+    return { window[current], keep(), keep() };
+}
+
+void pfb_channelizer::impl::configure()
+{
+    const history_source old = configured ? history() : history_source{};
     const size_t new_k = ceil_div(taps.size(), M);
     const bool rebuild = !configured || new_k != K;
     K = new_k;
@@ -203,49 +228,58 @@ void pfb_channelizer::impl::configure(const cl::CommandQueue* queue)
 
     // The window holds the history, the leftover and the largest call.
     const size_t capacity = K * M - 1 + max_input;
-    const size_t needed_keep = keep();
-    if (capacity > window_capacity) {
-        cl::Buffer next[2] = { cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, capacity * 8),
-                               cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, capacity * 8) };
-        const cl_float2 zero = { { 0.0f, 0.0f } };
-        if (queue) {
-            // Older samples than were kept are unknown: zeros, then the kept ones.
-            const size_t kept = std::min(old_keep, needed_keep);
-            if (needed_keep > kept)
-                queue->enqueueFillBuffer(next[0], zero, 0, (needed_keep - kept) * 8);
-            if (kept)
-                queue->enqueueCopyBuffer(window[current],
-                                         next[0],
-                                         (old_keep - kept) * 8,
-                                         (needed_keep - kept) * 8,
-                                         kept * 8);
-        } else {
-            cl::CommandQueue q = ctx->create_queue();
-            q.enqueueFillBuffer(next[0], zero, 0, capacity * 8);
-            q.finish();
-        }
-        window[0] = next[0];
-        window[1] = next[1];
+    if (!configured) {
+        window[0] = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, capacity * 8);
+        window[1] = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, capacity * 8);
         window_capacity = capacity;
         current = 0;
-    } else if (needed_keep != old_keep && queue) {
-        // Same window size, different history: move the kept samples in place
-        // through the other window.
-        const cl_float2 zero = { { 0.0f, 0.0f } };
-        const int other = 1 - current;
-        const size_t kept = std::min(old_keep, needed_keep);
-        if (needed_keep > kept)
-            queue->enqueueFillBuffer(window[other], zero, 0, (needed_keep - kept) * 8);
-        if (kept)
-            queue->enqueueCopyBuffer(window[current],
-                                     window[other],
-                                     (old_keep - kept) * 8,
-                                     (needed_keep - kept) * 8,
-                                     kept * 8);
-        current = other;
+        pending = history_move{ cl::Buffer(), 0, 0, keep() };
+        configured = true;
+        return;
     }
-    configured = true;
-    dirty = false;
+    const size_t needed = keep();
+    if (needed == old.available && !pending && capacity <= window_capacity)
+        return; // same history layout: nothing moves
+    if (capacity > window_capacity) {
+        window[0] = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, capacity * 8);
+        window[1] = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, capacity * 8);
+        window_capacity = capacity;
+        current = 0;
+    } else if (window[current]() == old.buffer()) {
+        current = 1 - current; // never move the history onto itself
+    }
+    // Samples older than were kept are unknown: zeros stand in for them.
+    const size_t kept = std::min(old.available, needed);
+    pending = history_move{ old.buffer, old.end - kept, kept, needed - kept };
+}
+
+void pfb_channelizer::impl::enqueue_pending(const cl::CommandQueue& queue,
+                                            std::vector<cl::Event>& deps)
+{
+    if (!pending)
+        return;
+    cl::Event event;
+    if (pending->zeros) {
+        const cl_float2 zero = { { 0.0f, 0.0f } };
+        queue.enqueueFillBuffer(window[current],
+                                zero,
+                                0,
+                                pending->zeros * 8,
+                                deps.empty() ? nullptr : &deps,
+                                &event);
+        deps.assign(1, event);
+    }
+    if (pending->count) {
+        queue.enqueueCopyBuffer(pending->from,
+                                window[current],
+                                pending->from_offset * 8,
+                                pending->zeros * 8,
+                                pending->count * 8,
+                                deps.empty() ? nullptr : &deps,
+                                &event);
+        deps.assign(1, event);
+    }
+    pending.reset();
 }
 
 pfb_channelizer::pfb_channelizer(device_context::sptr context,
@@ -270,7 +304,7 @@ pfb_channelizer::pfb_channelizer(device_context::sptr context,
     // whole frames, and at least one
     im.max_frames = std::max<size_t>(1, wanted / im.D);
     im.max_input = im.max_frames * im.D;
-    im.configure(nullptr);
+    im.configure();
 }
 
 pfb_channelizer::~pfb_channelizer() = default;
@@ -302,8 +336,6 @@ pfb_channelizer::result pfb_channelizer::enqueue(const cl::CommandQueue& queue,
                                                  const std::vector<cl::Event>& wait)
 {
     impl& im = *d_impl;
-    if (im.dirty)
-        im.configure(&queue);
     if (samples > im.max_input)
         throw std::invalid_argument(
             "pfb_channelizer: " + std::to_string(samples) +
@@ -329,6 +361,7 @@ pfb_channelizer::result pfb_channelizer::enqueue(const cl::CommandQueue& queue,
     const cl_uint rotation0 =
         static_cast<cl_uint>(((im.frames_done + 2) % im.M) * im.D % im.M);
     std::vector<cl::Event> deps = wait;
+    im.enqueue_pending(queue, deps);
     cl::Event event;
     auto chain = [&]() { deps.assign(1, event); };
 
@@ -363,8 +396,8 @@ pfb_channelizer::result pfb_channelizer::enqueue(const cl::CommandQueue& queue,
             im.fir.setArg(5, im.fft_input);
             queue.enqueueNDRangeKernel(im.fir,
                                        cl::NullRange,
-                                       cl::NDRange(ceil_div(im.M, 64) * 64, frames),
-                                       cl::NDRange(64, 1),
+                                       cl::NDRange(ceil_div(im.M * frames, 64) * 64),
+                                       cl::NDRange(64),
                                        deps.empty() ? nullptr : &deps,
                                        &event);
             chain();
@@ -428,13 +461,13 @@ void pfb_channelizer::set_taps(const std::vector<float>& taps)
 {
     check_taps(taps);
     d_impl->taps = taps;
-    d_impl->dirty = true;
+    d_impl->configure();
 }
 
 void pfb_channelizer::set_channel_map(const std::vector<size_t>& channel_map)
 {
     d_impl->map = resolved_map(channel_map, d_impl->M);
-    d_impl->dirty = true;
+    d_impl->configure();
 }
 
 void pfb_channelizer::reset()
@@ -442,10 +475,8 @@ void pfb_channelizer::reset()
     impl& im = *d_impl;
     im.leftover = 0;
     im.frames_done = 0;
-    cl::CommandQueue q = im.ctx->create_queue();
-    const cl_float2 zero = { { 0.0f, 0.0f } };
-    q.enqueueFillBuffer(im.window[im.current], zero, 0, im.keep() * 8);
-    q.finish();
+    // Zeroed by the next enqueue(), after whatever the caller's queue still holds.
+    im.pending = impl::history_move{ cl::Buffer(), 0, 0, im.keep() };
 }
 
 } // namespace core

@@ -288,7 +288,6 @@ void check_identical(const frames_by_slot& a,
     }
 }
 
-
 // ---------------------------------------------------------------------------
 // The engine under test
 
@@ -321,8 +320,9 @@ core::pfb_channelizer_options make_options(const config& cfg,
 
 /*
  * A pfb_channelizer with the layout it writes, fed the way its header says:
- * the samples written at input_region() (a non-blocking write the enqueue()
- * waits for), then enqueue() into a fresh output buffer poisoned with NaN.
+ * the samples written at input_region() (a non-blocking write the call waits
+ * for), then enqueue() (or, with through_run, stream_engine::run(): compact
+ * rows of the call's frames) into a fresh output buffer poisoned with NaN.
  */
 class engine
 {
@@ -341,6 +341,9 @@ public:
 
     const std::string& name() const { return d_name; }
 
+    //! Calls stream_engine::run() instead of enqueue().
+    bool through_run = false;
+
     /*
      * One call with n samples. Checks the frame count against frames_for(), that
      * every element the call must write was written and that no other element
@@ -351,7 +354,7 @@ public:
         const size_t slots = ch.outputs();
         const size_t frames = ch.frames_for(n);
         const bool rows = d_layout == channel_layout::channel_major;
-        const size_t row_stride = frames + row_gap;
+        const size_t row_stride = through_run ? frames : frames + row_gap;
 
         const core::pfb_channelizer::region region = ch.input_region();
         BOOST_REQUIRE_EQUAL(region.capacity, ch.max_input_samples());
@@ -370,18 +373,30 @@ public:
         }
 
         const size_t span = rows ? slots * row_stride : frames * slots;
-        std::vector<cfloat> host(span + tail_slack,
+        if (through_run)
+            BOOST_REQUIRE_LE(span, ch.max_output_elements());
+        const size_t size = through_run ? ch.max_output_elements() : span;
+        std::vector<cfloat> host(size + tail_slack,
                                  cfloat(poison_value(), poison_value()));
         cl::Buffer out(context()->context(),
                        CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                        host.size() * sizeof(cfloat),
                        host.data());
-        const core::pfb_channelizer::result result =
-            ch.enqueue(queue(), n, out, row_stride, wait);
-        BOOST_CHECK_MESSAGE(result.frames == frames,
-                            d_name << ": " << result.frames
-                                   << " frames written, frames_for() said " << frames);
-        result.done.wait();
+        cl::Event done;
+        size_t written;
+        if (through_run) {
+            written = ch.run(queue(), n, out, wait, done);
+        } else {
+            const core::pfb_channelizer::result result =
+                ch.enqueue(queue(), n, out, row_stride, wait);
+            written = result.frames * slots;
+            done = result.done;
+        }
+        BOOST_CHECK_MESSAGE(written == frames * slots,
+                            d_name << ": " << written << " elements written, expected "
+                                   << frames << " frames (frames_for()) * " << slots
+                                   << " outputs");
+        done.wait();
         queue().enqueueReadBuffer(
             out, CL_TRUE, 0, host.size() * sizeof(cfloat), host.data());
 
@@ -542,8 +557,9 @@ stream_result check_stream(const config& cfg,
 
 /*
  * The sizes of the issue, each with r = 1, r = 2 where M is even and a rate
- * whose D does not divide M (r = M / D), with K*M taps and with a count that is
- * not a multiple of M (the same K: no extra kernel build). All channels, random
+ * whose D does not divide M (r = M / D, e.g. 4/3; M = 1 and 2 have none, M = 3
+ * and 5 also take D = 1), with K*M taps and with a count that is not a multiple
+ * of M (the same K: no extra kernel build). All channels, random
  * chunks of at most 7 frames per call, on the fused path, which every smooth M
  * up to 4096 takes.
  */
@@ -566,7 +582,7 @@ BOOST_AUTO_TEST_CASE(accuracy_against_the_reference)
         { 64, { 64, 32, 48 }, 8, 50 },
         { 100, { 100, 50, 40 }, 5, 40 },
         { 256, { 256, 128, 192 }, 6, 30 },
-        { 1024, { 1024, 512 }, 8, 20 },
+        { 1024, { 1024, 512, 768 }, 8, 20 },
     };
     accuracy worst;
     uint32_t seed = 1000;
@@ -754,11 +770,11 @@ BOOST_AUTO_TEST_CASE(chunkings_agree)
 /*
  * set_taps() between calls. What the engine promises: the frames of every call
  * after set_taps() are computed with the new taps, frame numbering and
- * commutator phase continue, and the history kept is the last K_old*M - D
- * samples before the call's first frame (what the old taps needed) plus any
- * samples short of a frame. With the same or fewer taps per branch that is the
- * whole history the new taps need: those frames equal the reference of the whole
- * stream with the new taps. When K grows, older samples are taken as zero: the
+ * commutator phase continue, and the history kept is the K_old*M - D samples
+ * up to the end of the last frame computed (what the old taps needed for the
+ * next frame) plus any samples short of a frame. With the same or fewer taps per branch
+ * that is the whole history the new taps need: those frames equal the reference of the
+ * whole stream with the new taps. When K grows, older samples are taken as zero: the
  * frames equal the reference of the stream with samples before
  * (q0 + 1) D - K_old M zeroed, q0 the first frame after the change (and any
  * earlier such zeroing stays in force).
@@ -857,7 +873,10 @@ BOOST_AUTO_TEST_CASE(reset_restarts_the_stream)
 
 /*
  * reset() right after an enqueue() whose work has not run yet (it waits on a
- * user event): the stream after the reset must still start from zero history.
+ * user event, as it may wait on an upload on another queue or simply not have
+ * run yet on a GPU): the stream after the reset must still start from zero
+ * history. Everything else the engine does is ordered on the caller's queue;
+ * reset() zeroes the history on a queue of its own at once.
  */
 BOOST_AUTO_TEST_CASE(reset_after_pending_work)
 {
@@ -971,5 +990,45 @@ BOOST_AUTO_TEST_CASE(invalid_options_and_calls)
         const size_t n = t->ch.max_input_samples(), frames = t->ch.frames_for(n);
         BOOST_CHECK_NO_THROW(
             t->ch.enqueue(queue(), n, buffer(M * frames), frames).done.wait());
+    }
+}
+
+/*
+ * stream_engine::run(): compact output (channel-major rows of the call's frames,
+ * or frame-major vectors) from element 0 on, never beyond max_output_elements(),
+ * the same frames as enqueue(); also after a map change to more outputs.
+ */
+BOOST_AUTO_TEST_CASE(stream_engine_run)
+{
+    const size_t M = 16, D = 12;
+    const std::vector<float> taps = random_taps(40, 110);
+    const std::vector<cfloat> x = random_signal(40 * D + 5, 111);
+    const std::vector<size_t> first = random_chunks(20 * D + 1, D, 6 * D, 112);
+    const std::vector<size_t> second =
+        random_chunks(x.size() - 20 * D - 1, D, 6 * D, 113);
+    const std::vector<size_t> larger_map = { 3, 3, 15, 0,  7,  8,  9,  1,  2,
+                                             4, 5, 6,  10, 11, 12, 13, 14, 0 };
+    for (channel_layout layout :
+         { channel_layout::channel_major, channel_layout::frame_major }) {
+        config cfg;
+        cfg.channels = M;
+        cfg.decimation = D;
+        cfg.layout = layout;
+        cfg.map = { 5, 1 };
+        cfg.max_input_samples = 6 * D;
+        engine by_enqueue(cfg, taps), by_run(cfg, taps);
+        by_run.through_run = true;
+        BOOST_TEST(by_run.ch.max_output_elements() == 6 * 2);
+        const frames_by_slot a = by_enqueue.run(x, 0, first);
+        check_identical(by_run.run(x, 0, first), a, by_run.name() + ", run()");
+        check_frames(
+            a, reference(x, taps, M, D, cfg.map, 0, (20 * D + 1) / D), by_enqueue.name());
+
+        for (engine* e : { &by_enqueue, &by_run })
+            e->ch.set_channel_map(larger_map);
+        BOOST_TEST(by_run.ch.max_output_elements() == 6 * larger_map.size());
+        check_identical(by_run.run(x, 20 * D + 1, second),
+                        by_enqueue.run(x, 20 * D + 1, second),
+                        by_run.name() + ", run() after a map change");
     }
 }

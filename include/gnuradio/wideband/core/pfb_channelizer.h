@@ -40,7 +40,8 @@ struct WIDEBAND_CORE_API pfb_channelizer_options {
      */
     std::vector<size_t> channel_map;
     channel_layout layout = channel_layout::channel_major;
-    //! Input samples one enqueue() may bring (0: about 2^20, rounded to frames).
+    //! Input samples one enqueue() may bring (0: about 2^20); rounded down to
+    //! whole frames of D samples, at least one.
     size_t max_input_samples = 0;
     //! Tuning and tests: the longest FFT computed in one kernel with the FIR (0: device
     //! limit).
@@ -64,7 +65,12 @@ struct WIDEBAND_CORE_API pfb_channelizer_options {
  * touches global memory. Larger or non-smooth M take a FIR kernel, an fft_plan
  * and a gather. Only the mapped channels are written.
  *
- * Use: write the new samples where input_region() says, then enqueue().
+ * Use: write the new samples where input_region() says, then enqueue(). The
+ * engine alternates between two input windows (input_regions() = 2): a write
+ * for call k+1 may overlap call k, but must wait for call k-1's result::done,
+ * which read the same window. set_taps(), set_channel_map() and reset() apply
+ * from the next enqueue() on; the device work they need (moving or clearing
+ * the history) is enqueued by that enqueue(), on its queue, after its wait list.
  * Not thread-safe; the caller serialises its calls.
  */
 class WIDEBAND_CORE_API pfb_channelizer : public stream_engine
@@ -127,11 +133,14 @@ public:
                const std::vector<cl::Event>& wait,
                cl::Event& done) override;
 
-    //! New taps, used from the next enqueue() on (the state is kept).
+    /*!
+     * New taps, used from the next enqueue() on. The history is kept; when the
+     * taps per branch grow, samples older than the history held are taken as zero.
+     */
     void set_taps(const std::vector<float>& taps);
     //! A new channel map, used from the next enqueue() on.
     void set_channel_map(const std::vector<size_t>& channel_map);
-    //! Back to zero history, as at construction.
+    //! Back to zero history, as at construction, from the next enqueue() on.
     void reset();
 
 private:

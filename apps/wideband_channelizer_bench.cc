@@ -1,0 +1,1449 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/*
+ * wideband_channelizer_bench: throughput of the core's polyphase channelizer
+ * engine (core::pfb_channelizer) on one OpenCL device, with the data on the
+ * device and with host <-> device transfers (serial and overlapped), measured in
+ * one run beside the same channelization done as separate FIR + FFT passes, a
+ * device-side buffer copy (the memory ceiling) and pinned host <-> device copies
+ * (the PCIe ceiling). print_help() states the method.
+ */
+
+#include "bench_common.h"
+
+#include <gnuradio/wideband/core/pfb_channelizer.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+using namespace bench_common;
+
+namespace {
+
+const char* const program_name = "wideband_channelizer_bench";
+constexpr double bytes_per_sample = 16; // the issue's measure: 8 in + 8 out (r = 1)
+constexpr double max_rel_err = 1e-4;
+constexpr double pi = 3.14159265358979323846;
+// The engine ping-pongs two input windows: the upload for call k may start once
+// call k - 2 is done (pfb_channelizer::enqueue keeps the history of call k - 1 at
+// the front of the window call k + 1 uses).
+constexpr size_t engine_windows = 2;
+constexpr size_t output_slots = 3; // output buffers in flight with transfers
+constexpr size_t input_ring = 4;   // pinned input chunks, cycled
+constexpr cl_uint quiet_nan_bits = 0x7fc00001u;
+
+const std::vector<size_t> default_channels = { 16, 64, 256, 1024, 4096 };
+
+// ---- command line -------------------------------------------------------
+
+struct bench_options {
+    std::string device;
+    std::vector<size_t> channels = default_channels;
+    std::vector<size_t> taps_per_branch = { 8, 16 };
+    std::vector<double> oversample = { 1, 2 };
+    size_t samples_log2 = 26;
+    size_t chunk_log2 = 22;
+    size_t extra_channels = 4096; // frame-major and subset rows (0: none)
+    size_t subset = 20;
+    int reps = 15;
+    int warmup = 3;
+    int transfer_reps = 5;
+    double time_limit = 0; // seconds; 0: none
+    bool unfused = true;
+    bool transfers = true;
+    std::string csv;
+    bool help = false;
+
+    size_t samples() const { return size_t(1) << samples_log2; }
+    // Samples per call with transfers: 2^C, at least 4 calls per sequence.
+    size_t chunk() const
+    {
+        return size_t(1) << std::min(chunk_log2, samples_log2 > 2 ? samples_log2 - 2 : 0);
+    }
+    size_t calls() const { return std::max<size_t>(4, samples() / chunk()); }
+};
+
+std::string rate_text(double r) { return fmt("%g", r); }
+
+void print_help()
+{
+    const bench_options d;
+    std::cout << "Usage: " << program_name << " [OPTIONS]\n"
+              << R"(
+Throughput of gr-wideband's polyphase filterbank channelizer engine
+(core::pfb_channelizer: GNU Radio's pfb.channelizer_ccf on an OpenCL device) for
+M channels, K taps per branch and oversampling r (D = M/r input samples per
+output frame), measured in one run beside the same channelization done as
+separate FIR, FFT and gather passes (max_fused_channels = 1), a device copy
+(clEnqueueCopyBuffer, the memory ceiling) and pinned host<->device copies (the
+PCIe ceiling). Taps: a Blackman-windowed sinc low-pass of K*M taps, cut-off at
+half the channel spacing, DC gain 1.
+
+Method, device-resident: each call brings 2^S new input samples (S =
+--samples-log2), written once into both of the engine's input windows; the
+engine keeps its history, so repeated calls stream. Each timed call (enqueue():
+its kernels and the copy of the filter history) sits between two 1-work-item
+kernels on a profiling queue; its time is the second one's START minus the first
+one's END. W warm-up calls, then the median of R calls (and the mean of R back to
+back in the CSV). Gsps = input samples per second / 1e9; GB/s counts 16 bytes
+per input sample whatever the passes and r; %copy compares with
+clEnqueueCopyBuffer of 2^S samples (bytes read + written per second, the faster
+of the run's start and end).
+
+With transfers (the default engine, 2^C samples per call, C = --chunk-log2, at
+most S-2): a sequence of calls streams 2^S samples (at least 4 calls) from pinned
+host memory (CL_MEM_ALLOC_HOST_PTR buffers, mapped): per call the upload of the
+new samples to input_region(), enqueue(), the download of the outputs.
+  serial   one in-order queue, nothing overlaps
+  overlap  three queues (uploads, kernels, downloads) chained by events and 3
+           output buffers: the upload of call k+1 runs during the kernels of
+           call k and the download of call k-1
+Host wall time of a whole sequence, one warm-up sequence, median of T. The PCIe
+ceiling: the same chunks copied host->device, device->host, and both at once on
+two queues; limit = min(h2d/8, d2h/o, both/(8+o)) Gsps, o = 8*outputs/D bytes
+out per input sample; %lim = overlap / limit.
+
+Checks: every engine first runs three calls from zero history (2^S samples; a
+shorter call that leaves samples short of a frame; 2^S again) into NaN-filled
+output; sampled frames (first two, middle, last two) of sampled channels are
+compared with GNU Radio's formula in float64 (kernels/pfb_fir.cl). With
+transfers, the last calls of each variant's last sequence likewise. err =
+relative L2 error over those points; above 1e-4, a non-finite value or a wrong
+frame count fails.
+
+Rows: every M x K x r, all channels, channel-major; then for M = --extras (with
+the first K and r): all channels frame-major, and --subset channels spread over
+the band, channel-major.
+
+Options:
+  --device STR            OpenCL device: "" = automatic (first GPU, else CPU; env
+                          WIDEBAND_DEVICE), gpu, cpu, P:D, or part of its name
+  --channels LIST         M, comma-separated [)"
+              << join(d.channels) << R"(]
+  --taps-per-branch LIST  K [)"
+              << join(d.taps_per_branch) << R"(]
+  --oversample LIST       r, with M/r an integer [1,2]
+  --samples-log2 S        input samples per device-resident call and per
+                          transfer sequence, 2^S [26: 512 MiB in]
+  --chunk-log2 C          input samples per call with transfers, 2^C [22]
+  --extras M              M of the frame-major and subset rows; 0: none [4096]
+  --subset N              channels of the subset row [20]
+  --reps R                timed calls, median [15]
+  --warmup W              untimed calls first [3]
+  --transfer-reps T       timed sequences with transfers, median [5]
+  --time-limit SEC        measure no further row after SEC seconds, print
+                          the table of what was measured, exit status 4; 0: no
+                          limit [0]
+  --no-unfused            skip the FIR + FFT passes
+  --no-transfers          skip the host<->device measurements
+  --csv FILE              write every figure to FILE as CSV
+  -h, --help              this text
+
+Examples:
+  wideband_channelizer_bench                     the issue's grid on the GPU
+  wideband_channelizer_bench --channels 1024 --taps-per-branch 16 --oversample 2
+  wideband_channelizer_bench --device cpu --samples-log2 14 --channels 16,64 --reps 2
+  wideband_channelizer_bench --no-transfers --csv channelizer.csv
+
+Exit status: 0 done, every check passed; 1 an OpenCL or other run-time error, or
+a measurement that failed; 2 a bad command line or a --device that matches no
+device; 3 an output failed its check (err above 1e-4, non-finite values or a
+wrong frame count); 4 stopped by --time-limit (every check made passed).
+)";
+}
+
+bench_options parse_command_line(int argc, char** argv)
+{
+    bench_options o;
+    std::string arg; // the option being parsed, for the error messages
+    auto count = [&](const std::string& v,
+                     size_t lowest,
+                     size_t highest = std::numeric_limits<int>::max()) {
+        return parse_count(arg, v, lowest, highest);
+    };
+    auto counts = [&](const std::string& v, size_t highest) {
+        std::vector<size_t> values;
+        for (const auto& item : split(arg, v))
+            values.push_back(count(item, 1, highest));
+        return values;
+    };
+    const value_options values = {
+        { "--device", [&](const std::string& v) { o.device = v; } },
+        { "--channels",
+          [&](const std::string& v) { o.channels = counts(v, size_t(1) << 24); } },
+        { "--taps-per-branch",
+          [&](const std::string& v) { o.taps_per_branch = counts(v, 1024); } },
+        { "--oversample",
+          [&](const std::string& v) {
+              o.oversample.clear();
+              for (const auto& item : split(arg, v)) {
+                  char* end = nullptr;
+                  const double r = std::strtod(item.c_str(), &end);
+                  if (*end != '\0' || !(r >= 1) || !std::isfinite(r))
+                      throw usage_error(arg + ": '" + item + "' is not a number >= 1");
+                  o.oversample.push_back(r);
+              }
+          } },
+        { "--samples-log2",
+          [&](const std::string& v) { o.samples_log2 = count(v, 4, 31); } },
+        { "--chunk-log2", [&](const std::string& v) { o.chunk_log2 = count(v, 1, 30); } },
+        { "--extras",
+          [&](const std::string& v) { o.extra_channels = count(v, 0, 1 << 24); } },
+        { "--subset", [&](const std::string& v) { o.subset = count(v, 1, 1 << 24); } },
+        { "--reps", [&](const std::string& v) { o.reps = int(count(v, 1)); } },
+        { "--warmup", [&](const std::string& v) { o.warmup = int(count(v, 0)); } },
+        { "--transfer-reps",
+          [&](const std::string& v) { o.transfer_reps = int(count(v, 1)); } },
+        { "--time-limit",
+          [&](const std::string& v) {
+              char* end = nullptr;
+              o.time_limit = std::strtod(v.c_str(), &end);
+              if (v.empty() || *end != '\0' || !(o.time_limit >= 0))
+                  throw usage_error(arg + ": '" + v + "' is not a number >= 0");
+          } },
+        { "--csv", [&](const std::string& v) { o.csv = v; } },
+    };
+    const flag_options flags = {
+        { "-h", [&] { o.help = true; } },
+        { "--help", [&] { o.help = true; } },
+        { "--no-unfused", [&] { o.unfused = false; } },
+        { "--no-transfers", [&] { o.transfers = false; } },
+    };
+    parse_arguments(argc, argv, arg, values, flags);
+    return o;
+}
+
+// ---- signal, taps and the float64 reference --------------------------------
+
+// Sample n of the test signal: both parts uniform in [-1, 1), from n alone, so the
+// signal can grow without changing.
+cfloat signal_sample(uint64_t n)
+{
+    uint64_t z = n * 0x9e3779b97f4a7c15ull + 0x0123456789abcdefull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    const float scale = 1.0f / 8388608.0f; // 2^-23
+    return cfloat(float(uint32_t(z) >> 8) * scale - 1.0f,
+                  float(uint32_t(z >> 32) >> 8) * scale - 1.0f);
+}
+
+// Blackman-windowed sinc, K*M taps, cut-off 1/(2M) cycles per sample, DC gain 1.
+std::vector<float> design_taps(size_t M, size_t K)
+{
+    const size_t n = K * M;
+    if (n == 1)
+        return { 1.0f };
+    const double fc = 0.5 / double(M), centre = 0.5 * double(n - 1);
+    std::vector<double> h(n);
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const double x = double(i) - centre;
+        const double sinc = x == 0 ? 2 * fc : std::sin(2 * pi * fc * x) / (pi * x);
+        const double a = 2 * pi * double(i) / double(n - 1);
+        h[i] = sinc * (0.42 - 0.5 * std::cos(a) + 0.08 * std::cos(2 * a));
+        sum += h[i];
+    }
+    std::vector<float> taps(n);
+    for (size_t i = 0; i < n; ++i)
+        taps[i] = float(h[i] / sum);
+    return taps;
+}
+
+/*
+ * Output q of channel c, GNU Radio's formula (kernels/pfb_fir.cl) in float64:
+ *   y_c[q] = exp(-2 pi i c (D+1)/M) sum_n h[n] x[t-n] exp(-2 pi i c (t-n)/M),
+ *   t = (q+1) D - 1, x[k < 0] = 0; x(k) gives sample k >= 0.
+ */
+template <typename X>
+std::complex<double> reference_output(const X& x,
+                                      const std::vector<float>& taps,
+                                      size_t M,
+                                      size_t D,
+                                      size_t c,
+                                      uint64_t q,
+                                      const std::vector<std::complex<double>>& twiddles)
+{
+    const int64_t t = int64_t((q + 1) * D) - 1;
+    std::complex<double> sum = 0;
+    for (size_t n = 0; n < taps.size() && int64_t(n) <= t; ++n) {
+        const uint64_t k = uint64_t(t - int64_t(n));
+        const std::complex<double> xk(x(k));
+        sum += double(taps[n]) * xk * twiddles[(c * (k % M)) % M];
+    }
+    return sum * twiddles[(c * ((D + 1) % M)) % M];
+}
+
+// exp(-2 pi i m / M) for m < M.
+std::vector<std::complex<double>> make_twiddles(size_t M)
+{
+    std::vector<std::complex<double>> t(M);
+    for (size_t m = 0; m < M; ++m)
+        t[m] = std::polar(1.0, -2 * pi * double(m) / double(M));
+    return t;
+}
+
+// Indices checked out of `n`: the first two, the middle and the last two (and a
+// fifth, scattered one for channels).
+std::vector<size_t> picks(size_t n, bool scattered)
+{
+    std::vector<size_t> p;
+    if (n == 0)
+        return p;
+    for (size_t i : { size_t(0), size_t(1), n / 2, n - 2, n - 1 })
+        if (i < n)
+            p.push_back(i);
+    if (scattered)
+        p.push_back(n * 7 / 11);
+    std::sort(p.begin(), p.end());
+    p.erase(std::unique(p.begin(), p.end()), p.end());
+    return p;
+}
+
+struct check_stats {
+    double err2 = 0, ref2 = 0;
+    size_t points = 0, nonfinite = 0;
+    std::string problem; // a wrong frame count or region
+
+    void add(const std::complex<double>& ref, const cfloat& got)
+    {
+        ++points;
+        if (!std::isfinite(got.real()) || !std::isfinite(got.imag())) {
+            ++nonfinite;
+            return;
+        }
+        err2 += std::norm(std::complex<double>(got) - ref);
+        ref2 += std::norm(ref);
+    }
+    void merge(const check_stats& o)
+    {
+        err2 += o.err2;
+        ref2 += o.ref2;
+        points += o.points;
+        nonfinite += o.nonfinite;
+        if (problem.empty())
+            problem = o.problem;
+    }
+    double rel_err() const
+    {
+        return points ? (ref2 > 0   ? std::sqrt(err2 / ref2)
+                         : err2 > 0 ? INFINITY
+                                    : 0.0)
+                      : nan_value;
+    }
+    bool passed() const
+    {
+        return points > 0 && nonfinite == 0 && problem.empty() &&
+               rel_err() <= max_rel_err;
+    }
+    std::string text() const
+    {
+        std::string t = "err " + fmt("%.2e", rel_err()) + " over " +
+                        std::to_string(points) + " points";
+        if (nonfinite)
+            t += ", " + std::to_string(nonfinite) + " non-finite";
+        if (!problem.empty())
+            t += ", " + problem;
+        return t + (passed() ? "" : "  CHECK FAILED");
+    }
+};
+
+// ---- pinned host memory --------------------------------------------------
+
+// An OpenCL buffer in host memory (CL_MEM_ALLOC_HOST_PTR), mapped for its life:
+// page-locked on discrete GPUs, so transfers from and to it run at bus speed.
+class pinned_host
+{
+public:
+    pinned_host(const core::device_context& ctx,
+                const cl::CommandQueue& queue,
+                size_t bytes)
+        : d_queue(queue),
+          d_buffer(ctx.context(),
+                   CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                   std::max<size_t>(bytes, 8)),
+          d_bytes(std::max<size_t>(bytes, 8))
+    {
+        d_data = d_queue.enqueueMapBuffer(
+            d_buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, d_bytes);
+    }
+    ~pinned_host()
+    {
+        try {
+            d_queue.enqueueUnmapMemObject(d_buffer, d_data);
+            d_queue.finish();
+        } catch (...) {
+        }
+    }
+    pinned_host(const pinned_host&) = delete;
+    pinned_host& operator=(const pinned_host&) = delete;
+
+    cfloat* data() const { return static_cast<cfloat*>(d_data); }
+
+private:
+    cl::CommandQueue d_queue;
+    cl::Buffer d_buffer;
+    size_t d_bytes;
+    void* d_data = nullptr;
+};
+
+// ---- results ------------------------------------------------------------
+
+struct row_config {
+    size_t M = 0, K = 0;
+    double r = 1;
+    bool frame_major = false;
+    std::vector<size_t> map; // empty: all channels
+
+    size_t outputs() const { return map.empty() ? M : map.size(); }
+    std::string output_label() const
+    {
+        if (!map.empty())
+            return std::to_string(map.size()) + " ch";
+        return frame_major ? "frame-maj" : "all";
+    }
+    std::string describe() const
+    {
+        return "M=" + std::to_string(M) + " K=" + std::to_string(K) +
+               " r=" + rate_text(r) + ", " +
+               (map.empty() ? std::string("all channels")
+                            : std::to_string(map.size()) + " channels") +
+               (frame_major ? ", frame-major" : ", channel-major");
+    }
+    // D = M/r when that is an integer in [1, M], else 0.
+    size_t decimation() const
+    {
+        const double d = double(M) / r;
+        return std::fabs(d - std::round(d)) < 1e-9 && d >= 1 ? size_t(std::round(d)) : 0;
+    }
+};
+
+struct measurement {
+    size_t row = 0;
+    std::string variant;       // engine, unfused, serial, overlap
+    std::string status = "ok"; // ok, failed, skipped, not run (time limit)
+    std::string note;
+    bool fused = false;
+    size_t samples = 0; // input samples per timed unit (a call or a sequence)
+    size_t calls = 1;   // engine calls in it
+    timing time;
+    double setup_ms = nan_value;
+    check_stats check;
+
+    bool ok() const { return status == "ok"; }
+    bool passed() const { return !ok() || check.passed(); }
+    double gsps() const { return double(samples) / (time.median_ms * 1e-3) / 1e9; }
+    double gsps_b2b() const { return double(samples) / (time.b2b_ms * 1e-3) / 1e9; }
+    double gbs() const { return gsps() * bytes_per_sample; }
+};
+
+struct copy_measurement {
+    std::string when; // start, end
+    size_t bytes = 0;
+    std::string status = "ok";
+    std::string note;
+    timing time;
+    double gbs() const { return 2.0 * double(bytes) / (time.median_ms * 1e-3) / 1e9; }
+};
+
+struct pcie_measurement {
+    std::string direction; // h2d, d2h, both
+    size_t bytes = 0;      // per direction
+    std::string status = "ok";
+    std::string note;
+    timing time;
+    double gbs() const
+    {
+        return double(bytes) * (direction == "both" ? 2 : 1) / (time.median_ms * 1e-3) /
+               1e9;
+    }
+};
+
+// ---- the bench ----------------------------------------------------------
+
+class bench
+{
+public:
+    bench(const bench_options& options, core::device_context::sptr ctx);
+    int run();
+
+private:
+    void print_header() const;
+    void warm_up_device();
+    void measure_copies(const std::string& when);
+    void measure_pcie();
+    void measure_row(size_t index);
+    measurement measure_device_resident(size_t index,
+                                        const std::string& variant,
+                                        const std::vector<float>& taps,
+                                        const cl::Buffer& out,
+                                        size_t stride);
+    void measure_transfers(size_t index, const std::vector<float>& taps);
+    check_stats check_engine(core::pfb_channelizer& engine,
+                             const row_config& row,
+                             const cl::Buffer& out,
+                             size_t stride);
+    void
+    prime_windows(core::pfb_channelizer& engine, const cl::Buffer& out, size_t stride);
+    core::pfb_channelizer_options engine_options(const row_config& row,
+                                                 const std::vector<float>& taps,
+                                                 size_t max_input,
+                                                 size_t max_fused) const;
+    void ensure_signal(size_t samples);
+    void print_measurement(const measurement& m) const;
+    void print_table() const;
+    void write_csv();
+    const measurement* find(size_t row, const std::string& variant) const;
+    double copy_ceiling_gbs() const;
+    double pcie_gbs(const std::string& direction) const;
+    double pcie_limit_gsps(const row_config& row) const;
+    double pcie_serial_limit_gsps(const row_config& row) const;
+    void drain();
+
+    bench_options d_opt;
+    core::device_context::sptr d_ctx;
+    device_timer d_timer;
+    cl::CommandQueue d_compute, d_upload, d_download; // no profiling
+    std::vector<row_config> d_rows;
+    std::vector<cfloat> d_signal;
+    std::vector<measurement> d_results;
+    std::vector<copy_measurement> d_copies;
+    std::vector<pcie_measurement> d_pcie;
+    std::ofstream d_csv; // opened at the start, so a bad path fails at once
+};
+
+bench::bench(const bench_options& options, core::device_context::sptr ctx)
+    : d_opt(options),
+      d_ctx(std::move(ctx)),
+      d_timer(*d_ctx),
+      d_compute(d_ctx->create_queue(false)),
+      d_upload(d_ctx->create_queue(false)),
+      d_download(d_ctx->create_queue(false))
+{
+    if (!d_opt.csv.empty()) {
+        d_csv.open(d_opt.csv);
+        if (!d_csv)
+            throw std::runtime_error("cannot write " + d_opt.csv);
+    }
+    for (size_t M : d_opt.channels)
+        for (size_t K : d_opt.taps_per_branch)
+            for (double r : d_opt.oversample) {
+                row_config row;
+                row.M = M;
+                row.K = K;
+                row.r = r;
+                d_rows.push_back(row);
+            }
+    if (d_opt.extra_channels) {
+        row_config row;
+        row.M = d_opt.extra_channels;
+        row.K = d_opt.taps_per_branch.front();
+        row.r = d_opt.oversample.front();
+        row.frame_major = true;
+        d_rows.push_back(row);
+        row.frame_major = false;
+        const size_t n = std::min(d_opt.subset, row.M);
+        for (size_t i = 0; i < n; ++i) // spread over the band, from DC up
+            row.map.push_back(i * row.M / n);
+        d_rows.push_back(row);
+    }
+}
+
+void bench::ensure_signal(size_t samples)
+{
+    const size_t old = d_signal.size();
+    if (samples <= old)
+        return;
+    d_signal.resize(samples);
+    for (size_t n = old; n < samples; ++n)
+        d_signal[n] = signal_sample(n);
+}
+
+void bench::drain()
+{
+    const std::vector<const cl::CommandQueue*> queues = {
+        &d_timer.queue(), &d_compute, &d_upload, &d_download
+    };
+    for (const cl::CommandQueue* q : queues)
+        try {
+            q->finish();
+        } catch (const cl::Error&) {
+        }
+}
+
+void bench::print_header() const
+{
+    const core::device_info& d = d_ctx->info();
+    std::cout << "# " << program_name << "\n"
+              << "# device " << d.address() << ": " << d.name << " (" << d.type_name()
+              << "), platform " << d.platform_name << "\n"
+              << "# driver " << d.driver_version << ", " << d.version << ", "
+              << d.compute_units << " compute units at " << d.max_clock_mhz << " MHz, "
+              << size_text(double(d.global_mem_bytes)) << " global memory, "
+              << size_text(double(d.max_alloc_bytes)) << " max allocation, "
+              << size_text(double(d.local_mem_bytes)) << " local memory\n"
+              << "# device-resident: 2^" << d_opt.samples_log2
+              << " input samples per call (" << size_text(d_opt.samples() * 8.0) << "); "
+              << d_opt.warmup << " warm-up calls, median of " << d_opt.reps
+              << ", device-side timing";
+    if (d_opt.transfers)
+        std::cout << "\n# with transfers: 2^" << size_t(std::log2(double(d_opt.chunk())))
+                  << " samples per call, " << d_opt.calls()
+                  << " calls per sequence, median of " << d_opt.transfer_reps
+                  << " sequences, host timing";
+    std::cout << "\n# taps: Blackman-windowed sinc, K*M taps; check: float64 direct "
+                 "formula, err limit "
+              << fmt("%g", max_rel_err) << std::endl;
+}
+
+// Copies back to back for a quarter of a second, so that an idle GPU has raised
+// its clocks before the first measurement.
+void bench::warm_up_device()
+{
+    const size_t bytes = d_opt.samples() * sizeof(cfloat);
+    cl::Buffer a(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
+    cl::Buffer b(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
+    const auto start = clock_type::now();
+    while (ms_since(start) < 250) {
+        d_timer.queue().enqueueCopyBuffer(a, b, 0, 0, bytes);
+        d_timer.queue().finish();
+    }
+}
+
+// clEnqueueCopyBuffer of one device-resident call's input bytes.
+void bench::measure_copies(const std::string& when)
+{
+    copy_measurement c;
+    c.when = when;
+    c.bytes = d_opt.samples() * sizeof(cfloat);
+    try {
+        cl::Buffer from(d_ctx->context(), CL_MEM_READ_WRITE, c.bytes);
+        cl::Buffer to(d_ctx->context(), CL_MEM_READ_WRITE, c.bytes);
+        c.time = d_timer.measure(
+            [&](const cl::CommandQueue& q) {
+                q.enqueueCopyBuffer(from, to, 0, 0, c.bytes);
+            },
+            {},
+            d_opt.warmup,
+            d_opt.reps);
+    } catch (const std::exception&) {
+        c.status = "failed";
+        c.note = current_error_text();
+        drain();
+    }
+    std::cout << "copy (" << when << ") " << size_text(double(c.bytes)) << ": "
+              << (c.status == "ok" ? fmt("%.4f ms", c.time.median_ms) +
+                                         fmt(" (b2b %.4f)", c.time.b2b_ms) +
+                                         fmt("  %.0f GB/s read+write", c.gbs())
+                                   : c.status + ": " + c.note)
+              << std::endl;
+    d_copies.push_back(c);
+}
+
+// Pinned host <-> device copies of the transfer chunks: one direction at a time,
+// then both at once on two queues.
+void bench::measure_pcie()
+{
+    const size_t bytes = d_opt.chunk() * sizeof(cfloat);
+    const size_t n = d_opt.calls();
+    try {
+        pinned_host up(*d_ctx, d_compute, bytes), down(*d_ctx, d_compute, bytes);
+        std::memset(static_cast<void*>(up.data()), 0, bytes);
+        cl::Buffer to(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
+        cl::Buffer from(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
+        d_compute.enqueueCopyBuffer(to, from, 0, 0, bytes);
+        d_compute.finish();
+        for (const char* direction : { "h2d", "d2h", "both" }) {
+            pcie_measurement p;
+            p.direction = direction;
+            p.bytes = n * bytes;
+            const bool h2d = p.direction != "d2h", d2h = p.direction != "h2d";
+            auto sequence = [&] {
+                const auto start = clock_type::now();
+                for (size_t i = 0; i < n; ++i) {
+                    if (h2d)
+                        d_upload.enqueueWriteBuffer(to, CL_FALSE, 0, bytes, up.data());
+                    if (d2h)
+                        d_download.enqueueReadBuffer(
+                            from, CL_FALSE, 0, bytes, down.data());
+                }
+                d_upload.finish();
+                d_download.finish();
+                return ms_since(start);
+            };
+            sequence();
+            std::vector<double> ms;
+            for (int i = 0; i < d_opt.transfer_reps; ++i)
+                ms.push_back(sequence());
+            p.time = summarize(ms);
+            d_pcie.push_back(p);
+        }
+    } catch (const std::exception&) {
+        pcie_measurement p;
+        p.direction = "h2d";
+        p.status = "failed";
+        p.note = current_error_text();
+        d_pcie.push_back(p);
+        drain();
+    }
+    std::cout << "pinned transfers, " << n << " x " << size_text(double(bytes)) << ":";
+    for (const auto& p : d_pcie)
+        std::cout << "  " << p.direction << " "
+                  << (p.status == "ok" ? fmt("%.1f GB/s", p.gbs())
+                                       : p.status + ": " + p.note);
+    std::cout << (d_pcie.size() == 3 ? " (both: the sum of the two directions)" : "")
+              << std::endl;
+}
+
+core::pfb_channelizer_options bench::engine_options(const row_config& row,
+                                                    const std::vector<float>& taps,
+                                                    size_t max_input,
+                                                    size_t max_fused) const
+{
+    core::pfb_channelizer_options o;
+    o.channels = row.M;
+    o.taps = taps;
+    o.oversample_rate = row.r;
+    o.channel_map = row.map;
+    o.layout = row.frame_major ? core::channel_layout::frame_major
+                               : core::channel_layout::channel_major;
+    o.max_input_samples = max_input;
+    o.max_fused_channels = max_fused;
+    return o;
+}
+
+/*
+ * Three calls from zero history into NaN-filled output: a full one, a shorter one
+ * that leaves samples short of a frame (when D > 1), a full one again; sampled
+ * frames of sampled channels of each against the float64 formula.
+ */
+check_stats bench::check_engine(core::pfb_channelizer& engine,
+                                const row_config& row,
+                                const cl::Buffer& out,
+                                size_t stride)
+{
+    const cl::CommandQueue& q = d_compute;
+    const size_t max = engine.max_input_samples(), D = engine.decimation();
+    const size_t outputs = engine.outputs();
+    const size_t sizes[] = { max, std::min(max, max / 3 + D / 2 + 1), max };
+    ensure_signal(sizes[0] + sizes[1] + sizes[2]);
+    const auto twiddles = make_twiddles(row.M);
+    const std::vector<size_t>& map = engine.channel_map();
+    const size_t out_bytes = out.getInfo<CL_MEM_SIZE>();
+    auto x = [&](uint64_t k) { return d_signal[k]; };
+    check_stats s;
+    uint64_t pos = 0; // samples before the call
+    for (size_t n : sizes) {
+        const auto region = engine.input_region();
+        if (region.capacity < n) {
+            s.problem = "input_region() capacity " + std::to_string(region.capacity) +
+                        " < " + std::to_string(n);
+            break;
+        }
+        q.enqueueWriteBuffer(region.buffer,
+                             CL_FALSE,
+                             region.offset * sizeof(cfloat),
+                             n * sizeof(cfloat),
+                             d_signal.data() + pos);
+        q.enqueueFillBuffer(out, quiet_nan_bits, 0, out_bytes);
+        const uint64_t first = pos / D;
+        const size_t expected = size_t((pos + n) / D - first);
+        const auto result = engine.enqueue(q, n, out, stride);
+        q.finish();
+        if (result.frames != expected && s.problem.empty())
+            s.problem = std::to_string(result.frames) + " frames, expected " +
+                        std::to_string(expected);
+        for (size_t f : picks(std::min(result.frames, expected), false))
+            for (size_t slot : picks(outputs, true)) {
+                const size_t index =
+                    row.frame_major ? f * outputs + slot : slot * stride + f;
+                cfloat got;
+                q.enqueueReadBuffer(
+                    out, CL_TRUE, index * sizeof(cfloat), sizeof got, &got);
+                s.add(reference_output(
+                          x, engine.taps(), row.M, D, map[slot], first + f, twiddles),
+                      got);
+            }
+        pos += n;
+    }
+    return s;
+}
+
+// Zero history, then the test signal in the new-sample part of both input windows
+// (a call of no samples moves to the other window), so that timed calls read
+// initialised data.
+void bench::prime_windows(core::pfb_channelizer& engine,
+                          const cl::Buffer& out,
+                          size_t stride)
+{
+    d_compute.finish();
+    engine.reset();
+    ensure_signal(engine.max_input_samples()); // not while writes from it are queued
+    for (size_t w = 0; w < engine_windows; ++w) {
+        const auto region = engine.input_region();
+        d_compute.enqueueWriteBuffer(region.buffer,
+                                     CL_FALSE,
+                                     region.offset * sizeof(cfloat),
+                                     region.capacity * sizeof(cfloat),
+                                     d_signal.data());
+        engine.enqueue(d_compute, 0, out, stride);
+    }
+    d_compute.finish();
+}
+
+measurement bench::measure_device_resident(size_t index,
+                                           const std::string& variant,
+                                           const std::vector<float>& taps,
+                                           const cl::Buffer& out,
+                                           size_t stride)
+{
+    const row_config& row = d_rows[index];
+    measurement m;
+    m.row = index;
+    m.variant = variant;
+    try {
+        const auto start = clock_type::now();
+        core::pfb_channelizer engine(
+            d_ctx,
+            engine_options(row, taps, d_opt.samples(), variant == "unfused" ? 1 : 0));
+        m.setup_ms = ms_since(start);
+        m.fused = engine.fused();
+        m.samples = engine.max_input_samples();
+        m.note =
+            std::string(m.fused ? "fused FIR + FFT kernel" : "FIR, FFT plan, gather") +
+            ", D=" + std::to_string(engine.decimation()) + ", " +
+            std::to_string(engine.frames_for(m.samples)) + " frames per call";
+        m.check = check_engine(engine, row, out, stride);
+        prime_windows(engine, out, stride);
+        m.time = d_timer.measure(
+            [&](const cl::CommandQueue& q) { engine.enqueue(q, m.samples, out, stride); },
+            {},
+            d_opt.warmup,
+            d_opt.reps);
+    } catch (const std::exception&) {
+        m.status = "failed";
+        m.note = current_error_text();
+        drain();
+    }
+    print_measurement(m);
+    return m;
+}
+
+/*
+ * The default engine fed from pinned host memory, 2^C samples per call; sequences
+ * of calls serial (one queue) and overlapped (three queues). The outputs of the
+ * last calls of each variant are checked.
+ */
+void bench::measure_transfers(size_t index, const std::vector<float>& taps)
+{
+    const row_config& row = d_rows[index];
+    const size_t chunk = d_opt.chunk(), calls = d_opt.calls();
+    measurement ser, ovl;
+    ser.row = ovl.row = index;
+    ser.variant = "serial";
+    ovl.variant = "overlap";
+    ser.samples = ovl.samples = chunk * calls;
+    ser.calls = ovl.calls = calls;
+    try {
+        const auto start = clock_type::now();
+        // max_input_samples is rounded down to whole frames: room for any chunk.
+        core::pfb_channelizer engine(
+            d_ctx, engine_options(row, taps, chunk + row.decimation() - 1, 0));
+        ser.setup_ms = ovl.setup_ms = ms_since(start);
+        ser.fused = ovl.fused = engine.fused();
+        const size_t D = engine.decimation(), outputs = engine.outputs();
+        const size_t stride = (chunk + D - 1) / D; // the most frames of a call
+        const size_t out_elements = std::max<size_t>(1, stride * outputs);
+        std::vector<cl::Buffer> device_out;
+        for (size_t i = 0; i < output_slots; ++i)
+            device_out.emplace_back(
+                d_ctx->context(), CL_MEM_READ_WRITE, out_elements * sizeof(cfloat));
+        const size_t ring = input_ring * chunk;
+        ensure_signal(ring);
+        pinned_host host_in(*d_ctx, d_compute, ring * sizeof(cfloat));
+        pinned_host host_out(
+            *d_ctx, d_compute, output_slots * out_elements * sizeof(cfloat));
+        std::copy(d_signal.begin(), d_signal.begin() + ring, host_in.data());
+
+        struct call_record {
+            uint64_t first = 0;
+            size_t frames = 0, expected = 0;
+        };
+        std::vector<call_record> records(output_slots);
+        uint64_t calls_done = 0; // since the engine started: input chunk calls_done % 4
+        auto download_elements = [&](size_t frames) {
+            return row.frame_major ? frames * outputs : (outputs - 1) * stride + frames;
+        };
+        // One sequence; host wall time from its first enqueue to the end of all.
+        auto sequence = [&](bool overlap) {
+            std::vector<cl::Event> done(calls), downloaded(calls);
+            const auto t0 = clock_type::now();
+            for (size_t k = 0; k < calls; ++k) {
+                const auto region = engine.input_region();
+                const cfloat* source = host_in.data() + (calls_done % input_ring) * chunk;
+                const size_t slot = k % output_slots;
+                cfloat* target = host_out.data() + slot * out_elements;
+                const uint64_t samples_before = calls_done * chunk;
+                call_record& rec = records[slot];
+                rec.first = samples_before / D;
+                rec.expected = size_t((samples_before + chunk) / D - rec.first);
+                if (!overlap) {
+                    d_compute.enqueueWriteBuffer(region.buffer,
+                                                 CL_FALSE,
+                                                 region.offset * sizeof(cfloat),
+                                                 chunk * sizeof(cfloat),
+                                                 source);
+                    const auto result =
+                        engine.enqueue(d_compute, chunk, device_out[slot], stride);
+                    rec.frames = result.frames;
+                    if (result.frames)
+                        d_compute.enqueueReadBuffer(device_out[slot],
+                                                    CL_FALSE,
+                                                    0,
+                                                    download_elements(result.frames) *
+                                                        sizeof(cfloat),
+                                                    target);
+                } else {
+                    // The window this upload fills was read by call k - 2.
+                    std::vector<cl::Event> free_window;
+                    if (k >= engine_windows)
+                        free_window.push_back(done[k - engine_windows]);
+                    cl::Event uploaded;
+                    d_upload.enqueueWriteBuffer(region.buffer,
+                                                CL_FALSE,
+                                                region.offset * sizeof(cfloat),
+                                                chunk * sizeof(cfloat),
+                                                source,
+                                                free_window.empty() ? nullptr
+                                                                    : &free_window,
+                                                &uploaded);
+                    // The output buffer was last downloaded by call k - 3.
+                    std::vector<cl::Event> ready = { uploaded };
+                    if (k >= output_slots)
+                        ready.push_back(downloaded[k - output_slots]);
+                    const auto result =
+                        engine.enqueue(d_compute, chunk, device_out[slot], stride, ready);
+                    rec.frames = result.frames;
+                    done[k] = result.done;
+                    if (result.frames) {
+                        const std::vector<cl::Event> after = { result.done };
+                        d_download.enqueueReadBuffer(device_out[slot],
+                                                     CL_FALSE,
+                                                     0,
+                                                     download_elements(result.frames) *
+                                                         sizeof(cfloat),
+                                                     target,
+                                                     &after,
+                                                     &downloaded[k]);
+                    } else {
+                        downloaded[k] = result.done;
+                    }
+                    d_upload.flush();
+                    d_compute.flush();
+                    d_download.flush();
+                }
+                ++calls_done;
+            }
+            d_upload.finish();
+            d_compute.finish();
+            d_download.finish();
+            return ms_since(t0);
+        };
+        // The last calls' outputs, on the host, against the formula; the input is
+        // the pinned ring, repeating.
+        const auto twiddles = make_twiddles(row.M);
+        auto x = [&](uint64_t k) { return host_in.data()[k % ring]; };
+        auto check = [&] {
+            check_stats s;
+            for (size_t slot = 0; slot < std::min(output_slots, calls); ++slot) {
+                const call_record& rec = records[slot];
+                if (rec.frames != rec.expected && s.problem.empty())
+                    s.problem = std::to_string(rec.frames) + " frames, expected " +
+                                std::to_string(rec.expected);
+                const cfloat* y = host_out.data() + slot * out_elements;
+                for (size_t f : picks(std::min(rec.frames, rec.expected), false))
+                    for (size_t o : picks(outputs, true))
+                        s.add(reference_output(x,
+                                               engine.taps(),
+                                               row.M,
+                                               D,
+                                               engine.channel_map()[o],
+                                               rec.first + f,
+                                               twiddles),
+                              y[row.frame_major ? f * outputs + o : o * stride + f]);
+            }
+            return s;
+        };
+
+        for (measurement* m : { &ser, &ovl }) {
+            const bool overlap = m == &ovl;
+            m->note = std::string(m->fused ? "fused" : "FIR, FFT plan, gather") +
+                      ", D=" + std::to_string(D) + ", " + std::to_string(calls) +
+                      " calls of " + std::to_string(chunk) + " samples, " +
+                      (overlap ? "3 queues" : "1 queue");
+            try {
+                sequence(overlap); // warm-up
+                std::vector<double> ms;
+                for (int i = 0; i < d_opt.transfer_reps; ++i)
+                    ms.push_back(sequence(overlap));
+                m->time = summarize(ms);
+                m->check = check();
+            } catch (const std::exception&) {
+                m->status = "failed";
+                m->note = current_error_text();
+                drain();
+            }
+        }
+    } catch (const std::exception&) {
+        for (measurement* m : { &ser, &ovl })
+            if (m->ok()) {
+                m->status = "failed";
+                m->note = current_error_text();
+            }
+        drain();
+    }
+    for (measurement* m : { &ser, &ovl }) {
+        print_measurement(*m);
+        d_results.push_back(*m);
+    }
+}
+
+void bench::measure_row(size_t index)
+{
+    const row_config& row = d_rows[index];
+    std::cout << "\n" << row.describe() << std::endl;
+    const size_t D = row.decimation();
+    if (D == 0 || D > row.M) {
+        for (const char* variant : { "engine", "unfused", "serial", "overlap" }) {
+            measurement m;
+            m.row = index;
+            m.variant = variant;
+            m.status = "skipped";
+            m.note = "M/r = " + fmt("%g", double(row.M) / row.r) +
+                     " is not an integer from 1 to M";
+            d_results.push_back(m);
+        }
+        std::cout << "  skipped: M/r is not an integer from 1 to M" << std::endl;
+        return;
+    }
+    const std::vector<float> taps = design_taps(row.M, row.K);
+    try {
+        // The output of a device-resident call: all frames, channel-major rows of
+        // `stride` frames or frame-major vectors.
+        const size_t frames = std::max<size_t>(1, d_opt.samples() / D);
+        const size_t stride = frames;
+        const size_t bytes = frames * row.outputs() * sizeof(cfloat);
+        if (bytes > d_ctx->info().max_alloc_bytes)
+            throw std::runtime_error("the output of " + size_text(double(bytes)) +
+                                     " exceeds the device's allocation limit of " +
+                                     size_text(double(d_ctx->info().max_alloc_bytes)) +
+                                     ": use a smaller --samples-log2");
+        cl::Buffer out(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
+        d_results.push_back(measure_device_resident(index, "engine", taps, out, stride));
+        if (d_opt.unfused)
+            d_results.push_back(
+                measure_device_resident(index, "unfused", taps, out, stride));
+    } catch (const std::exception&) {
+        measurement m;
+        m.row = index;
+        m.variant = "engine";
+        m.status = "failed";
+        m.note = current_error_text();
+        drain();
+        print_measurement(m);
+        d_results.push_back(m);
+    }
+    if (d_opt.transfers)
+        measure_transfers(index, taps);
+}
+
+void bench::print_measurement(const measurement& m) const
+{
+    static const std::map<std::string, std::string> names = {
+        { "engine", "engine" },
+        { "unfused", "FIR+FFT passes" },
+        { "serial", "transfers serial" },
+        { "overlap", "transfers overlap" },
+    };
+    std::string name = names.at(m.variant);
+    if (m.variant == "engine" && m.ok())
+        name += m.fused ? " (fused)" : " (passes)";
+    std::cout << "  " << name << std::string(std::max<size_t>(1, 20 - name.size()), ' ');
+    if (!m.ok()) {
+        std::cout << m.status << ": " << m.note << std::endl;
+        return;
+    }
+    const std::string indent(22, ' ');
+    const bool device = m.variant == "engine" || m.variant == "unfused";
+    std::cout << fmt("%.4f ms", m.time.median_ms) << fmt(" (min %.4f", m.time.min_ms)
+              << (device ? fmt(", b2b %.4f)", m.time.b2b_ms) : std::string(")")) << "  "
+              << number(m.gsps()) << " Gsps";
+    if (device)
+        std::cout << "  " << number(m.gbs()) << " GB/s";
+    std::cout << "\n" << indent << m.check.text() << "\n";
+    std::cout << indent
+              << (std::isnan(m.setup_ms) ? "" : fmt("setup %.0f ms: ", m.setup_ms))
+              << m.note << std::endl;
+}
+
+const measurement* bench::find(size_t row, const std::string& variant) const
+{
+    for (const auto& m : d_results)
+        if (m.row == row && m.variant == variant)
+            return &m;
+    return nullptr;
+}
+
+// The faster of the copies at the start and the end (0: none).
+double bench::copy_ceiling_gbs() const
+{
+    double best = 0;
+    for (const auto& c : d_copies)
+        if (c.status == "ok")
+            best = std::max(best, c.gbs());
+    return best;
+}
+
+double bench::pcie_gbs(const std::string& direction) const
+{
+    for (const auto& p : d_pcie)
+        if (p.direction == direction && p.status == "ok")
+            return p.gbs();
+    return nan_value;
+}
+
+// Input Gsps the bus allows with uploads and downloads overlapped.
+double bench::pcie_limit_gsps(const row_config& row) const
+{
+    const size_t D = row.decimation();
+    const double in = 8, out = 8.0 * double(row.outputs()) / double(D);
+    return std::min(
+        { pcie_gbs("h2d") / in, pcie_gbs("d2h") / out, pcie_gbs("both") / (in + out) });
+}
+
+// ... and one after the other.
+double bench::pcie_serial_limit_gsps(const row_config& row) const
+{
+    const size_t D = row.decimation();
+    const double in = 8, out = 8.0 * double(row.outputs()) / double(D);
+    return 1.0 / (in / pcie_gbs("h2d") + out / pcie_gbs("d2h"));
+}
+
+void bench::print_table() const
+{
+    const double ceiling = copy_ceiling_gbs();
+    const double h2d = pcie_gbs("h2d"), d2h = pcie_gbs("d2h"), both = pcie_gbs("both");
+    std::cout << "\nPolyphase channelizer on " << d_ctx->info().name
+              << ": input Gsamples/s; "
+              << "device-resident 2^" << d_opt.samples_log2
+              << " samples per call, device time, median of " << d_opt.reps
+              << ".\nGB/s counts 16 B per input sample; %copy: of clEnqueueCopyBuffer's "
+              << (ceiling > 0 ? fmt("%.0f GB/s", ceiling)
+                              : std::string("(not measured)"));
+    if (d_opt.unfused)
+        std::cout
+            << "; FIR+FFT: max_fused_channels = 1, x = its time / the engine's (the "
+               "engine's speed-up)";
+    if (d_opt.transfers)
+        std::cout << ".\nWith transfers: 2^" << size_t(std::log2(double(d_opt.chunk())))
+                  << " samples per call, pinned host memory, host time of "
+                  << d_opt.calls() << " calls; pinned " << fmt("h2d %.1f", h2d)
+                  << fmt(", d2h %.1f", d2h) << fmt(", both %.1f GB/s", both)
+                  << "; lim = PCIe limit (Gsps), %lim = overlap / lim";
+    std::cout << ".\nerr: relative L2 error against float64 over sampled outputs, ! = "
+                 "check failed\n";
+    std::string head1 = pad("M", 6) + pad("K", 4) + pad("r", 4) + pad("output", 10) +
+                        pad("path", 7) + " |";
+    std::string head0 = std::string(head1.size() - 1, ' ') + "|";
+    const std::string engine_title = " engine, device-resident";
+    head0 += engine_title + std::string(33 - engine_title.size(), ' ') + "|";
+    head1 += pad("ms", 9) + pad("Gsps", 8) + pad("GB/s", 8) + pad("%copy", 6) + "  |";
+    if (d_opt.unfused) {
+        head0 += " FIR+FFT       |";
+        head1 += pad("Gsps", 8) + pad("x", 6) + " |";
+    }
+    if (d_opt.transfers) {
+        head0 += " with transfers (Gsps)          |";
+        head1 +=
+            pad("serial", 8) + pad("overlap", 8) + pad("lim", 8) + pad("%lim", 6) + "  |";
+    }
+    head0 += "";
+    head1 += pad("err", 9);
+    std::cout << head0 << "\n" << head1 << "\n" << std::string(head1.size(), '-') << "\n";
+
+    for (size_t i = 0; i < d_rows.size(); ++i) {
+        const row_config& row = d_rows[i];
+        const measurement* e = find(i, "engine");
+        std::string line = pad(std::to_string(row.M), 6) + pad(std::to_string(row.K), 4) +
+                           pad(rate_text(row.r), 4) + pad(row.output_label(), 10);
+        line += pad(e && e->ok() ? (e->fused ? "fused" : "passes") : "-", 7) + " |";
+        double worst = 0; // the largest error of the row's checks (NaN: none made)
+        bool passed = true, any = false;
+        auto account = [&](const measurement* m) {
+            if (!m || !m->ok())
+                return;
+            any = true;
+            passed &= m->passed();
+            const double r = m->check.rel_err();
+            worst = std::isnan(r) || std::isnan(worst) ? nan_value : std::max(worst, r);
+        };
+        if (e && e->ok()) {
+            line += pad(number(e->time.median_ms), 9) + pad(number(e->gsps()), 8) +
+                    pad(number(e->gbs()), 8) +
+                    pad(ceiling > 0 ? fmt("%.0f", 100 * e->gbs() / ceiling) : "-", 6) +
+                    "  |";
+        } else {
+            line += pad(e ? e->status : "", 31) + "  |";
+        }
+        account(e);
+        if (d_opt.unfused) {
+            const measurement* u = find(i, "unfused");
+            if (u && u->ok())
+                line +=
+                    pad(number(u->gsps()), 8) +
+                    pad(e && e->ok() ? fmt("%.2f", u->time.median_ms / e->time.median_ms)
+                                     : std::string("-"),
+                        6) +
+                    " |";
+            else
+                line += pad(u ? u->status : "", 14) + " |";
+            account(u);
+        }
+        if (d_opt.transfers) {
+            const measurement* s = find(i, "serial");
+            const measurement* o = find(i, "overlap");
+            const double limit = pcie_limit_gsps(row);
+            line += pad(s && s->ok() ? number(s->gsps()) : s ? s->status : "", 8);
+            line += pad(o && o->ok() ? number(o->gsps()) : o ? o->status : "", 8);
+            line += pad(row.decimation() ? number(limit) : "-", 8);
+            line += pad(o && o->ok() && limit > 0 ? fmt("%.0f", 100 * o->gsps() / limit)
+                                                  : "-",
+                        6) +
+                    "  |";
+            account(s);
+            account(o);
+        }
+        line += pad(any ? fmt("%.1e", worst) + (passed ? " " : "!") : "-", 9);
+        std::cout << line << "\n";
+    }
+    for (const auto& m : d_results)
+        if (m.status == "failed")
+            std::cout << "  " << d_rows[m.row].describe() << " " << m.variant << ": "
+                      << m.status << ": " << m.note << "\n";
+    std::cout << std::flush;
+}
+
+void bench::write_csv()
+{
+    const std::vector<std::string> columns = { "table",
+                                               "M",
+                                               "K",
+                                               "r",
+                                               "D",
+                                               "output",
+                                               "outputs",
+                                               "variant",
+                                               "fused",
+                                               "samples",
+                                               "calls",
+                                               "status",
+                                               "median_ms",
+                                               "min_ms",
+                                               "max_ms",
+                                               "b2b_ms",
+                                               "Gsps",
+                                               "Gsps_b2b",
+                                               "GBs",
+                                               "pct_copy",
+                                               "pcie_limit_Gsps",
+                                               "pcie_serial_limit_Gsps",
+                                               "pct_limit",
+                                               "rel_err",
+                                               "points_checked",
+                                               "nonfinite",
+                                               "setup_ms",
+                                               "note" };
+    std::ofstream& f = d_csv;
+    f << join(columns) << "\n";
+    auto row = [&](std::map<std::string, std::string> fields) {
+        std::vector<std::string> line;
+        for (const auto& c : columns)
+            line.push_back(csv_field(fields[c]));
+        f << join(line) << "\n";
+    };
+    auto add_timing = [](std::map<std::string, std::string>& fields, const timing& t) {
+        fields["median_ms"] = csv_number(t.median_ms);
+        fields["min_ms"] = csv_number(t.min_ms);
+        fields["max_ms"] = csv_number(t.max_ms);
+        fields["b2b_ms"] = csv_number(t.b2b_ms);
+    };
+    for (const auto& c : d_copies) {
+        std::map<std::string, std::string> fields = {
+            { "table", "copy" },
+            { "variant", "clEnqueueCopyBuffer " + c.when },
+            { "samples", std::to_string(c.bytes / sizeof(cfloat)) },
+            { "status", c.status },
+            { "GBs", csv_number(c.status == "ok" ? c.gbs() : NAN) },
+            { "note", c.note }
+        };
+        add_timing(fields, c.time);
+        row(fields);
+    }
+    for (const auto& p : d_pcie) {
+        std::map<std::string, std::string> fields = {
+            { "table", "pcie" },
+            { "variant", p.direction },
+            { "samples", std::to_string(p.bytes / sizeof(cfloat)) },
+            { "calls", std::to_string(d_opt.calls()) },
+            { "status", p.status },
+            { "GBs", csv_number(p.status == "ok" ? p.gbs() : NAN) },
+            { "note", p.note }
+        };
+        add_timing(fields, p.time);
+        row(fields);
+    }
+    const double ceiling = copy_ceiling_gbs();
+    for (const auto& m : d_results) {
+        const row_config& r = d_rows[m.row];
+        std::map<std::string, std::string> fields = {
+            { "table", "channelizer" },
+            { "M", std::to_string(r.M) },
+            { "K", std::to_string(r.K) },
+            { "r", rate_text(r.r) },
+            { "D", std::to_string(r.decimation()) },
+            { "output",
+              r.map.empty() ? (r.frame_major ? "all frame-major" : "all channel-major")
+                            : "subset channel-major" },
+            { "outputs", std::to_string(r.outputs()) },
+            { "variant", m.variant },
+            { "status", m.status },
+            { "setup_ms", csv_number(m.setup_ms) },
+            { "note", m.note }
+        };
+        if (m.ok()) {
+            const bool device = m.variant == "engine" || m.variant == "unfused";
+            fields["fused"] = std::to_string(int(m.fused));
+            fields["samples"] = std::to_string(m.samples);
+            fields["calls"] = std::to_string(m.calls);
+            add_timing(fields, m.time);
+            fields["Gsps"] = csv_number(m.gsps());
+            if (device) {
+                fields["Gsps_b2b"] = csv_number(m.gsps_b2b());
+                fields["GBs"] = csv_number(m.gbs());
+                if (ceiling > 0)
+                    fields["pct_copy"] = csv_number(100 * m.gbs() / ceiling);
+            } else {
+                const double limit = pcie_limit_gsps(r);
+                fields["pcie_limit_Gsps"] = csv_number(limit);
+                fields["pcie_serial_limit_Gsps"] = csv_number(pcie_serial_limit_gsps(r));
+                fields["pct_limit"] = csv_number(
+                    100 * m.gsps() /
+                    (m.variant == "serial" ? pcie_serial_limit_gsps(r) : limit));
+            }
+            fields["rel_err"] = csv_number(m.check.rel_err());
+            fields["points_checked"] = std::to_string(m.check.points);
+            fields["nonfinite"] = std::to_string(m.check.nonfinite);
+            if (!m.check.problem.empty())
+                fields["note"] = m.note + "; " + m.check.problem;
+        }
+        row(fields);
+    }
+    f.flush();
+    if (!f)
+        throw std::runtime_error("cannot write " + d_opt.csv);
+}
+
+int bench::run()
+{
+    const auto start = clock_type::now();
+    print_header();
+    warm_up_device();
+    measure_copies("start");
+    if (d_opt.transfers)
+        measure_pcie();
+    size_t not_run = 0;
+    for (size_t i = 0; i < d_rows.size(); ++i) {
+        if (d_opt.time_limit > 0 && ms_since(start) > 1e3 * d_opt.time_limit) {
+            for (const char* variant : { "engine", "unfused", "serial", "overlap" }) {
+                measurement m;
+                m.row = i;
+                m.variant = variant;
+                m.status = "not run";
+                m.note = "--time-limit reached";
+                d_results.push_back(m);
+            }
+            ++not_run;
+            continue;
+        }
+        measure_row(i);
+    }
+    if (not_run)
+        std::cout << "\n--time-limit " << fmt("%g", d_opt.time_limit)
+                  << " s reached: " << not_run << " of " << d_rows.size()
+                  << " rows not run" << std::endl;
+    std::cout << "\n";
+    measure_copies("end");
+    if (!d_opt.csv.empty())
+        write_csv();
+    print_table();
+
+    bool failed = false, check_failed = false;
+    for (const auto& m : d_results) {
+        failed |= m.status == "failed";
+        check_failed |= !m.passed();
+    }
+    if (check_failed) {
+        std::cout << "CHECK FAILED: an output was wrong (marked ! above)" << std::endl;
+        return 3;
+    }
+    if (failed)
+        return 1;
+    if (not_run) {
+        std::cout << "INCOMPLETE: " << not_run << " rows not run (--time-limit)"
+                  << std::endl;
+        return 4;
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    bench_options options;
+    try {
+        options = parse_command_line(argc, argv);
+    } catch (const usage_error& e) {
+        std::cerr << program_name << ": " << e.what() << " (see --help)" << std::endl;
+        return 2;
+    }
+    if (options.help) {
+        print_help();
+        return 0;
+    }
+    try {
+        core::device_context::sptr ctx;
+        try {
+            ctx = core::device_context::get(options.device);
+        } catch (const std::invalid_argument& e) { // --device matches no device
+            std::cerr << program_name << ": " << e.what() << std::endl;
+            return 2;
+        }
+        bench b(options, ctx);
+        return b.run();
+    } catch (const cl::Error& e) {
+        std::cerr << program_name << ": OpenCL error " << core::cl_error_name(e.err())
+                  << " in " << e.what() << std::endl;
+    } catch (const std::exception& e) {
+        std::cerr << program_name << ": " << e.what() << std::endl;
+    }
+    return 1;
+}
