@@ -27,13 +27,17 @@
  *   PRE_SHIFT      read point e from (e + n/2) mod n       (inverse fft_vcc shift)
  *   PRE_ZERO_PAD   points e >= n read as zero               (Bluestein padding)
  *   PRE_FACTOR     multiply point e by pre_factors[e]       (window, chirp)
- *   POST_FACTOR    multiply output e' by post_factors[e']   (chirp, filter spectrum)
- *   POST_TRUNCATE  write only outputs e' < n                (Bluestein)
+ *   POST_FACTOR    multiply output e' by post_factors[e']   (chirp, filter spectrum;
+ *                  POST_FACTOR_PER_TRANSFORM: a table of N_TOTAL per batch item)
+ *   POST_RANGE     write only outputs e' = out_begin + m*POST_STEP, m < out_count,
+ *                  to point m (Bluestein's truncation, overlap-save's discard and
+ *                  decimation)
  *   POST_SHIFT     write output e' to (e' + n/2) mod n      (forward fft_vcc shift)
  *   scale          every output is multiplied by it (1/N normalisation)
  * where n = logical_length, the user's transform length.
- *   FUSED_CONVOLUTION  (single pass only) forward FFT, multiply by conv_spectrum,
- *                  inverse FFT, all on chip: Bluestein's convolution in one launch.
+ *   FUSED_CONVOLUTION  (single pass only) forward FFT, multiply by conv_spectrum
+ *                  (CONV_PER_TRANSFORM: one spectrum per batch item), inverse
+ *                  FFT, all on chip: a fast convolution in one launch.
  *
  * Layout options:
  *   THREAD_TRANSFORM_FASTEST  adjacent work-items take adjacent transforms
@@ -95,6 +99,11 @@ inline float2 load_point(__global const float2* src,
     return x;
 }
 
+/* Which outputs are written, and where. */
+struct output_range {
+    uint begin, count;
+};
+
 /* Output s of on-chip transform tr, with every output-side operation applied. */
 inline void store_point(__global float2* dst,
                         const struct io_layout out,
@@ -103,18 +112,26 @@ inline void store_point(__global float2* dst,
                         float2 x,
                         uint logical_length,
                         float scale,
-                        __global const float2* post_factors)
+                        __global const float2* post_factors,
+                        const struct output_range range)
 {
     const uint i = tr / COLUMNS, j = tr % COLUMNS;
     const uint e = (j / SPAN) * SPAN * FFT_L + j % SPAN + s * SPAN;
-#if POST_TRUNCATE
-    if (e >= logical_length)
+    uint target = e;
+#if POST_RANGE
+    if (e < range.begin || (e - range.begin) % POST_STEP != 0)
+        return;
+    target = (e - range.begin) / POST_STEP;
+    if (target >= range.count)
         return;
 #endif
 #if POST_FACTOR
+#if POST_FACTOR_PER_TRANSFORM
+    x = cmul(x, post_factors[(idx_t)i * N_TOTAL + e]);
+#else
     x = cmul(x, post_factors[e]);
 #endif
-    uint target = e;
+#endif
 #if POST_SHIFT
     target += logical_length / 2;
     if (target >= logical_length)
@@ -135,6 +152,8 @@ fft_pass(__global const float2* src,
          uint transforms, /* batch * COLUMNS */
          uint logical_length,
          float scale,
+         uint out_begin,
+         uint out_count,
          TWIDDLE_SPACE const float2* stage_twiddles,
          __global const float2* pass_twiddles,
          __global const float2* pre_factors,
@@ -144,17 +163,18 @@ fft_pass(__global const float2* src,
     TILE_SETUP(transforms)
     const struct io_layout in = { src_offset, src_stride, src_distance };
     const struct io_layout out = { dst_offset, dst_stride, dst_distance };
+    const struct output_range range = { out_begin, out_count };
 #define LOAD_POINT(t, p) \
     load_point(src, in, t, p, logical_length, pass_twiddles, pre_factors)
 #define STORE_POINT(t, s, x) \
-    store_point(dst, out, t, s, x, logical_length, scale, post_factors)
+    store_point(dst, out, t, s, x, logical_length, scale, post_factors, range)
 
 #if !LOAD_DIRECT
     LOAD_TILE(transforms, LOAD_TRANSFORM_FASTEST)
 #endif
 #if FUSED_CONVOLUTION
     RUN_FFT(-1, LOAD_DIRECT, 0)
-    MULTIPLY_TILE(conv_spectrum)
+    MULTIPLY_TILE(conv_spectrum, CONV_PER_TRANSFORM, transforms)
     RUN_FFT(1, 0, STORE_DIRECT)
 #else
     RUN_FFT(DIR, LOAD_DIRECT, STORE_DIRECT)

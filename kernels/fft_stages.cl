@@ -241,11 +241,17 @@ inline void stage_store(__local float2* tile, const float2* v, const int R, cons
             STORE_POINT(first + lg_, s_, tiles[lg_ * TILE_STRIDE + LDS_INDEX(s_)]); \
     }
 
-/* Multiplies point p of every transform of the tile by table[p]. */
-#define MULTIPLY_TILE(table)                                                       \
+/* Multiplies point p of every transform of the tile by table[p], or with
+ * per_transform by table[t*FFT_L + p] for transform t of the launch (the tile's
+ * transforms past the launch's last one are left alone). */
+#define MULTIPLY_TILE(table, per_transform, transforms)                            \
     for (uint n_ = lid; n_ < FFT_G * FFT_L; n_ += FFT_G * FFT_T) {                 \
-        const uint at_ = (n_ / FFT_L) * TILE_STRIDE + LDS_INDEX(n_ % FFT_L);       \
-        tiles[at_] = cmul(tiles[at_], (table)[n_ % FFT_L]);                        \
+        const uint lg_ = n_ / FFT_L, p_ = n_ % FFT_L;                              \
+        const uint at_ = lg_ * TILE_STRIDE + LDS_INDEX(p_);                        \
+        if (!(per_transform))                                                      \
+            tiles[at_] = cmul(tiles[at_], (table)[p_]);                            \
+        else if (first + lg_ < (transforms))                                       \
+            tiles[at_] = cmul(tiles[at_], (table)[(first + lg_) * FFT_L + p_]);    \
     }                                                                              \
     barrier(CLK_LOCAL_MEM_FENCE);
 

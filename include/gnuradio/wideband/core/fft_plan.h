@@ -21,6 +21,8 @@ namespace gr {
 namespace wideband {
 namespace core {
 
+class fft_program;
+
 enum class fft_direction {
     forward, //!< X[k] = sum_n x[n] exp(-2 pi i nk/N)
     inverse  //!< x[n] = sum_k X[k] exp(+2 pi i nk/N), unscaled unless normalize
@@ -39,6 +41,16 @@ struct WIDEBAND_CORE_API fft_layout {
 };
 
 /*!
+ * \brief Which points of each result are written: begin + m*step for m < count,
+ * to output point m of the output layout. The default writes every point.
+ */
+struct WIDEBAND_CORE_API fft_output_range {
+    size_t begin = 0;
+    size_t step = 1;
+    size_t count = 0; //!< 0: every point from begin on (ceil((N - begin) / step))
+};
+
+/*!
  * \brief Everything about a plan but its length.
  */
 struct WIDEBAND_CORE_API fft_options {
@@ -47,7 +59,8 @@ struct WIDEBAND_CORE_API fft_options {
     bool normalize = false; //!< multiply the output by 1/N
     bool in_place = false;  //!< input and output are the same buffer and layout
     fft_layout input;
-    fft_layout output;
+    fft_layout output; //!< distance 0: contiguous transforms of the written points
+    fft_output_range output_range;
 
     /*!
      * Real factors multiplied into the input before the transform (empty, or
@@ -91,8 +104,9 @@ public:
 
     /*!
      * \throws std::invalid_argument for N = 0, batch = 0, a zero stride, a window
-     * of the wrong length, output layouts whose transforms overlap, or an
-     * in-place plan whose input and output layouts differ
+     * of the wrong length, an output range outside the transform, output layouts
+     * whose transforms overlap, or an in-place plan whose input and output
+     * layouts differ
      */
     fft_plan(device_context::sptr context, size_t size, const fft_options& options = {});
     ~fft_plan();
@@ -132,8 +146,6 @@ public:
     //! One line about how the plan computes, e.g. "N=4096: 1 pass [16x16x16] ...".
     std::string describe() const;
 
-    class impl;
-
 private:
     cl::Event run(const cl::CommandQueue& queue,
                   const cl::Buffer& input,
@@ -144,7 +156,7 @@ private:
     device_context::sptr d_context;
     size_t d_size;
     fft_options d_options;
-    std::unique_ptr<impl> d_impl;
+    std::unique_ptr<fft_program> d_program;
 };
 
 } // namespace core

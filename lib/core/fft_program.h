@@ -1,0 +1,101 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_WIDEBAND_CORE_FFT_PROGRAM_H
+#define INCLUDED_WIDEBAND_CORE_FFT_PROGRAM_H
+
+#include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/fft_plan.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+//! A layout with its distance filled in.
+struct resolved_layout {
+    size_t offset, stride, distance;
+};
+
+//! The layout with distance 0 replaced by points * stride.
+resolved_layout resolve(const fft_layout& layout, size_t points);
+
+//! The points an output range writes per transform of n points (checked).
+size_t range_points(const char* owner, const fft_output_range& range, size_t n);
+//! Throws unless \p buffer holds \p elements complex values.
+void check_buffer(const char* owner,
+                  const char* which,
+                  const cl::Buffer& buffer,
+                  size_t elements);
+//! \p batch, or the plan's when 0; throws when above the plan's.
+size_t checked_batch(const char* owner, size_t batch, size_t plan_batch);
+
+/*!
+ * \brief Everything an fft_program computes, once the public class (fft_plan,
+ * fft_convolution) has checked it.
+ */
+struct fft_program_spec {
+    const char* owner = "fft_plan"; //!< names the class in error messages
+    size_t n = 0;                   //!< points per transform
+    size_t batch = 1;
+    resolved_layout in{ 0, 1, 0 }, out{ 0, 1, 0 }; //!< out in units of written points
+    bool in_place = false;
+
+    /*! A transform (direction, window, shift) or a circular convolution
+     *  IFFT(FFT(x) * S) with S a device buffer given at run time. */
+    bool convolution = false;
+    bool spectrum_per_transform = false; //!< S holds batch * n values
+    fft_direction direction = fft_direction::forward;
+    std::vector<float> window;
+    bool shift = false;
+    bool normalize = false;
+
+    //! Result points written: begin + m*step, m < count, to output point m.
+    size_t range_begin = 0, range_step = 1, range_count = 0;
+    size_t max_pass_length = 0;
+};
+
+/*!
+ * \brief The kernel launches, tables and work buffers of one plan: the common
+ * machinery of fft_plan and fft_convolution (see docs/fft-core.md).
+ */
+class fft_program
+{
+public:
+    fft_program(device_context::sptr context, const fft_program_spec& spec);
+    ~fft_program();
+
+    /*! Enqueues the launches for \p batch transforms (1..spec.batch); \p
+     *  spectrum is the convolution's S (null for transforms). */
+    cl::Event run(const cl::CommandQueue& queue,
+                  const cl::Buffer& input,
+                  const cl::Buffer& output,
+                  const cl::Buffer* spectrum,
+                  const std::vector<cl::Event>& wait,
+                  size_t batch) const;
+
+    size_t launches() const;
+    const std::string& description() const;
+    //! Elements the input (output) buffer needs for \p batch transforms.
+    size_t input_elements(size_t batch) const;
+    size_t output_elements(size_t batch) const;
+
+private:
+    struct impl;
+    fft_program_spec d_spec;
+    std::unique_ptr<impl> d_impl;
+};
+
+} // namespace core
+} // namespace wideband
+} // namespace gr
+
+#endif /* INCLUDED_WIDEBAND_CORE_FFT_PROGRAM_H */
