@@ -88,15 +88,21 @@ std::vector<float> pfb_channelizer_ccf::create_taps(unsigned int numchans, float
             "pfb_channelizer_ccf: atten must be a positive number of dB (got " +
             std::to_string(atten) + ")");
     // The in-tree block's prototype: pass band to 0.4, stop band from 0.6 of the
-    // channel spacing. optfir (its designer) crashes for large numchans in GNU
-    // Radio 3.10.5; firdes with a Kaiser window reaches any attenuation.
+    // channel spacing, designed with firdes and a Kaiser window, which reaches any
+    // attenuation (optfir, the in-tree designer, crashes for large numchans in
+    // GNU Radio 3.10.5). low_pass_2's cutoff is the middle of the transition band,
+    // and its tap count, atten * fs / (22 * width), is short of Kaiser's
+    // (atten - 7.95) * fs / (14.36 * width): the width given is scaled to match.
     const double a = atten;
     const double beta = a > 50.0 ? 0.1102 * (a - 8.7)
                         : a >= 21.0
                             ? 0.5842 * std::pow(a - 21.0, 0.4) + 0.07886 * (a - 21.0)
                             : 0.0;
+    const double transition = 0.2;
+    const double width =
+        a > 7.95 ? a * 14.36 * transition / (22.0 * (a - 7.95)) : transition;
     return filter::firdes::low_pass_2(
-        1.0, numchans, 0.4, 0.2, a, fft::window::win_type::WIN_KAISER, beta);
+        1.0, numchans, 0.5, width, a, fft::window::win_type::WIN_KAISER, beta);
 }
 
 pfb_channelizer_ccf::sptr pfb_channelizer_ccf::make(unsigned int numchans,

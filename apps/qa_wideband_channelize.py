@@ -1,0 +1,295 @@
+#!/usr/bin/python3
+#
+# Copyright 2026 gr-wideband authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+
+"""End-to-end tests of apps/wideband_channelize, run as a program.
+
+    qa_wideband_channelize.py [unittest arguments, e.g. Synthetic]
+
+The program is apps/wideband_channelize beside this file, or $WIDEBAND_CHANNELIZE;
+it runs under this interpreter, so PYTHONPATH must reach gnuradio.wideband (ctest
+sets it to the build tree's test_modules)."""
+
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+APP = os.environ.get("WIDEBAND_CHANNELIZE") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "wideband_channelize")
+
+
+def run_app(*args, cwd=None):
+    """(exit status, stdout, stderr) of the program."""
+    p = subprocess.run([sys.executable, APP] + [str(a) for a in args], cwd=cwd,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=600)
+    return p.returncode, p.stdout, p.stderr
+
+
+def centre_offset(c, M):
+    """Channel c's centre in cycles per input sample ((c - M)/M from M/2 on)."""
+    return c / M if 2 * c < M else (c - M) / M
+
+
+def table_rows(stdout):
+    """{channel: (power_db, mark)} from the power table."""
+    rows = {}
+    for line in stdout.splitlines():
+        m = re.match(r"^\s*(\d+)\s+(-?[\d.]+ \w*Hz)\s+(-?[\d.]+|-inf)\s+(-?[\d.]+|-?inf|nan)"
+                     r"(?:\s+(yes|MISSED|UNEXPECTED))?", line)
+        if m:
+            rows[int(m.group(1))] = (float(m.group(3)), m.group(5) or "")
+    return rows
+
+
+class Case(unittest.TestCase):
+    maxDiff = None
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="qa_channelize_")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def path(self, *parts):
+        return os.path.join(self.dir, *parts)
+
+    def ok(self, *args, rc=0):
+        status, out, err = run_app(*args)
+        self.assertEqual(status, rc, "exit status %d, expected %d\n--- stdout\n%s--- stderr\n%s"
+                         % (status, rc, out, err))
+        self.assertNotIn("Traceback", err)
+        return out, err
+
+    def check_sigmf(self, outdir, name, M, channels, fs, centre, oversample, nsamples,
+                    carriers=None):
+        """Every selected channel has a valid recording: the meta's fields and the
+        data's length; returns {channel: samples}."""
+        D = int(round(M / oversample))
+        width = max(4, len(str(M - 1)))
+        files = sorted(f for f in os.listdir(outdir) if f.startswith(name + "_ch"))
+        self.assertEqual(len(files), 2 * len(channels), files)
+        data = {}
+        for c in channels:
+            base = os.path.join(outdir, "%s_ch%0*d" % (name, width, c))
+            with open(base + ".sigmf-meta") as f:
+                meta = json.load(f)
+            g = meta["global"]
+            self.assertEqual(g["core:datatype"], "cf32_le")
+            self.assertRegex(g["core:version"], r"^1\.\d+\.\d+$")
+            self.assertAlmostEqual(g["core:sample_rate"], fs / D, delta=1e-9 * fs)
+            self.assertIn("wideband_channelize", g["core:recorder"])
+            self.assertIsInstance(g["core:description"], str)
+            self.assertEqual(len(meta["captures"]), 1)
+            cap = meta["captures"][0]
+            self.assertEqual(cap["core:sample_start"], 0)
+            self.assertAlmostEqual(cap["core:frequency"], centre + centre_offset(c, M) * fs,
+                                   delta=1e-6 * max(fs, abs(centre)))
+            self.assertIsInstance(meta["annotations"], list)
+            if carriers is not None:
+                self.assertEqual(bool(meta["annotations"]), c in carriers,
+                                 "channel %d annotations %r" % (c, meta["annotations"]))
+                for a in meta["annotations"]:
+                    self.assertEqual(a["core:label"], "carrier")
+                    self.assertEqual(a["core:sample_start"], 0)
+            size = os.path.getsize(base + ".sigmf-data")
+            self.assertEqual(size % 8, 0, "not a whole number of cf32 samples")
+            self.assertEqual(size // 8, nsamples // D, "channel %d length" % c)
+            data[c] = np.fromfile(base + ".sigmf-data", dtype=np.complex64)
+        return data
+
+
+class Synthetic(Case):
+    """The synthetic signal: carriers in the right channels, valid SigMF, plot."""
+
+    def test_carriers_in_their_channels(self):
+        M, N, fs, fc = 32, 1 << 20, 20e6, 433.92e6
+        out, err = self.ok("--expect", "-c", M, "--carriers", 5, "--samples", N,
+                           "-s", "20M", "-f", "433.92M", "--seed", 3, "-o", self.dir)
+        self.assertRegex(out, r"result: +all 5 expected carriers found in their channels")
+        self.assertRegex(out, r"throughput: +%d input samples in [\d.]+ s: [\d.]+ Msamples/s on "
+                         % N)
+        m = re.search(r"found in their channels \(([\d, ]+)\)", out)
+        carriers = {int(c) for c in m.group(1).split(",")}
+        self.assertEqual(len(carriers), 5)
+        rows = table_rows(out)
+        self.assertEqual(sorted(rows), list(range(M)))
+        for c, (p, mark) in rows.items():
+            self.assertEqual(mark, "yes" if c in carriers else "", "channel %d" % c)
+        # The table shows the power put in beside the power measured.
+        for line in out.splitlines():
+            m = re.match(r"^\s*(\d+)\s.*?(-?[\d.]+)\s+[-\d.]+\s+yes\s+(QPSK|16-QAM) (-?[\d.]+) dB",
+                         line)
+            if m:
+                self.assertAlmostEqual(float(m.group(2)), float(m.group(4)), delta=0.3, msg=line)
+        data = self.check_sigmf(self.dir, "synthetic", M, list(range(M)), fs, fc, 1, N, carriers)
+        # Channel M/2 is labelled -fs/2.
+        with open(self.path("synthetic_ch%04d.sigmf-meta" % (M // 2))) as f:
+            self.assertEqual(json.load(f)["captures"][0]["core:frequency"], fc - fs / 2)
+        noise = [10 * math.log10(np.mean(np.abs(v[64:]) ** 2)) for c, v in data.items()
+                 if c not in carriers]
+        sig = [10 * math.log10(np.mean(np.abs(data[c][64:]) ** 2)) for c in carriers]
+        self.assertGreater(min(sig), max(noise) + 20)
+        with open(self.path("channelize.png"), "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_expect_mismatch_exit_3(self):
+        # Channel 0 holds no carrier with this seed; the real carriers are not listed.
+        out, err = self.ok("--expect", "0", "-c", 16, "--carriers", 2, "--samples", 1 << 18,
+                           "--no-plot", "--quiet", "-o", self.dir, rc=3)
+        self.assertRegex(out, r"result: +1 of 1 expected carriers MISSED \(channels 0\); "
+                         r"carriers in UNEXPECTED channels")
+        self.assertFalse(os.path.exists(self.path("channelize.png")))
+
+
+class Layouts(Case):
+    """Vector output split into files equals one stream per channel; channel lists,
+    oversampling, a length that is not a multiple of D."""
+
+    def test_vector_equals_streams(self):
+        M, N, R = 16, 300007, 2
+        sel = [14, 15, 0, 1, 2, 8]  # "-2-2,8": through DC, and M/2
+        args = ["-c", M, "-r", R, "--channels-list", "-2-2,8", "--samples", N,
+                "--carriers", 4, "--seed", 5, "--no-plot", "--expect"]
+        self.ok(*args, "--output-layout", "streams", "-o", self.path("s"))
+        self.ok(*args, "--output-layout", "vector", "-o", self.path("v"))
+        a = self.check_sigmf(self.path("s"), "synthetic", M, sel, 100e6, 0.0, R, N)
+        b = self.check_sigmf(self.path("v"), "synthetic", M, sel, 100e6, 0.0, R, N)
+        for c in sel:
+            np.testing.assert_array_equal(a[c], b[c])
+        self.assertEqual([f for f in os.listdir(self.path("v")) if f.endswith(".tmp")], [])
+
+
+class FileInputs(Case):
+    """A raw complex64 file and SigMF recordings: tones land in the channel whose
+    centre frequency the output metadata names."""
+
+    M = 16
+    N = 100000
+    fs = 2e6
+
+    def tones(self, specs, noise=1e-3, seed=0):
+        """Sum of tones (channel, offset in channel spacings, amplitude) plus noise."""
+        n = np.arange(self.N)
+        x = np.zeros(self.N, np.complex128)
+        for c, off, amp in specs:
+            x += amp * np.exp(2j * np.pi * (centre_offset(c, self.M) + off / self.M) * n)
+        rng = np.random.default_rng(seed)
+        x += noise * (rng.standard_normal(self.N) + 1j * rng.standard_normal(self.N))
+        return x.astype(np.complex64)
+
+    def check_tone(self, samples, offset):
+        """The channel's strongest frequency is offset channel spacings off its centre."""
+        y = samples[64:]
+        spec = np.abs(np.fft.fft(y * np.hanning(y.size)))
+        f = np.fft.fftfreq(y.size)[np.argmax(spec)]  # cycles per output sample (D = M)
+        self.assertAlmostEqual(f, offset, delta=2.0 / y.size)
+
+    def test_raw_file(self):
+        x = self.tones([(3, 0.1, 0.5), (12, -0.05, 0.2)])
+        x.tofile(self.path("capture.cfile"))
+        out, err = self.ok(self.path("capture.cfile"), "-c", self.M, "-s", "2M", "-f", "100M",
+                           "--expect", "3,-4", "-o", self.path("out"))
+        data = self.check_sigmf(self.path("out"), "capture", self.M, list(range(self.M)),
+                                self.fs, 100e6, 1, self.N, {3, 12})
+        self.check_tone(data[3], 0.1)
+        self.check_tone(data[12], -0.05)
+        with open(self.path("out", "capture_ch0003.sigmf-meta")) as f:
+            self.assertEqual(json.load(f)["captures"][0]["core:frequency"], 100e6 + 3 * 125e3)
+        with open(self.path("out", "capture_ch0012.sigmf-meta")) as f:
+            self.assertEqual(json.load(f)["captures"][0]["core:frequency"], 100e6 - 4 * 125e3)
+
+    def write_sigmf(self, base, x, datatype="cf32_le", rate=None, freq=915e6):
+        if datatype == "cf32_le":
+            x.tofile(base + ".sigmf-data")
+        else:
+            iq = np.stack([x.real, x.imag], axis=1) * 32767
+            iq.round().astype("<i2").tofile(base + ".sigmf-data")
+        meta = {"global": {"core:datatype": datatype, "core:version": "1.0.0",
+                           "core:sample_rate": self.fs if rate is None else rate,
+                           "core:description": "test recording"},
+                "captures": [{"core:sample_start": 0, "core:frequency": freq}],
+                "annotations": []}
+        with open(base + ".sigmf-meta", "w") as f:
+            json.dump(meta, f)
+
+    def test_sigmf(self):
+        x = self.tones([(13, -0.15, 0.3)])  # channel 13 = -3 of 16
+        self.write_sigmf(self.path("rec"), x)
+        out, err = self.ok(self.path("rec.sigmf-meta"), "-c", self.M, "-l", "-3,0,5",
+                           "--expect", "-3", "-o", self.path("out"))
+        self.assertIn("915.000 MHz", out)
+        data = self.check_sigmf(self.path("out"), "rec", self.M, [13, 0, 5], self.fs, 915e6,
+                                1, self.N, {13})
+        self.check_tone(data[13], -0.15)
+        with open(self.path("out", "rec_ch0013.sigmf-meta")) as f:
+            self.assertEqual(json.load(f)["captures"][0]["core:frequency"], 915e6 - 3 * 125e3)
+
+    def test_sigmf_ci16_skip_samples(self):
+        x = self.tones([(5, 0.0, 0.4)])
+        self.write_sigmf(self.path("rec16"), x, datatype="ci16_le", freq=0)
+        # The .sigmf-data name works too; 1000 samples skipped, 50000 used.
+        self.ok(self.path("rec16.sigmf-data"), "-c", self.M, "--skip", 1000, "--samples", 50000,
+                "--expect", "5", "--no-plot", "-o", self.path("out"))
+        data = self.check_sigmf(self.path("out"), "rec16", self.M, list(range(self.M)), self.fs,
+                                0.0, 1, 50000, {5})
+        self.check_tone(data[5], 0.0)
+
+
+class Errors(Case):
+    """User mistakes: exit status 2 (usage) or 1 (files), one line, no traceback."""
+
+    def one_line(self, rc, *args, regex=None):
+        status, out, err = run_app(*args)
+        self.assertEqual(status, rc, "args %r: exit status %d\n%s%s" % (args, status, out, err))
+        self.assertEqual(out, "", args)
+        self.assertEqual(len(err.splitlines()), 1, "args %r: stderr %r" % (args, err))
+        self.assertTrue(err.startswith("wideband_channelize: "), err)
+        if regex:
+            self.assertRegex(err, regex)
+
+    def test_usage(self):
+        self.one_line(2, "--bogus", regex="unrecognized arguments")
+        self.one_line(2, "--channels", "0")
+        self.one_line(2, "--channels", "16", "--oversample", "3", regex="not an integer")
+        self.one_line(2, "--channels", "16", "--channels-list", "16", regex="outside 0..15")
+        self.one_line(2, "--channels-list", "1,x")
+        self.one_line(2, "--channels", "8", "--carriers", "3", regex="at most M/4")
+        self.one_line(2, "--attenuation", "80", "--taps", "t.txt")
+        self.one_line(2, "--device", "no-such-device-xyz", regex="matches no OpenCL device")
+        self.one_line(2, "capture.cfile", "--expect", regex="synthetic")
+
+    def test_files(self):
+        self.one_line(1, self.path("missing.cfile"), regex="No such file")
+        self.one_line(1, self.path("missing.sigmf-meta"), regex="No such file")
+        with open(self.path("bad.sigmf-meta"), "w") as f:
+            f.write('{"global": {"core:datatype": "cf32_le", ')
+        np.zeros(1000, np.complex64).tofile(self.path("bad.sigmf-data"))
+        self.one_line(1, self.path("bad.sigmf-meta"), regex="not valid JSON")
+        with open(self.path("bad.sigmf-meta"), "w") as f:
+            json.dump({"global": {"core:sample_rate": 1e6}}, f)
+        self.one_line(1, self.path("bad.sigmf-data"), regex="malformed SigMF.*core:datatype")
+        with open(self.path("bad.sigmf-meta"), "w") as f:
+            json.dump({"global": {"core:datatype": "cf32_le", "core:sample_rate": "fast"}}, f)
+        self.one_line(1, self.path("bad.sigmf-meta"), regex="core:sample_rate")
+        with open(self.path("bad.sigmf-meta"), "w") as f:
+            json.dump({"global": {"core:datatype": "rf64_be", "core:sample_rate": 1e6}}, f)
+        self.one_line(1, self.path("bad.sigmf-meta"), regex="not supported")
+        open(self.path("empty.cfile"), "wb").close()
+        self.one_line(1, self.path("empty.cfile"), regex="holds 0 samples")
+        self.one_line(1, "--taps", self.path("missing-taps.txt"), regex="taps file")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
