@@ -46,7 +46,8 @@ fft_convolution::fft_convolution(device_context::sptr context,
     spec.owner = "fft_convolution";
     spec.n = size;
     spec.batch = options.batch;
-    spec.in = resolve(options.input, size);
+    spec.input_points = options.input_points;
+    spec.in = resolve(options.input, options.input_points ? options.input_points : size);
     spec.out = resolve(options.output, d_written);
     spec.convolution = true;
     spec.spectrum_per_transform = options.spectrum_per_transform;

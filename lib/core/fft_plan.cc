@@ -65,7 +65,8 @@ fft_plan::fft_plan(device_context::sptr context, size_t size, const fft_options&
     spec.range_begin = options.output_range.begin;
     spec.range_step = options.output_range.step;
     spec.range_count = range_points("fft_plan", options.output_range, size);
-    spec.in = resolve(options.input, size);
+    spec.input_points = options.input_points;
+    spec.in = resolve(options.input, options.input_points ? options.input_points : size);
     spec.out = resolve(options.output, spec.range_count);
     spec.in_place = options.in_place;
     spec.direction = options.direction;

@@ -155,6 +155,7 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
 {
     const std::string owner = spec.owner;
     const size_t n = spec.n, batch = spec.batch;
+    const size_t read = spec.input_points ? spec.input_points : n;
     const resolved_layout &in = spec.in, &out = spec.out;
     const size_t written = spec.range_count;
     auto fail = [&](const std::string& what) {
@@ -172,9 +173,14 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
              "): use distance >= points*stride, or stride >= batch*distance for "
              "interleaved transforms");
     if (spec.in_place && (in.offset != out.offset || in.stride != out.stride ||
-                          in.distance != out.distance || written != n))
+                          in.distance != out.distance || written != n || read != n))
         fail("an in-place plan needs identical input and output layouts and every "
-             "point written");
+             "point read and written");
+    if (read > n)
+        fail("input_points " + std::to_string(read) + " exceeds the size " +
+             std::to_string(n));
+    if (spec.shift && read != n)
+        fail("shift needs every input point (input_points = size)");
 
     impl& im = *d_impl;
     const cl::Context& ctx = context->context();
@@ -260,7 +266,7 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
             step s{ lengths[p], span, padded, dir, {}, false, false };
             if (p == 0 && first_of_plan) {
                 s.ops.pre_shift = pre_shift;
-                s.ops.pre_zero_pad = bluestein;
+                s.ops.pre_zero_pad = bluestein || read < n;
                 s.ops.pre_factor = bool(im.pre_factors());
             }
             if (p + 1 == passes) {
@@ -280,7 +286,7 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
     if (fused) {
         step s{ padded, 1, padded, -1, {}, true, true };
         s.ops.pre_shift = pre_shift;
-        s.ops.pre_zero_pad = bluestein;
+        s.ops.pre_zero_pad = bluestein || read < n;
         s.ops.pre_factor = bool(im.pre_factors());
         s.ops.convolution = spectrum_source;
         last_ops(s.ops);
@@ -405,7 +411,9 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
         set_index(5, lout.offset);
         set_index(6, lout.stride);
         set_index(7, lout.distance);
-        l.kernel.setArg(9, static_cast<cl_uint>(n));
+        // The length the first launch reads (zero padding beyond) and the last
+        // one shifts by; they agree whenever both matter (shift reads all).
+        l.kernel.setArg(9, static_cast<cl_uint>(i == 0 ? read : n));
         l.kernel.setArg(10, s.last ? scale : 1.0f);
         l.kernel.setArg(11, static_cast<cl_uint>(spec.range_begin));
         l.kernel.setArg(12, static_cast<cl_uint>(written));
@@ -437,7 +445,9 @@ const std::string& fft_program::description() const { return d_impl->description
 
 size_t fft_program::input_elements(size_t batch) const
 {
-    return last_element(d_spec.in, d_spec.n, batch) + 1;
+    return last_element(
+               d_spec.in, d_spec.input_points ? d_spec.input_points : d_spec.n, batch) +
+           1;
 }
 
 size_t fft_program::output_elements(size_t batch) const

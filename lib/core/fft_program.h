@@ -45,6 +45,7 @@ size_t checked_batch(const char* owner, size_t batch, size_t plan_batch);
 struct fft_program_spec {
     const char* owner = "fft_plan"; //!< names the class in error messages
     size_t n = 0;                   //!< points per transform
+    size_t input_points = 0;        //!< points read per transform, the rest zero (0: n)
     size_t batch = 1;
     resolved_layout in{ 0, 1, 0 }, out{ 0, 1, 0 }; //!< out in units of written points
     bool in_place = false;

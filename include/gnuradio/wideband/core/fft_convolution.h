@@ -23,6 +23,8 @@ namespace core {
 struct WIDEBAND_CORE_API fft_convolution_options {
     size_t batch = 1;  //!< transforms per execution (the most enqueue() accepts)
     fft_layout input;  //!< inputs may overlap (e.g. overlap-save blocks)
+    //! Points read from each input transform, the rest taken as zero (0: all N).
+    size_t input_points = 0;
     fft_layout output; //!< distance 0: contiguous transforms of the written points
     fft_output_range output_range; //!< which points of each result are written
     bool spectrum_per_transform =

@@ -58,8 +58,10 @@ struct WIDEBAND_CORE_API fft_options {
     size_t batch = 1;       //!< transforms per execution (the most enqueue() accepts)
     bool normalize = false; //!< multiply the output by 1/N
     bool in_place = false;  //!< input and output are the same buffer and layout
-    fft_layout input;
-    fft_layout output; //!< distance 0: contiguous transforms of the written points
+    fft_layout input;       //!< distance 0: contiguous transforms of the points read
+    fft_layout output;      //!< distance 0: contiguous transforms of the written points
+    //! Points read from each input transform, the rest taken as zero (0: all N).
+    size_t input_points = 0;
     fft_output_range output_range;
 
     /*!
