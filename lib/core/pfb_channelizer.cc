@@ -7,11 +7,11 @@
 
 #include "fft_planner.h"
 #include "fft_tables.h"
+#include "stream_window.h"
 #include <gnuradio/wideband/core/pfb_channelizer.h>
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -99,34 +99,12 @@ public:
     cl::Buffer first_slot, next_slot, channel_of_slot;
     cl::Buffer fft_input, spectra; // when not fused
 
-    // streaming state: window[current] = [keep samples][new samples]
-    cl::Buffer window[2];
-    size_t window_capacity = 0;
-    int current = 0;
-    size_t leftover = 0;      // samples short of a frame, the last ones kept
-    uint64_t frames_done = 0; // the commutator position follows the frame count
-
-    size_t keep() const { return K * M - D + leftover; }
-
-    // Device work due before the next call's kernel, on the caller's queue so
-    // that it follows the calls before: set_taps() changing K and reset() leave
-    // it. window[current] gets `zeros` zeros, then `count` kept samples from
-    // `from` at to_offset (= zeros).
-    struct history_move {
-        cl::Buffer from; // null: nothing to copy
-        size_t from_offset = 0, count = 0, zeros = 0;
-    };
-    std::optional<history_move> pending;
-
-    //! Where the valid history is now: its buffer, end and length.
-    struct history_source {
-        cl::Buffer buffer;
-        size_t end, available;
-    };
-    history_source history() const;
+    // streaming state: the input window (history K*M - D samples) and the
+    // frame count, which the commutator position follows
+    std::unique_ptr<stream_window> window;
+    uint64_t frames_done = 0;
 
     void configure();
-    void enqueue_pending(const cl::CommandQueue& queue, std::vector<cl::Event>& deps);
     void build_kernels();
     std::string options() const;
 };
@@ -185,16 +163,8 @@ void pfb_channelizer::impl::build_kernels()
     }
 }
 
-pfb_channelizer::impl::history_source pfb_channelizer::impl::history() const
-{
-    if (pending)
-        return { pending->from, pending->from_offset + pending->count, pending->count };
-    return { window[current], keep(), keep() };
-}
-
 void pfb_channelizer::impl::configure()
 {
-    const history_source old = configured ? history() : history_source{};
     const size_t new_k = ceil_div(taps.size(), M);
     const bool rebuild = !configured || new_k != K;
     K = new_k;
@@ -226,60 +196,11 @@ void pfb_channelizer::impl::configure()
     next_slot = table(next);
     channel_of_slot = table(channel);
 
-    // The window holds the history, the leftover and the largest call.
-    const size_t capacity = K * M - 1 + max_input;
-    if (!configured) {
-        window[0] = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, capacity * 8);
-        window[1] = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, capacity * 8);
-        window_capacity = capacity;
-        current = 0;
-        pending = history_move{ cl::Buffer(), 0, 0, keep() };
-        configured = true;
-        return;
-    }
-    const size_t needed = keep();
-    if (needed == old.available && !pending && capacity <= window_capacity)
-        return; // same history layout: nothing moves
-    if (capacity > window_capacity) {
-        window[0] = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, capacity * 8);
-        window[1] = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, capacity * 8);
-        window_capacity = capacity;
-        current = 0;
-    } else if (window[current]() == old.buffer()) {
-        current = 1 - current; // never move the history onto itself
-    }
-    // Samples older than were kept are unknown: zeros stand in for them.
-    const size_t kept = std::min(old.available, needed);
-    pending = history_move{ old.buffer, old.end - kept, kept, needed - kept };
-}
-
-void pfb_channelizer::impl::enqueue_pending(const cl::CommandQueue& queue,
-                                            std::vector<cl::Event>& deps)
-{
-    if (!pending)
-        return;
-    cl::Event event;
-    if (pending->zeros) {
-        const cl_float2 zero = { { 0.0f, 0.0f } };
-        queue.enqueueFillBuffer(window[current],
-                                zero,
-                                0,
-                                pending->zeros * 8,
-                                deps.empty() ? nullptr : &deps,
-                                &event);
-        deps.assign(1, event);
-    }
-    if (pending->count) {
-        queue.enqueueCopyBuffer(pending->from,
-                                window[current],
-                                pending->from_offset * 8,
-                                pending->zeros * 8,
-                                pending->count * 8,
-                                deps.empty() ? nullptr : &deps,
-                                &event);
-        deps.assign(1, event);
-    }
-    pending.reset();
+    if (!window)
+        window.reset(new stream_window(ctx, K * M - D, max_input));
+    else
+        window->set_history(K * M - D);
+    configured = true;
 }
 
 pfb_channelizer::pfb_channelizer(device_context::sptr context,
@@ -320,13 +241,12 @@ const std::vector<float>& pfb_channelizer::taps() const { return d_impl->taps; }
 
 size_t pfb_channelizer::frames_for(size_t samples) const
 {
-    return (d_impl->leftover + samples) / d_impl->D;
+    return (d_impl->window->leftover() + samples) / d_impl->D;
 }
 
 stream_engine::region pfb_channelizer::input_region() const
 {
-    const impl& im = *d_impl;
-    return { im.window[im.current], im.keep(), im.max_input };
+    return d_impl->window->input_region();
 }
 
 pfb_channelizer::result pfb_channelizer::enqueue(const cl::CommandQueue& queue,
@@ -355,20 +275,19 @@ pfb_channelizer::result pfb_channelizer::enqueue(const cl::CommandQueue& queue,
                                     " bytes; this call writes " +
                                     std::to_string(needed * 8));
 
-    const size_t keep_before = im.keep();
     const size_t last_of_first = im.K * im.M - 1;
     // (q0 + 2) * D mod M without overflow for any frame count
     const cl_uint rotation0 =
         static_cast<cl_uint>(((im.frames_done + 2) % im.M) * im.D % im.M);
     std::vector<cl::Event> deps = wait;
-    im.enqueue_pending(queue, deps);
+    im.window->prepare(queue, deps);
     cl::Event event;
     auto chain = [&]() { deps.assign(1, event); };
 
     if (frames > 0) {
         if (im.fused) {
             cl::Kernel& k = im.channelize;
-            k.setArg(0, im.window[im.current]);
+            k.setArg(0, im.window->buffer());
             k.setArg(1, static_cast<cl_uint>(last_of_first));
             k.setArg(2, rotation0);
             k.setArg(3, static_cast<cl_uint>(frames));
@@ -388,7 +307,7 @@ pfb_channelizer::result pfb_channelizer::enqueue(const cl::CommandQueue& queue,
                                        &event);
             chain();
         } else {
-            im.fir.setArg(0, im.window[im.current]);
+            im.fir.setArg(0, im.window->buffer());
             im.fir.setArg(1, static_cast<cl_uint>(last_of_first));
             im.fir.setArg(2, rotation0);
             im.fir.setArg(3, static_cast<cl_uint>(frames));
@@ -419,24 +338,9 @@ pfb_channelizer::result pfb_channelizer::enqueue(const cl::CommandQueue& queue,
         }
     }
 
-    // Keep the history and the leftover for the next call, at the front of the other
-    // window.
-    im.leftover = (im.leftover + samples) - frames * im.D;
+    // Keep the history and the leftover for the next call.
     im.frames_done += frames;
-    const size_t keep_after = im.keep();
-    const size_t from = keep_before + samples - keep_after;
-    const int other = 1 - im.current;
-    if (keep_after > 0)
-        queue.enqueueCopyBuffer(im.window[im.current],
-                                im.window[other],
-                                from * 8,
-                                0,
-                                keep_after * 8,
-                                deps.empty() ? nullptr : &deps,
-                                &event);
-    else
-        queue.enqueueMarkerWithWaitList(deps.empty() ? nullptr : &deps, &event);
-    im.current = other;
+    im.window->advance(queue, samples, frames * im.D, deps, event);
     return { frames, event };
 }
 
@@ -472,11 +376,8 @@ void pfb_channelizer::set_channel_map(const std::vector<size_t>& channel_map)
 
 void pfb_channelizer::reset()
 {
-    impl& im = *d_impl;
-    im.leftover = 0;
-    im.frames_done = 0;
-    // Zeroed by the next enqueue(), after whatever the caller's queue still holds.
-    im.pending = impl::history_move{ cl::Buffer(), 0, 0, im.keep() };
+    d_impl->frames_done = 0;
+    d_impl->window->reset();
 }
 
 } // namespace core

@@ -1,0 +1,127 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "stream_window.h"
+
+#include <algorithm>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+stream_window::stream_window(device_context::sptr context,
+                             size_t history,
+                             size_t max_input)
+    : d_context(std::move(context)), d_history(history), d_max_input(max_input)
+{
+    allocate(capacity_for(history));
+    d_pending = history_move{ cl::Buffer(), 0, 0, keep() };
+}
+
+size_t stream_window::capacity_for(size_t history) const
+{
+    // The leftover is short of one output step, and a step never exceeds a call.
+    return history + 2 * d_max_input;
+}
+
+void stream_window::allocate(size_t capacity)
+{
+    const cl::Context& ctx = d_context->context();
+    d_window[0] = cl::Buffer(ctx, CL_MEM_READ_WRITE, capacity * 8);
+    d_window[1] = cl::Buffer(ctx, CL_MEM_READ_WRITE, capacity * 8);
+    d_capacity = capacity;
+    d_current = 0;
+}
+
+stream_engine::region stream_window::input_region() const
+{
+    return { d_window[d_current], keep(), d_max_input };
+}
+
+void stream_window::set_history(size_t history)
+{
+    if (history == d_history)
+        return;
+    // Where the valid samples are now: a pending move's source, or this window.
+    cl::Buffer from = d_window[d_current];
+    size_t end = keep(), available = keep();
+    if (d_pending) {
+        from = d_pending->from;
+        end = d_pending->from_offset + d_pending->count;
+        available = d_pending->count;
+    }
+    d_history = history;
+    const size_t needed = keep();
+    if (capacity_for(history) > d_capacity)
+        allocate(capacity_for(history));
+    else if (from() == d_window[d_current]())
+        d_current = 1 - d_current; // never move the samples onto themselves
+    const size_t kept = std::min(available, needed);
+    d_pending =
+        history_move{ kept ? from : cl::Buffer(), end - kept, kept, needed - kept };
+}
+
+void stream_window::reset()
+{
+    d_leftover = 0;
+    d_pending = history_move{ cl::Buffer(), 0, 0, keep() };
+}
+
+void stream_window::prepare(const cl::CommandQueue& queue, std::vector<cl::Event>& deps)
+{
+    if (!d_pending)
+        return;
+    cl::Event event;
+    if (d_pending->zeros) {
+        const cl_float2 zero = { { 0.0f, 0.0f } };
+        queue.enqueueFillBuffer(d_window[d_current],
+                                zero,
+                                0,
+                                d_pending->zeros * 8,
+                                deps.empty() ? nullptr : &deps,
+                                &event);
+        deps.assign(1, event);
+    }
+    if (d_pending->count) {
+        queue.enqueueCopyBuffer(d_pending->from,
+                                d_window[d_current],
+                                d_pending->from_offset * 8,
+                                d_pending->zeros * 8,
+                                d_pending->count * 8,
+                                deps.empty() ? nullptr : &deps,
+                                &event);
+        deps.assign(1, event);
+    }
+    d_pending.reset();
+}
+
+void stream_window::advance(const cl::CommandQueue& queue,
+                            size_t samples,
+                            size_t consumed,
+                            const std::vector<cl::Event>& deps,
+                            cl::Event& done)
+{
+    const size_t total = keep() + samples;
+    d_leftover = d_leftover + samples - consumed;
+    const size_t keep_after = keep();
+    const int other = 1 - d_current;
+    if (keep_after > 0)
+        queue.enqueueCopyBuffer(d_window[d_current],
+                                d_window[other],
+                                (total - keep_after) * 8,
+                                0,
+                                keep_after * 8,
+                                deps.empty() ? nullptr : &deps,
+                                &done);
+    else
+        queue.enqueueMarkerWithWaitList(deps.empty() ? nullptr : &deps, &done);
+    d_current = other;
+}
+
+} // namespace core
+} // namespace wideband
+} // namespace gr

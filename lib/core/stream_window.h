@@ -1,0 +1,86 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_WIDEBAND_CORE_STREAM_WINDOW_H
+#define INCLUDED_WIDEBAND_CORE_STREAM_WINDOW_H
+
+#include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/stream_pipeline.h>
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+/*!
+ * \brief The device-side input of a streaming filter: the samples of a call
+ * with the filter's history in front of them.
+ *
+ * A window holds [history][leftover][new samples]: `history` samples before the
+ * stream position (what the filter needs of the past), `leftover` samples past it
+ * that made no output yet, then the call's new samples. After a call advances the
+ * position, history and leftover move to the front of the other window (two
+ * alternate, so the next call's upload can overlap this call's kernel). Changes
+ * of the history length and resets are done on the caller's queue by the next
+ * call, after everything enqueued before it.
+ */
+class stream_window
+{
+public:
+    stream_window(device_context::sptr context, size_t history, size_t max_input);
+
+    size_t history() const { return d_history; }
+    size_t leftover() const { return d_leftover; }
+    //! Samples in front of the new ones.
+    size_t keep() const { return d_history + d_leftover; }
+    const cl::Buffer& buffer() const { return d_window[d_current]; }
+    stream_engine::region input_region() const;
+
+    //! A new history length from the next call on; older samples than were
+    //! kept are taken as zero.
+    void set_history(size_t history);
+    //! Zero history and leftover from the next call on.
+    void reset();
+    //! Enqueues the pending history work on \p queue after \p deps (updated).
+    void prepare(const cl::CommandQueue& queue, std::vector<cl::Event>& deps);
+    /*!
+     * After the call's kernels (\p deps): the position moves \p consumed of the
+     * keep() + \p samples samples on; the rest beyond it becomes the leftover.
+     * \p done is the last event of the call.
+     */
+    void advance(const cl::CommandQueue& queue,
+                 size_t samples,
+                 size_t consumed,
+                 const std::vector<cl::Event>& deps,
+                 cl::Event& done);
+
+private:
+    size_t capacity_for(size_t history) const;
+    void allocate(size_t capacity);
+
+    // window[current] gets `zeros` zeros, then `count` samples from `from`.
+    struct history_move {
+        cl::Buffer from; // null: nothing to copy
+        size_t from_offset = 0, count = 0, zeros = 0;
+    };
+
+    device_context::sptr d_context;
+    size_t d_history, d_leftover = 0, d_max_input;
+    cl::Buffer d_window[2];
+    size_t d_capacity = 0;
+    int d_current = 0;
+    std::optional<history_move> d_pending;
+};
+
+} // namespace core
+} // namespace wideband
+} // namespace gr
+
+#endif /* INCLUDED_WIDEBAND_CORE_STREAM_WINDOW_H */
