@@ -15,8 +15,12 @@ namespace core {
 
 stream_window::stream_window(device_context::sptr context,
                              size_t history,
-                             size_t max_input)
-    : d_context(std::move(context)), d_history(history), d_max_input(max_input)
+                             size_t max_input,
+                             size_t tail)
+    : d_context(std::move(context)),
+      d_history(history),
+      d_max_input(max_input),
+      d_tail(tail)
 {
     allocate(capacity_for(history));
     d_pending = history_move{ cl::Buffer(), 0, 0, keep() };
@@ -25,7 +29,7 @@ stream_window::stream_window(device_context::sptr context,
 size_t stream_window::capacity_for(size_t history) const
 {
     // The leftover is short of one output step, and a step never exceeds a call.
-    return history + 2 * d_max_input;
+    return history + 2 * d_max_input + d_tail;
 }
 
 void stream_window::allocate(size_t capacity)
@@ -42,9 +46,10 @@ stream_engine::region stream_window::input_region() const
     return { d_window[d_current], keep(), d_max_input };
 }
 
-void stream_window::set_history(size_t history)
+void stream_window::set_history(size_t history, size_t tail)
 {
-    if (history == d_history)
+    d_tail = tail;
+    if (history == d_history && capacity_for(history) <= d_capacity)
         return;
     // Where the valid samples are now: a pending move's source, or this window.
     cl::Buffer from = d_window[d_current];

@@ -34,7 +34,14 @@ namespace core {
 class stream_window
 {
 public:
-    stream_window(device_context::sptr context, size_t history, size_t max_input);
+    /*!
+     * \param tail samples past the end of the data that kernels may read (and
+     *        whose values they ignore): the windows are that much longer
+     */
+    stream_window(device_context::sptr context,
+                  size_t history,
+                  size_t max_input,
+                  size_t tail = 0);
 
     size_t history() const { return d_history; }
     size_t leftover() const { return d_leftover; }
@@ -43,9 +50,9 @@ public:
     const cl::Buffer& buffer() const { return d_window[d_current]; }
     stream_engine::region input_region() const;
 
-    //! A new history length from the next call on; older samples than were
-    //! kept are taken as zero.
-    void set_history(size_t history);
+    //! A new history length (and tail) from the next call on; older samples
+    //! than were kept are taken as zero.
+    void set_history(size_t history, size_t tail = 0);
     //! Zero history and leftover from the next call on.
     void reset();
     //! Enqueues the pending history work on \p queue after \p deps (updated).
@@ -72,7 +79,7 @@ private:
     };
 
     device_context::sptr d_context;
-    size_t d_history, d_leftover = 0, d_max_input;
+    size_t d_history, d_leftover = 0, d_max_input, d_tail;
     cl::Buffer d_window[2];
     size_t d_capacity = 0;
     int d_current = 0;

@@ -1,0 +1,264 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "fft_planner.h"
+#include "stream_window.h"
+#include <gnuradio/wideband/core/fft_convolution.h>
+#include <gnuradio/wideband/core/fft_filter.h>
+#include <gnuradio/wideband/core/fft_plan.h>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+namespace {
+
+constexpr size_t default_input_samples = size_t(1) << 20;
+
+size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+[[noreturn]] void fail(const std::string& what)
+{
+    throw std::invalid_argument("fft_filter: " + what);
+}
+
+void check_taps(const std::vector<std::complex<float>>& taps)
+{
+    if (taps.empty())
+        fail("taps must not be empty (give at least one tap)");
+    for (const auto& t : taps)
+        if (!std::isfinite(t.real()) || !std::isfinite(t.imag()))
+            fail("taps must be finite numbers");
+}
+
+// Outputs kept per block: every D-th of the L - T + 1 valid ones, whole steps of D.
+size_t block_step_for(size_t fft_size, size_t taps, size_t decimation)
+{
+    if (fft_size + 1 < taps + decimation)
+        return 0;
+    return (fft_size - taps + 1) / decimation * decimation;
+}
+
+} // namespace
+
+size_t
+fft_filter::choose_fft_size(const device_info& device, size_t taps, size_t decimation)
+{
+    const fft_device_limits limits = fft_device_limits::for_device(device);
+    const size_t on_chip = max_on_chip_length(limits, false);
+    const size_t strided = max_on_chip_length(limits, true);
+    // Cost per input sample: every block reads its L samples and writes its
+    // outputs once when the convolution is one kernel; otherwise each of the 2P
+    // passes reads and writes all L points. A mild log term for the arithmetic.
+    const size_t smallest = taps + decimation - 1;
+    const size_t largest =
+        std::min<size_t>(std::max<size_t>(4 * smallest, 65536), 1 << 24);
+    size_t best = 0;
+    double best_cost = std::numeric_limits<double>::infinity();
+    for (size_t p2 = 1; p2 <= largest; p2 *= 2)
+        for (size_t p3 = p2; p3 <= largest; p3 *= 3)
+            for (size_t p5 = p3; p5 <= largest; p5 *= 5)
+                for (size_t length = p5; length <= largest; length *= 7) {
+                    if (length < smallest)
+                        continue;
+                    const size_t step = block_step_for(length, taps, decimation);
+                    const double outputs = double(step / decimation);
+                    const double bytes =
+                        length <= on_chip
+                            ? double(length) + outputs
+                            : 4.0 * split_into_passes(length, strided).size() * length +
+                                  outputs;
+                    const double cost =
+                        bytes / double(step) * (1.0 + 0.02 * std::log2(double(length)));
+                    if (cost < best_cost || (cost == best_cost && length < best)) {
+                        best_cost = cost;
+                        best = length;
+                    }
+                }
+    if (!best)
+        fail("no FFT length up to 2^24 holds " + std::to_string(taps) + " taps");
+    return best;
+}
+
+class fft_filter::impl
+{
+public:
+    device_context::sptr ctx;
+    size_t D, max_input;
+    std::vector<std::complex<float>> taps;
+    size_t requested_fft_size;
+
+    // per taps length: the FFT, its convolution and the taps' spectrum
+    size_t L = 0, T = 0, B = 0, max_blocks = 0;
+    std::unique_ptr<fft_convolution> convolution;
+    cl::Buffer spectrum;
+    cl::CommandQueue setup_queue;
+    std::unique_ptr<stream_window> window;
+
+    void configure();
+};
+
+void fft_filter::impl::configure()
+{
+    T = taps.size();
+    L = requested_fft_size ? requested_fft_size : choose_fft_size(ctx->info(), T, D);
+    B = block_step_for(L, T, D);
+    if (!is_codelet_smooth(L) || B < D)
+        fail("fft_size " + std::to_string(L) +
+             " must have no prime factor above 13 and be at least taps + decimation - 1 "
+             "= " +
+             std::to_string(T + D - 1));
+    // Outputs of a call: up to (leftover + max_input) / D, in blocks of B / D.
+    max_blocks = ceil_div(max_input + D, B);
+    fft_convolution_options co;
+    co.batch = max_blocks;
+    co.input.distance = B; // the blocks' windows overlap by L - B samples
+    co.output_range = { T - 1, D, B / D };
+    convolution.reset(new fft_convolution(ctx, L, co));
+
+    // The taps' spectrum, scaled by 1/L, computed on the device; a new buffer,
+    // as kernels still in flight may read the old one.
+    const cl::Context& cl_ctx = ctx->context();
+    cl::Buffer padded(cl_ctx,
+                      CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                      T * 8,
+                      const_cast<std::complex<float>*>(taps.data()));
+    spectrum = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, L * 8);
+    fft_options fo;
+    fo.input_points = T;
+    fo.normalize = true;
+    fft_plan(ctx, L, fo).enqueue(setup_queue, padded, spectrum).wait();
+
+    // The last block may read up to L samples past the data.
+    if (!window)
+        window.reset(new stream_window(ctx, T - 1, max_input, L));
+    else
+        window->set_history(T - 1, L);
+}
+
+fft_filter::fft_filter(device_context::sptr context, const fft_filter_options& options)
+    : d_impl(new impl)
+{
+    if (!context)
+        fail("no device context");
+    if (options.decimation < 1)
+        fail("decimation must be >= 1 (got 0)");
+    check_taps(options.taps);
+    impl& im = *d_impl;
+    im.ctx = std::move(context);
+    im.D = options.decimation;
+    im.taps = options.taps;
+    im.requested_fft_size = options.fft_size;
+    im.max_input = std::max(options.max_input_samples ? options.max_input_samples
+                                                      : default_input_samples,
+                            im.D);
+    im.setup_queue = im.ctx->create_queue();
+    im.configure();
+}
+
+fft_filter::~fft_filter() = default;
+
+size_t fft_filter::decimation() const { return d_impl->D; }
+size_t fft_filter::fft_size() const { return d_impl->L; }
+size_t fft_filter::block_step() const { return d_impl->B; }
+const std::vector<std::complex<float>>& fft_filter::taps() const { return d_impl->taps; }
+size_t fft_filter::max_input_samples() const { return d_impl->max_input; }
+stream_engine::region fft_filter::input_region() const
+{
+    return d_impl->window->input_region();
+}
+
+size_t fft_filter::outputs_for(size_t samples) const
+{
+    return (d_impl->window->leftover() + samples) / d_impl->D;
+}
+
+size_t fft_filter::max_output_elements() const
+{
+    return d_impl->max_blocks * (d_impl->B / d_impl->D);
+}
+
+std::string fft_filter::describe() const
+{
+    const impl& im = *d_impl;
+    std::ostringstream o;
+    o << im.T << " taps, decimation " << im.D << ": overlap-save with FFT " << im.L
+      << ", " << im.B << " new samples per block; " << im.convolution->describe();
+    return o.str();
+}
+
+fft_filter::result fft_filter::enqueue(const cl::CommandQueue& queue,
+                                       size_t samples,
+                                       const cl::Buffer& output,
+                                       const std::vector<cl::Event>& wait)
+{
+    impl& im = *d_impl;
+    if (samples > im.max_input)
+        fail(std::to_string(samples) +
+             " samples exceed max_input_samples() = " + std::to_string(im.max_input));
+    const size_t outputs = outputs_for(samples);
+    const size_t per_block = im.B / im.D;
+    const size_t blocks = ceil_div(outputs, per_block);
+    if (blocks > 0 && output.getInfo<CL_MEM_SIZE>() < blocks * per_block * 8)
+        fail("output buffer holds " + std::to_string(output.getInfo<CL_MEM_SIZE>()) +
+             " bytes; this call writes " + std::to_string(blocks * per_block * 8));
+
+    std::vector<cl::Event> deps = wait;
+    im.window->prepare(queue, deps);
+    cl::Event event;
+    if (blocks > 0) {
+        // The last block reads past the samples (its extra outputs are dropped):
+        // zeros there, so that stale samples, even non-finite ones, never reach
+        // the outputs that are kept through the FFT.
+        const size_t data = im.window->keep() + samples;
+        const size_t read = (blocks - 1) * im.B + im.L;
+        if (read > data) {
+            const cl_float2 zero = { { 0.0f, 0.0f } };
+            queue.enqueueFillBuffer(im.window->buffer(),
+                                    zero,
+                                    data * 8,
+                                    (read - data) * 8,
+                                    deps.empty() ? nullptr : &deps,
+                                    &event);
+            deps.assign(1, event);
+        }
+        event = im.convolution->enqueue(
+            queue, im.window->buffer(), im.spectrum, output, deps, blocks);
+        deps.assign(1, event);
+    }
+    im.window->advance(queue, samples, outputs * im.D, deps, event);
+    return { outputs, event };
+}
+
+size_t fft_filter::run(const cl::CommandQueue& queue,
+                       size_t samples,
+                       const cl::Buffer& output,
+                       const std::vector<cl::Event>& wait,
+                       cl::Event& done)
+{
+    const result r = enqueue(queue, samples, output, wait);
+    done = r.done;
+    return r.outputs;
+}
+
+void fft_filter::set_taps(const std::vector<std::complex<float>>& taps)
+{
+    check_taps(taps);
+    d_impl->taps = taps;
+    d_impl->configure();
+}
+
+void fft_filter::reset() { d_impl->window->reset(); }
+
+} // namespace core
+} // namespace wideband
+} // namespace gr
