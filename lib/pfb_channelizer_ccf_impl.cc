@@ -175,7 +175,7 @@ bool pfb_channelizer_ccf_impl::start()
     }
     d_engine.reset(new core::pfb_channelizer(d_context, options));
     d_pipeline.reset(new core::stream_pipeline(d_context, *d_engine, pipeline_depth));
-    d_delivered = 0;
+    d_work.reset(new pipelined_work(*d_pipeline));
     return block::start();
 }
 
@@ -183,6 +183,7 @@ bool pfb_channelizer_ccf_impl::stop()
 {
     if (d_pipeline)
         d_pipeline->discard();
+    d_work.reset();
     d_pipeline.reset();
     d_engine.reset();
     return block::stop();
@@ -244,30 +245,7 @@ void pfb_channelizer_ccf_impl::forecast(int, gr_vector_int& ninput_items_require
 {
     // Output waiting in the pipeline needs no input, which also lets the end of
     // a stream flush it; otherwise any input is worth a call.
-    ninput_items_required[0] = (d_pipeline && d_pipeline->in_flight() > 0) ? 0 : 1;
-}
-
-size_t pfb_channelizer_ccf_impl::deliver(size_t room, gr_vector_void_star& output_items)
-{
-    const size_t frames = d_pipeline->oldest_elements() / d_slots;
-    const size_t count = std::min(room, frames - d_delivered);
-    const gr_complex* chunk = d_pipeline->oldest();
-    if (d_vector_output) {
-        std::memcpy(output_items[0],
-                    chunk + d_delivered * d_slots,
-                    count * d_slots * sizeof(gr_complex));
-    } else {
-        for (size_t s = 0; s < d_slots; ++s)
-            std::memcpy(output_items[s],
-                        chunk + s * frames + d_delivered,
-                        count * sizeof(gr_complex));
-    }
-    d_delivered += count;
-    if (d_delivered == frames) {
-        d_pipeline->pop();
-        d_delivered = 0;
-    }
-    return count;
+    ninput_items_required[0] = (d_work && d_work->pending()) ? 0 : 1;
 }
 
 int pfb_channelizer_ccf_impl::general_work(int noutput_items,
@@ -284,28 +262,32 @@ int pfb_channelizer_ccf_impl::general_work(int noutput_items,
         }
     }
 
+    // A chunk's output: channel-major rows of its frames, or one vector per frame.
     size_t consumed = 0;
-    if (d_pipeline->can_submit() && ninput_items[0] > 0) {
-        consumed = std::min<size_t>(ninput_items[0], d_engine->max_input_samples());
-        d_pipeline->submit(static_cast<const gr_complex*>(input_items[0]), consumed);
-        consume(0, int(consumed));
-    }
-
-    // Block on the oldest chunk when the pipeline is full or no input came
-    // (the end of a stream); otherwise take only what is already done.
-    size_t produced = 0;
-    while (d_pipeline->in_flight() > 0 && produced < size_t(noutput_items)) {
-        if (!d_pipeline->oldest_ready()) {
-            if (d_pipeline->can_submit() && consumed > 0)
-                break;
-            d_pipeline->wait_oldest();
-        }
-        gr_vector_void_star outs(output_items.size());
-        for (size_t i = 0; i < outs.size(); ++i)
-            outs[i] = static_cast<char*>(output_items[i]) +
-                      produced * output_signature()->sizeof_stream_item(int(i));
-        produced += deliver(noutput_items - produced, outs);
-    }
+    const size_t produced = d_work->step(
+        static_cast<const gr_complex*>(input_items[0]),
+        ninput_items[0],
+        d_engine->max_input_samples(),
+        noutput_items,
+        d_slots,
+        consumed,
+        [&](const gr_complex* chunk,
+            size_t frames,
+            size_t first,
+            size_t count,
+            size_t at) {
+            if (d_vector_output) {
+                std::memcpy(static_cast<gr_complex*>(output_items[0]) + at * d_slots,
+                            chunk + first * d_slots,
+                            count * d_slots * sizeof(gr_complex));
+            } else {
+                for (size_t s = 0; s < d_slots; ++s)
+                    std::memcpy(static_cast<gr_complex*>(output_items[s]) + at,
+                                chunk + s * frames + first,
+                                count * sizeof(gr_complex));
+            }
+        });
+    consume(0, int(consumed));
     return int(produced);
 }
 

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_WIDEBAND_PFB_CHANNELIZER_CCF_IMPL_H
 #define INCLUDED_WIDEBAND_PFB_CHANNELIZER_CCF_IMPL_H
 
+#include "pipelined_work.h"
 #include <gnuradio/wideband/core/pfb_channelizer.h>
 #include <gnuradio/wideband/core/stream_pipeline.h>
 #include <gnuradio/wideband/pfb_channelizer_ccf.h>
@@ -50,8 +51,6 @@ public:
 private:
     //! The channels the engine computes: the first `slots` entries of the map.
     std::vector<size_t> engine_map(const std::vector<int>& map) const;
-    //! Copies up to \p room frames of the oldest chunk to the outputs.
-    size_t deliver(size_t room, gr_vector_void_star& output_items);
 
     const unsigned int d_numchans;
     const unsigned int d_decimation;
@@ -68,7 +67,7 @@ private:
     size_t d_slots;
     std::unique_ptr<core::pfb_channelizer> d_engine;
     std::unique_ptr<core::stream_pipeline> d_pipeline;
-    size_t d_delivered = 0; // frames of the oldest chunk already delivered
+    std::unique_ptr<pipelined_work> d_work;
 };
 
 } // namespace wideband

@@ -25,13 +25,19 @@ stream_pipeline::stream_pipeline(device_context::sptr context,
       d_download(d_context->create_queue()),
       d_slots(std::max<size_t>(depth, 1))
 {
-    const size_t in_bytes = d_engine.max_input_samples() * 8;
-    const size_t out_bytes = std::max<size_t>(d_engine.max_output_elements(), 1) * 8;
-    for (auto& s : d_slots) {
-        s.input.reset(new pinned_buffer(d_context, in_bytes));
-        s.output.reset(new pinned_buffer(d_context, out_bytes));
-        s.device_output = cl::Buffer(d_context->context(), CL_MEM_READ_WRITE, out_bytes);
-    }
+    for (auto& s : d_slots)
+        s.input.reset(new pinned_buffer(d_context, d_engine.max_input_samples() * 8));
+}
+
+void stream_pipeline::fit_output(slot& s) const
+{
+    // The engine's output can grow (new taps, a longer channel map): the slot
+    // being filled is free, so its buffers can be replaced.
+    const size_t bytes = std::max<size_t>(d_engine.max_output_elements(), 1) * 8;
+    if (s.output && s.output->size() >= bytes)
+        return;
+    s.output.reset(new pinned_buffer(d_context, bytes));
+    s.device_output = cl::Buffer(d_context->context(), CL_MEM_READ_WRITE, bytes);
 }
 
 stream_pipeline::~stream_pipeline() { discard(); }
@@ -48,6 +54,7 @@ size_t stream_pipeline::submit(const std::complex<float>* input, size_t samples)
     const size_t index = d_next;
     slot& s = d_slots[index];
     d_next = (d_next + 1) % d_slots.size();
+    fit_output(s);
 
     // The region the engine gives was last read by the run input_regions() ago.
     std::vector<cl::Event> region_free;

@@ -9,6 +9,7 @@
 namespace py = pybind11;
 
 void bind_core(py::module& m);
+void bind_fft_filter(py::module& m);
 void bind_fft_vcc(py::module& m);
 void bind_pfb_channelizer_ccf(py::module& m);
 
@@ -18,6 +19,7 @@ PYBIND11_MODULE(wideband_python, m)
     py::module::import("gnuradio.gr");
 
     bind_core(m);
+    bind_fft_filter(m);
     bind_fft_vcc(m);
     bind_pfb_channelizer_ccf(m);
 }

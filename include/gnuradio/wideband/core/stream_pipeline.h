@@ -115,6 +115,8 @@ private:
         size_t elements = 0;
     };
 
+    void fit_output(slot& s) const;
+
     device_context::sptr d_context;
     stream_engine& d_engine;
     cl::CommandQueue d_upload, d_compute, d_download;

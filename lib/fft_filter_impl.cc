@@ -1,0 +1,180 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "fft_filter_impl.h"
+#include <gnuradio/io_signature.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+namespace gr {
+namespace wideband {
+
+namespace {
+
+// Input samples per chunk: transfers at the bus's speed, launch costs amortised,
+// latency bounded.
+constexpr size_t chunk_samples = size_t(1) << 19;
+// Upstream buffers are sized from our output multiple (GNU Radio makes them at
+// least twice decimation * output_multiple): ask for chunks of about this size.
+constexpr size_t buffer_hint_samples = size_t(1) << 18;
+constexpr size_t pipeline_depth = 2;
+
+std::vector<std::complex<float>> complex_taps(const std::vector<gr_complex>& taps)
+{
+    return taps;
+}
+
+std::vector<std::complex<float>> complex_taps(const std::vector<float>& taps)
+{
+    return std::vector<std::complex<float>>(taps.begin(), taps.end());
+}
+
+int checked_decimation(int decimation)
+{
+    if (decimation < 1)
+        throw std::invalid_argument("fft_filter: decimation must be >= 1 (got " +
+                                    std::to_string(decimation) + ")");
+    return decimation;
+}
+
+} // namespace
+
+template <class TAP_T>
+typename fft_filter<TAP_T>::sptr fft_filter<TAP_T>::make(int decimation,
+                                                         const std::vector<TAP_T>& taps,
+                                                         const std::string& device)
+{
+    return gnuradio::make_block_sptr<fft_filter_impl<TAP_T>>(decimation, taps, device);
+}
+
+template <class TAP_T>
+fft_filter_impl<TAP_T>::fft_filter_impl(int decimation,
+                                        const std::vector<TAP_T>& taps,
+                                        const std::string& device)
+    : gr::block(std::is_same<TAP_T, float>::value ? "fft_filter_ccf" : "fft_filter_ccc",
+                gr::io_signature::make(1, 1, sizeof(gr_complex)),
+                gr::io_signature::make(1, 1, sizeof(gr_complex))),
+      d_decimation(checked_decimation(decimation)),
+      d_context(core::device_context::get(device)),
+      d_taps(taps)
+{
+    core::fft_filter_options options;
+    options.taps = complex_taps(taps);
+    options.decimation = size_t(decimation);
+    options.max_input_samples = std::max<size_t>(chunk_samples, size_t(decimation));
+    d_engine.reset(new core::fft_filter(d_context, options));
+    this->set_relative_rate(1, uint64_t(decimation));
+    this->set_output_multiple(
+        int(std::max<size_t>(1, buffer_hint_samples / size_t(decimation))));
+}
+
+template <class TAP_T>
+bool fft_filter_impl<TAP_T>::start()
+{
+    d_pipeline.reset(new core::stream_pipeline(d_context, *d_engine, pipeline_depth));
+    d_work.reset(new pipelined_work(*d_pipeline));
+    return block::start();
+}
+
+template <class TAP_T>
+bool fft_filter_impl<TAP_T>::stop()
+{
+    if (d_pipeline)
+        d_pipeline->discard();
+    d_work.reset();
+    d_pipeline.reset();
+    // A restarted flowgraph starts a new stream.
+    d_engine->reset();
+    return block::stop();
+}
+
+template <class TAP_T>
+void fft_filter_impl<TAP_T>::set_taps(const std::vector<TAP_T>& taps)
+{
+    // The engine's checks, made here so that they fail in the caller's thread.
+    if (taps.empty())
+        throw std::invalid_argument("fft_filter: taps must not be empty");
+    for (const auto& t : complex_taps(taps))
+        if (!std::isfinite(t.real()) || !std::isfinite(t.imag()))
+            throw std::invalid_argument("fft_filter: taps must be finite numbers");
+    std::lock_guard<std::mutex> lock(d_mutex);
+    d_taps = taps;
+    d_taps_changed = true;
+}
+
+template <class TAP_T>
+std::vector<TAP_T> fft_filter_impl<TAP_T>::taps() const
+{
+    std::lock_guard<std::mutex> lock(d_mutex);
+    return d_taps;
+}
+
+template <class TAP_T>
+int fft_filter_impl<TAP_T>::fft_size() const
+{
+    return int(d_engine->fft_size());
+}
+
+template <class TAP_T>
+std::string fft_filter_impl<TAP_T>::device_name() const
+{
+    return d_context->info().name;
+}
+
+template <class TAP_T>
+unsigned int fft_filter_impl<TAP_T>::latency() const
+{
+    return unsigned(pipeline_depth * d_engine->max_input_samples());
+}
+
+template <class TAP_T>
+void fft_filter_impl<TAP_T>::forecast(int, gr_vector_int& ninput_items_required)
+{
+    // Output waiting in the pipeline needs no input, which also lets the end of
+    // a stream flush it; otherwise any input is worth a call.
+    ninput_items_required[0] = (d_work && d_work->pending()) ? 0 : 1;
+}
+
+template <class TAP_T>
+int fft_filter_impl<TAP_T>::general_work(int noutput_items,
+                                         gr_vector_int& ninput_items,
+                                         gr_vector_const_void_star& input_items,
+                                         gr_vector_void_star& output_items)
+{
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        if (d_taps_changed) {
+            d_engine->set_taps(complex_taps(d_taps));
+            d_taps_changed = false;
+        }
+    }
+    size_t consumed = 0;
+    gr_complex* out = static_cast<gr_complex*>(output_items[0]);
+    const size_t produced = d_work->step(
+        static_cast<const gr_complex*>(input_items[0]),
+        ninput_items[0],
+        d_engine->max_input_samples(),
+        noutput_items,
+        1,
+        consumed,
+        [&](const gr_complex* chunk, size_t, size_t first, size_t count, size_t at) {
+            std::memcpy(out + at, chunk + first, count * sizeof(gr_complex));
+        });
+    this->consume(0, int(consumed));
+    return int(produced);
+}
+
+template class fft_filter<gr_complex>;
+template class fft_filter<float>;
+template class fft_filter_impl<gr_complex>;
+template class fft_filter_impl<float>;
+
+} // namespace wideband
+} // namespace gr

@@ -1,0 +1,62 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_WIDEBAND_FFT_FILTER_IMPL_H
+#define INCLUDED_WIDEBAND_FFT_FILTER_IMPL_H
+
+#include "pipelined_work.h"
+#include <gnuradio/wideband/core/fft_filter.h>
+#include <gnuradio/wideband/core/stream_pipeline.h>
+#include <gnuradio/wideband/fft_filter.h>
+
+#include <memory>
+#include <mutex>
+
+namespace gr {
+namespace wideband {
+
+template <class TAP_T>
+class fft_filter_impl : public fft_filter<TAP_T>
+{
+public:
+    fft_filter_impl(int decimation,
+                    const std::vector<TAP_T>& taps,
+                    const std::string& device);
+
+    void set_taps(const std::vector<TAP_T>& taps) override;
+    std::vector<TAP_T> taps() const override;
+    int decimation() const override { return d_decimation; }
+    int fft_size() const override;
+    std::string device_name() const override;
+    unsigned int latency() const override;
+
+    bool start() override;
+    bool stop() override;
+    void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override;
+
+private:
+    const int d_decimation;
+    core::device_context::sptr d_context;
+
+    mutable std::mutex d_mutex; // guards the taps against the work thread
+    std::vector<TAP_T> d_taps;
+    bool d_taps_changed = false;
+
+    // built at construction, so that bad arguments fail before the flowgraph runs
+    std::unique_ptr<core::fft_filter> d_engine;
+    std::unique_ptr<core::stream_pipeline> d_pipeline;
+    std::unique_ptr<pipelined_work> d_work;
+};
+
+} // namespace wideband
+} // namespace gr
+
+#endif /* INCLUDED_WIDEBAND_FFT_FILTER_IMPL_H */
