@@ -14,8 +14,8 @@
  * loops unroll, the constant tables fold into literals and v[] lives in registers.
  *
  * Radices: 2, 3, 4, 5, 7, 8, 11, 13 directly; 6, 10, 12, 14, 15 by the prime-factor
- * (Good-Thomas) mapping, which needs no twiddles; 9 and 16 by Cooley-Tukey with
- * in-register twiddles. OpenCL C forbids recursion (even unreachable), so the
+ * (Good-Thomas) mapping, which needs no twiddles; 9, 16 and 25 by Cooley-Tukey
+ * with in-register twiddles. OpenCL C forbids recursion (even unreachable), so the
  * composite codelets call the base ones through dft_base(), never through dft().
  */
 
@@ -38,7 +38,7 @@ inline float2 mul_dir_i(float2 a, const int dir)
     return dir < 0 ? (float2)(a.y, -a.x) : (float2)(-a.y, a.x);
 }
 
-/* a * exp(dir * 2*pi*i * m / R) for compile-time m, R with R in {8, 9, 16} */
+/* a * exp(dir * 2*pi*i * m / R) for compile-time m, R with R in {8, 9, 16, 25} */
 inline float2 rotate(float2 a, const int m, const int R, const int dir)
 {
     const int mm = m % R;
@@ -76,6 +76,27 @@ inline float2 rotate(float2 a, const int m, const int R, const int dir)
                                9.238795325e-01f };
         c = cs[mm];
         s = cs[(mm + 12) % 16];
+    } else if (R == 25) {
+        const float cs[25] = {
+            1.000000000e+00f,  9.685831611e-01f,  8.763066800e-01f,  7.289686274e-01f,
+            5.358267950e-01f,  3.090169944e-01f,  6.279051953e-02f,  -1.873813146e-01f,
+            -4.257792916e-01f, -6.374239897e-01f, -8.090169944e-01f, -9.297764859e-01f,
+            -9.921147013e-01f, -9.921147013e-01f, -9.297764859e-01f, -8.090169944e-01f,
+            -6.374239897e-01f, -4.257792916e-01f, -1.873813146e-01f, 6.279051953e-02f,
+            3.090169944e-01f,  5.358267950e-01f,  7.289686274e-01f,  8.763066800e-01f,
+            9.685831611e-01f
+        };
+        const float sn[25] = {
+            0.0f,              2.486898872e-01f,  4.817536741e-01f,  6.845471059e-01f,
+            8.443279255e-01f,  9.510565163e-01f,  9.980267284e-01f,  9.822872507e-01f,
+            9.048270525e-01f,  7.705132428e-01f,  5.877852523e-01f,  3.681245527e-01f,
+            1.253332336e-01f,  -1.253332336e-01f, -3.681245527e-01f, -5.877852523e-01f,
+            -7.705132428e-01f, -9.048270525e-01f, -9.822872507e-01f, -9.980267284e-01f,
+            -9.510565163e-01f, -8.443279255e-01f, -6.845471059e-01f, -4.817536741e-01f,
+            -2.486898872e-01f
+        };
+        c = cs[mm];
+        s = sn[mm];
     }
     /* exp(dir*i*theta) = cos(theta) + dir*i*sin(theta) */
     const float sd = dir < 0 ? -s : s;
@@ -250,7 +271,7 @@ inline void dft_pfa(float2* v,
 inline void dft_ct(float2* v, const int A, const int B, const int dir)
 {
     const int R = A * B;
-    float2 y[16];
+    float2 y[25];
 #pragma unroll
     for (int n2 = 0; n2 < B; ++n2) {
         float2 col[8];
@@ -292,6 +313,8 @@ inline void dft(float2* v, const int R, const int dir)
         dft_ct(v, 3, 3, dir);
     else if (R == 16)
         dft_ct(v, 4, 4, dir);
+    else if (R == 25)
+        dft_ct(v, 5, 5, dir);
     else
         dft_base(v, R, dir);
 }

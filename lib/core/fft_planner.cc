@@ -150,8 +150,8 @@ fft_device_limits fft_device_limits::for_device(const device_info& info)
 const std::vector<unsigned>& supported_radices()
 {
     // Descending: the search builds non-increasing radix sequences.
-    static const std::vector<unsigned> radices = { 16, 15, 14, 13, 12, 11, 10, 9,
-                                                   8,  7,  6,  5,  4,  3,  2 };
+    static const std::vector<unsigned> radices = { 25, 16, 15, 14, 13, 12, 11, 10,
+                                                   9,  8,  7,  6,  5,  4,  3,  2 };
     return radices;
 }
 

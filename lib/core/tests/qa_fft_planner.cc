@@ -72,12 +72,13 @@ bool supported(unsigned radix)
 
 } // namespace
 
-BOOST_AUTO_TEST_CASE(supported_radices_are_2_to_16)
+BOOST_AUTO_TEST_CASE(supported_radices_are_2_to_16_and_25)
 {
     std::vector<unsigned> radices = core::supported_radices();
     std::sort(radices.begin(), radices.end());
     std::vector<unsigned> expected(15);
     std::iota(expected.begin(), expected.end(), 2u);
+    expected.push_back(25);
     BOOST_TEST(radices == expected, boost::test_tools::per_element());
 }
 
