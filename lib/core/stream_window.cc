@@ -60,11 +60,10 @@ void stream_window::set_history(size_t history, size_t tail)
         available = d_pending->count;
     }
     d_history = history;
+    // New windows: the next call's upload may start before this call's kernels
+    // and history copy are done, so it must not land in a window they use.
+    allocate(std::max(capacity_for(history), d_capacity));
     const size_t needed = keep();
-    if (capacity_for(history) > d_capacity)
-        allocate(capacity_for(history));
-    else if (from() == d_window[d_current]())
-        d_current = 1 - d_current; // never move the samples onto themselves
     const size_t kept = std::min(available, needed);
     d_pending =
         history_move{ kept ? from : cl::Buffer(), end - kept, kept, needed - kept };
@@ -73,6 +72,8 @@ void stream_window::set_history(size_t history, size_t tail)
 void stream_window::reset()
 {
     d_leftover = 0;
+    // New windows, for the same reason as set_history().
+    allocate(d_capacity);
     d_pending = history_move{ cl::Buffer(), 0, 0, keep() };
 }
 

@@ -28,8 +28,9 @@ namespace core {
  * that made no output yet, then the call's new samples. After a call advances the
  * position, history and leftover move to the front of the other window (two
  * alternate, so the next call's upload can overlap this call's kernel). Changes
- * of the history length and resets are done on the caller's queue by the next
- * call, after everything enqueued before it.
+ * of the history length and resets take a new pair of windows (so that an upload
+ * that overlaps the previous call never meets its kernels) and move or clear the
+ * history on the caller's queue by the next call, after everything before it.
  */
 class stream_window
 {
