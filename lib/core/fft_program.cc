@@ -181,6 +181,9 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
              std::to_string(n));
     if (spec.shift && read != n)
         fail("shift needs every input point (input_points = size)");
+    if (spec.shift && spec.range_count != n)
+        fail("shift writes every output point: it cannot be combined with an "
+             "output_range (use the default range)");
 
     impl& im = *d_impl;
     const cl::Context& ctx = context->context();
