@@ -122,10 +122,14 @@ cl::Event batched_convolution::enqueue(const cl::CommandQueue& queue,
         fail("pairs must be 1.." + std::to_string(im.options.max_pairs) + " (got " +
              std::to_string(pairs) + ")");
     std::lock_guard<std::mutex> lock(im.mutex);
+    std::vector<cl::Event> before = wait;
+    if (im.last_done())
+        before.push_back(im.last_done);
     const cl::Event spectra_done = im.filter_fft->enqueue(
-        queue, filters, im.spectra, wait, im.options.shared_filter ? 1 : pairs);
-    return im.convolution->enqueue(
+        queue, filters, im.spectra, before, im.options.shared_filter ? 1 : pairs);
+    im.last_done = im.convolution->enqueue(
         queue, signals, im.spectra, outputs, { spectra_done }, pairs);
+    return im.last_done;
 }
 
 } // namespace core
