@@ -89,41 +89,48 @@ fft_filter::choose_fft_size(const device_info& device, size_t taps, size_t decim
     return best;
 }
 
+// What depends on the taps: the FFT, its convolution and the taps' spectrum.
+struct taps_setup {
+    std::vector<std::complex<float>> taps;
+    size_t L = 0, B = 0, max_blocks = 0;
+    std::unique_ptr<fft_convolution> convolution;
+    cl::Buffer spectrum;
+};
+
 class fft_filter::impl
 {
 public:
     device_context::sptr ctx;
     size_t D, max_input;
-    std::vector<std::complex<float>> taps;
-    size_t requested_fft_size;
-
-    // per taps length: the FFT, its convolution and the taps' spectrum
-    size_t L = 0, T = 0, B = 0, max_blocks = 0;
-    std::unique_ptr<fft_convolution> convolution;
-    cl::Buffer spectrum;
     cl::CommandQueue setup_queue;
+    taps_setup current;
     std::unique_ptr<stream_window> window;
 
-    void configure();
+    // Everything for new taps with FFT length L (0: chosen), made without
+    // touching the current setup, so that a failure leaves the filter as it was.
+    taps_setup prepare(const std::vector<std::complex<float>>& taps, size_t L) const;
 };
 
-void fft_filter::impl::configure()
+taps_setup fft_filter::impl::prepare(const std::vector<std::complex<float>>& taps,
+                                     size_t L) const
 {
-    T = taps.size();
-    L = requested_fft_size ? requested_fft_size : choose_fft_size(ctx->info(), T, D);
-    B = block_step_for(L, T, D);
-    if (!is_codelet_smooth(L) || B < D)
-        fail("fft_size " + std::to_string(L) +
+    taps_setup s;
+    s.taps = taps;
+    const size_t T = taps.size();
+    s.L = L ? L : choose_fft_size(ctx->info(), T, D);
+    s.B = block_step_for(s.L, T, D);
+    if (!is_codelet_smooth(s.L) || s.B < D)
+        fail("fft_size " + std::to_string(s.L) +
              " must have no prime factor above 13 and be at least taps + decimation - 1 "
              "= " +
              std::to_string(T + D - 1));
     // Outputs of a call: up to (leftover + max_input) / D, in blocks of B / D.
-    max_blocks = ceil_div(max_input + D, B);
+    s.max_blocks = ceil_div(max_input + D, s.B);
     fft_convolution_options co;
-    co.batch = max_blocks;
-    co.input.distance = B; // the blocks' windows overlap by L - B samples
-    co.output_range = { T - 1, D, B / D };
-    convolution.reset(new fft_convolution(ctx, L, co));
+    co.batch = s.max_blocks;
+    co.input.distance = s.B; // the blocks' windows overlap by L - B samples
+    co.output_range = { T - 1, D, s.B / D };
+    s.convolution.reset(new fft_convolution(ctx, s.L, co));
 
     // The taps' spectrum, scaled by 1/L, computed on the device; a new buffer,
     // as kernels still in flight may read the old one.
@@ -132,17 +139,12 @@ void fft_filter::impl::configure()
                       CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                       T * 8,
                       const_cast<std::complex<float>*>(taps.data()));
-    spectrum = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, L * 8);
+    s.spectrum = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, s.L * 8);
     fft_options fo;
     fo.input_points = T;
     fo.normalize = true;
-    fft_plan(ctx, L, fo).enqueue(setup_queue, padded, spectrum).wait();
-
-    // The last block may read up to L samples past the data.
-    if (!window)
-        window.reset(new stream_window(ctx, T - 1, max_input, L));
-    else
-        window->set_history(T - 1, L);
+    fft_plan(ctx, s.L, fo).enqueue(setup_queue, padded, s.spectrum).wait();
+    return s;
 }
 
 fft_filter::fft_filter(device_context::sptr context, const fft_filter_options& options)
@@ -156,21 +158,25 @@ fft_filter::fft_filter(device_context::sptr context, const fft_filter_options& o
     impl& im = *d_impl;
     im.ctx = std::move(context);
     im.D = options.decimation;
-    im.taps = options.taps;
-    im.requested_fft_size = options.fft_size;
     im.max_input = std::max(options.max_input_samples ? options.max_input_samples
                                                       : default_input_samples,
                             im.D);
     im.setup_queue = im.ctx->create_queue();
-    im.configure();
+    im.current = im.prepare(options.taps, options.fft_size);
+    // The last block may read up to L samples past the data.
+    im.window.reset(
+        new stream_window(im.ctx, options.taps.size() - 1, im.max_input, im.current.L));
 }
 
 fft_filter::~fft_filter() = default;
 
 size_t fft_filter::decimation() const { return d_impl->D; }
-size_t fft_filter::fft_size() const { return d_impl->L; }
-size_t fft_filter::block_step() const { return d_impl->B; }
-const std::vector<std::complex<float>>& fft_filter::taps() const { return d_impl->taps; }
+size_t fft_filter::fft_size() const { return d_impl->current.L; }
+size_t fft_filter::block_step() const { return d_impl->current.B; }
+const std::vector<std::complex<float>>& fft_filter::taps() const
+{
+    return d_impl->current.taps;
+}
 size_t fft_filter::max_input_samples() const { return d_impl->max_input; }
 stream_engine::region fft_filter::input_region() const
 {
@@ -182,17 +188,24 @@ size_t fft_filter::outputs_for(size_t samples) const
     return (d_impl->window->leftover() + samples) / d_impl->D;
 }
 
+size_t fft_filter::output_elements_for(size_t samples) const
+{
+    const size_t per_block = d_impl->current.B / d_impl->D;
+    return ceil_div(outputs_for(samples), per_block) * per_block;
+}
+
 size_t fft_filter::max_output_elements() const
 {
-    return d_impl->max_blocks * (d_impl->B / d_impl->D);
+    return d_impl->current.max_blocks * (d_impl->current.B / d_impl->D);
 }
 
 std::string fft_filter::describe() const
 {
     const impl& im = *d_impl;
+    const taps_setup& s = im.current;
     std::ostringstream o;
-    o << im.T << " taps, decimation " << im.D << ": overlap-save with FFT " << im.L
-      << ", " << im.B << " new samples per block; " << im.convolution->describe();
+    o << s.taps.size() << " taps, decimation " << im.D << ": overlap-save with FFT "
+      << s.L << ", " << s.B << " new samples per block; " << s.convolution->describe();
     return o.str();
 }
 
@@ -205,12 +218,14 @@ fft_filter::result fft_filter::enqueue(const cl::CommandQueue& queue,
     if (samples > im.max_input)
         fail(std::to_string(samples) +
              " samples exceed max_input_samples() = " + std::to_string(im.max_input));
+    const taps_setup& s = im.current;
     const size_t outputs = outputs_for(samples);
-    const size_t per_block = im.B / im.D;
-    const size_t blocks = ceil_div(outputs, per_block);
-    if (blocks > 0 && output.getInfo<CL_MEM_SIZE>() < blocks * per_block * 8)
+    const size_t blocks = ceil_div(outputs, s.B / im.D);
+    const size_t elements = output_elements_for(samples);
+    if (elements > 0 && output.getInfo<CL_MEM_SIZE>() < elements * 8)
         fail("output buffer holds " + std::to_string(output.getInfo<CL_MEM_SIZE>()) +
-             " bytes; this call writes " + std::to_string(blocks * per_block * 8));
+             " bytes; a call of " + std::to_string(samples) + " samples needs " +
+             std::to_string(elements * 8) + " (output_elements_for(samples))");
 
     std::vector<cl::Event> deps = wait;
     im.window->prepare(queue, deps);
@@ -220,7 +235,7 @@ fft_filter::result fft_filter::enqueue(const cl::CommandQueue& queue,
         // zeros there, so that stale samples, even non-finite ones, never reach
         // the outputs that are kept through the FFT.
         const size_t data = im.window->keep() + samples;
-        const size_t read = (blocks - 1) * im.B + im.L;
+        const size_t read = (blocks - 1) * s.B + s.L;
         if (read > data) {
             const cl_float2 zero = { { 0.0f, 0.0f } };
             queue.enqueueFillBuffer(im.window->buffer(),
@@ -231,8 +246,8 @@ fft_filter::result fft_filter::enqueue(const cl::CommandQueue& queue,
                                     &event);
             deps.assign(1, event);
         }
-        event = im.convolution->enqueue(
-            queue, im.window->buffer(), im.spectrum, output, deps, blocks);
+        event = s.convolution->enqueue(
+            queue, im.window->buffer(), s.spectrum, output, deps, blocks);
         deps.assign(1, event);
     }
     im.window->advance(queue, samples, outputs * im.D, deps, event);
@@ -253,8 +268,13 @@ size_t fft_filter::run(const cl::CommandQueue& queue,
 void fft_filter::set_taps(const std::vector<std::complex<float>>& taps)
 {
     check_taps(taps);
-    d_impl->taps = taps;
-    d_impl->configure();
+    impl& im = *d_impl;
+    // Keeping the FFT length while it holds the taps keeps the kernels (no new
+    // build at run time) and the block size.
+    const bool fits = block_step_for(im.current.L, taps.size(), im.D) >= im.D;
+    taps_setup next = im.prepare(taps, fits ? im.current.L : 0);
+    im.window->set_history(taps.size() - 1, next.L);
+    im.current = std::move(next);
 }
 
 void fft_filter::reset() { d_impl->window->reset(); }

@@ -72,13 +72,22 @@ public:
     const std::vector<std::complex<float>>& taps() const;
     //! Outputs an enqueue() of \p samples new samples completes.
     size_t outputs_for(size_t samples) const;
+    /*!
+     * Elements the output buffer of such a call must hold: the outputs rounded
+     * up to whole FFT blocks (block_step() / D outputs each). The elements past
+     * the outputs are scratch.
+     */
+    size_t output_elements_for(size_t samples) const;
     std::string describe() const;
 
     struct result {
         size_t outputs;
         cl::Event done;
     };
-    //! Filters \p samples samples from input_region() into \p output[0..outputs).
+    /*!
+     * Filters \p samples samples from input_region() into \p output[0..outputs)
+     * (\p output holds at least output_elements_for(samples) elements).
+     */
     result enqueue(const cl::CommandQueue& queue,
                    size_t samples,
                    const cl::Buffer& output,
@@ -87,7 +96,8 @@ public:
     /*!
      * New taps from the next enqueue() on (the same fft_size while it still
      * fits them, otherwise a new one is chosen); the history is kept, and when
-     * the taps grow, samples older than it held are taken as zero.
+     * the taps grow, samples older than it held are taken as zero. If it
+     * throws, the filter is unchanged.
      */
     void set_taps(const std::vector<std::complex<float>>& taps);
     //! Back to zero history, from the next enqueue() on.
