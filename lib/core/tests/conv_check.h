@@ -1,0 +1,291 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_WIDEBAND_CORE_TESTS_CONV_CHECK_H
+#define INCLUDED_WIDEBAND_CORE_TESTS_CONV_CHECK_H
+
+/*
+ * Shared by the convolution tests (qa_fft_convolution, qa_fft_filter,
+ * qa_batched_convolution): the test device and queue, never-zero random data,
+ * NaN poison, accuracy against a float64 reference, and rejected calls. Header
+ * only, so that a test needs no FFTW for it.
+ */
+
+#include <gnuradio/wideband/core/device.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace conv_check {
+
+namespace core = gr::wideband::core;
+using cfloat = std::complex<float>;
+using cdouble = std::complex<double>;
+
+/*
+ * Per-element bound, as fft_check.cc argues: float32 rounding errors of these
+ * outputs are sums of many small independent errors, close to complex
+ * Gaussian, so P(|e| > t rms(e)) = exp(-t^2) and no honest error reaches 10
+ * times its rms, which the L2 bound caps at bound * rms(ref). A wrong sample,
+ * tap or phase in one output is an error of the order of rms(ref), which the
+ * L2 error dilutes by the square root of the output count but this bound does not.
+ */
+constexpr double worst_point_factor = 10;
+
+// Elements past the end of every output buffer, so that a write past it shows.
+constexpr size_t tail_slack = 3;
+
+// A quiet NaN with a payload no computation produces: an element that still
+// holds it was never written.
+constexpr uint32_t poison_bits = 0x7FC00001;
+
+inline float poison_value()
+{
+    float f;
+    std::memcpy(&f, &poison_bits, sizeof f);
+    return f;
+}
+
+inline bool is_poison(float f)
+{
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    return bits == poison_bits;
+}
+
+//! Both parts poison: never written.
+inline bool is_poison(const cfloat& v) { return is_poison(v.real()) && is_poison(v.imag()); }
+//! Either part poison: not (completely) written.
+inline bool has_poison(const cfloat& v)
+{
+    return is_poison(v.real()) || is_poison(v.imag());
+}
+
+inline cfloat poison() { return cfloat(poison_value(), poison_value()); }
+
+inline core::device_context::sptr context()
+{
+    static const core::device_context::sptr ctx = core::device_context::get("");
+    return ctx;
+}
+
+inline const cl::CommandQueue& queue()
+{
+    // Never destroyed: releasing OpenCL objects during static destruction
+    // crashes some ICDs.
+    static const auto* q = new cl::CommandQueue(context()->create_queue());
+    return *q;
+}
+
+//! Uniform in [-1, 1), never zero; the same for the same seed.
+inline std::vector<float> random_reals(size_t count, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> v(count);
+    for (auto& x : v)
+        do
+            x = uniform(rng);
+        while (x == 0.0f);
+    return v;
+}
+
+//! Real and imaginary parts uniform in [-1, 1), never zero.
+inline std::vector<cfloat> random_signal(size_t count, uint32_t seed)
+{
+    const std::vector<float> parts = random_reals(2 * count, seed);
+    std::vector<cfloat> x(count);
+    for (size_t k = 0; k < count; ++k)
+        x[k] = cfloat(parts[2 * k], parts[2 * k + 1]);
+    return x;
+}
+
+inline cl::Buffer device_buffer(const std::vector<cfloat>& host)
+{
+    cl::Buffer b(context()->context(),
+                 CL_MEM_READ_WRITE,
+                 std::max<size_t>(1, host.size()) * sizeof(cfloat));
+    if (!host.empty())
+        queue().enqueueWriteBuffer(
+            b, CL_TRUE, 0, host.size() * sizeof(cfloat), host.data());
+    return b;
+}
+
+//! A device buffer of \p elements elements, every one poison.
+inline cl::Buffer poisoned_buffer(size_t elements)
+{
+    return device_buffer(std::vector<cfloat>(elements, poison()));
+}
+
+inline std::vector<cfloat> read_back(const cl::Buffer& b, size_t elements)
+{
+    std::vector<cfloat> host(elements);
+    if (elements)
+        queue().enqueueReadBuffer(b, CL_TRUE, 0, elements * sizeof(cfloat), host.data());
+    return host;
+}
+
+struct accuracy {
+    double relative_l2 = 0; //!< ||y - ref|| / ||ref||
+    double worst_point = 0; //!< max_k |y_k - ref_k| / rms(ref)
+
+    //! Keeps the worse of each; a NaN is worse than anything.
+    void merge(const accuracy& a)
+    {
+        if (!(a.relative_l2 <= relative_l2))
+            relative_l2 = a.relative_l2;
+        if (!(a.worst_point <= worst_point))
+            worst_point = a.worst_point;
+    }
+};
+
+inline std::string format(const accuracy& a)
+{
+    std::ostringstream s;
+    s << "relative L2 " << a.relative_l2 << ", worst element " << a.worst_point
+      << " * rms";
+    return s.str();
+}
+
+//! y against ref (same length); a non-finite y makes both figures NaN.
+inline accuracy compare(const std::vector<cfloat>& y, const std::vector<cdouble>& ref)
+{
+    double err = 0, norm = 0, worst = 0;
+    const size_t n = std::min(y.size(), ref.size());
+    for (size_t k = 0; k < n; ++k) {
+        const double e = std::abs(cdouble(y[k]) - ref[k]);
+        err += e * e;
+        norm += std::norm(ref[k]);
+        worst = !(e <= worst) ? e : worst;
+    }
+    const double rms = std::sqrt(norm / double(std::max<size_t>(1, n)));
+    return { std::sqrt(err / norm), worst / rms };
+}
+
+/*
+ * y against its reference: the same count, relative L2 error <= bound, every
+ * element within worst_point_factor * bound * rms(ref). Returns the accuracy.
+ */
+inline accuracy check_accuracy(const std::vector<cfloat>& y,
+                               const std::vector<cdouble>& ref,
+                               double bound,
+                               const std::string& what)
+{
+    BOOST_CHECK_MESSAGE(y.size() == ref.size(),
+                        what << ": " << y.size() << " outputs, expected " << ref.size());
+    if (y.empty() || y.size() != ref.size())
+        return {};
+    const accuracy a = compare(y, ref);
+    size_t non_finite = 0, first_bad = y.size();
+    for (size_t k = 0; k < y.size(); ++k)
+        if (!std::isfinite(y[k].real()) || !std::isfinite(y[k].imag())) {
+            ++non_finite;
+            first_bad = std::min(first_bad, k);
+        }
+    BOOST_CHECK_MESSAGE(non_finite == 0,
+                        what << ": " << non_finite << " of " << y.size()
+                             << " outputs are not finite, the first at " << first_bad);
+    BOOST_CHECK_MESSAGE(a.relative_l2 <= bound,
+                        what << ": relative L2 error " << a.relative_l2 << " > "
+                             << bound);
+    if (!(a.worst_point <= worst_point_factor * bound)) {
+        double rms = 0;
+        for (const auto& r : ref)
+            rms += std::norm(r);
+        rms = std::sqrt(rms / double(ref.size()));
+        size_t at = 0;
+        for (size_t k = 0; k < y.size(); ++k)
+            if (!(std::abs(cdouble(y[k]) - ref[k]) <= worst_point_factor * bound * rms)) {
+                at = k;
+                break;
+            }
+        BOOST_ERROR(what << ": an element is off by " << a.worst_point
+                         << " * rms(reference) > " << worst_point_factor * bound
+                         << ", the first at " << at << ": " << y[at] << " vs "
+                         << ref[at]);
+    }
+    return a;
+}
+
+//! The first element where a and b differ in their bits, or a.size() when none.
+inline size_t first_difference(const std::vector<cfloat>& a, const std::vector<cfloat>& b)
+{
+    const size_t n = std::min(a.size(), b.size());
+    for (size_t k = 0; k < n; ++k)
+        if (std::memcmp(&a[k], &b[k], sizeof(cfloat)) != 0)
+            return k;
+    return a.size() == b.size() ? a.size() : n;
+}
+
+//! Bit for bit, with the first difference in the message.
+inline void check_identical(const std::vector<cfloat>& a,
+                            const std::vector<cfloat>& b,
+                            const std::string& what)
+{
+    BOOST_CHECK_MESSAGE(a.size() == b.size(),
+                        what << ": " << a.size() << " vs " << b.size() << " elements");
+    const size_t k = first_difference(a, b);
+    if (k < std::min(a.size(), b.size()))
+        BOOST_ERROR(what << ": not bit-identical, first at element " << k << ": " << a[k]
+                         << " vs " << b[k]);
+}
+
+//! \p action throws std::invalid_argument whose message contains every one of \p words.
+inline void check_rejected(const std::function<void()>& action,
+                           const std::vector<std::string>& words,
+                           const std::string& what = "")
+{
+    try {
+        action();
+        BOOST_ERROR(what << (what.empty() ? "" : ": ")
+                         << "accepted; expected std::invalid_argument naming '"
+                         << words.front() << "'");
+    } catch (const std::invalid_argument& e) {
+        const std::string message = e.what();
+        for (const auto& word : words)
+            BOOST_TEST(message.find(word) != std::string::npos,
+                       what << (what.empty() ? "" : ": ") << "'" << word
+                            << "' not in: " << message);
+    }
+}
+
+/*
+ * Global fixture (BOOST_TEST_GLOBAL_FIXTURE(conv_check::compile_report)): logs
+ * the module's time and the kernels it compiled or loaded from the disk cache,
+ * what its run time on PoCL mostly is with empty caches.
+ */
+struct compile_report {
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    void setup() {}
+    void teardown()
+    {
+        const double s = std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - started)
+                             .count();
+        BOOST_TEST_MESSAGE(s << " s; " << context()->compilations()
+                             << " kernel programs compiled, "
+                             << context()->disk_cache_loads()
+                             << " loaded from the disk cache, on "
+                             << context()->info().name);
+    }
+};
+
+} // namespace conv_check
+
+#endif /* INCLUDED_WIDEBAND_CORE_TESTS_CONV_CHECK_H */
