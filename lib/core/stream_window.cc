@@ -54,10 +54,10 @@ void stream_window::set_history(size_t history, size_t tail)
     // Where the valid samples are now: a pending move's source, or this window.
     cl::Buffer from = d_window[d_current];
     size_t end = keep(), available = keep();
-    if (d_pending) {
+    if (d_pending) { // not done yet: all the source holds is still there
         from = d_pending->from;
         end = d_pending->from_offset + d_pending->count;
-        available = d_pending->count;
+        available = d_pending->available;
     }
     d_history = history;
     // New windows: the next call's upload may start before this call's kernels
@@ -65,8 +65,9 @@ void stream_window::set_history(size_t history, size_t tail)
     allocate(std::max(capacity_for(history), d_capacity));
     const size_t needed = keep();
     const size_t kept = std::min(available, needed);
-    d_pending =
-        history_move{ kept ? from : cl::Buffer(), end - kept, kept, needed - kept };
+    d_pending = history_move{
+        kept ? from : cl::Buffer(), end - kept, kept, needed - kept, available
+    };
 }
 
 void stream_window::reset()

@@ -51,8 +51,8 @@ public:
     const cl::Buffer& buffer() const { return d_window[d_current]; }
     stream_engine::region input_region() const;
 
-    //! A new history length (and tail) from the next call on; older samples
-    //! than were kept are taken as zero.
+    //! A new history length (and tail) from the next call on; samples older
+    //! than the last call kept are taken as zero.
     void set_history(size_t history, size_t tail = 0);
     //! Zero history and leftover from the next call on.
     void reset();
@@ -73,10 +73,12 @@ private:
     size_t capacity_for(size_t history) const;
     void allocate(size_t capacity);
 
-    // window[current] gets `zeros` zeros, then `count` samples from `from`.
+    // window[current] gets `zeros` zeros, then `count` samples from `from`,
+    // which holds `available` valid samples up to from_offset + count (so a
+    // second change before the next call can still take more of them).
     struct history_move {
         cl::Buffer from; // null: nothing to copy
-        size_t from_offset = 0, count = 0, zeros = 0;
+        size_t from_offset = 0, count = 0, zeros = 0, available = 0;
     };
 
     device_context::sptr d_context;
