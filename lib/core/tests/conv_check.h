@@ -70,7 +70,10 @@ inline bool is_poison(float f)
 }
 
 //! Both parts poison: never written.
-inline bool is_poison(const cfloat& v) { return is_poison(v.real()) && is_poison(v.imag()); }
+inline bool is_poison(const cfloat& v)
+{
+    return is_poison(v.real()) && is_poison(v.imag());
+}
 //! Either part poison: not (completely) written.
 inline bool has_poison(const cfloat& v)
 {
@@ -275,14 +278,13 @@ struct compile_report {
     void setup() {}
     void teardown()
     {
-        const double s = std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - started)
-                             .count();
-        BOOST_TEST_MESSAGE(s << " s; " << context()->compilations()
-                             << " kernel programs compiled, "
-                             << context()->disk_cache_loads()
-                             << " loaded from the disk cache, on "
-                             << context()->info().name);
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+                .count();
+        BOOST_TEST_MESSAGE(
+            s << " s; " << context()->compilations() << " kernel programs compiled, "
+              << context()->disk_cache_loads() << " loaded from the disk cache, on "
+              << context()->info().name);
     }
 };
 

@@ -129,7 +129,8 @@ std::vector<std::vector<cfloat>> run(const core::batched_convolution& bc,
     BOOST_CHECK_MESSAGE(missed == 0,
                         what << ": " << missed << " of " << P * R
                              << " output points not written");
-    BOOST_CHECK_MESSAGE(stray == 0, what << ": " << stray << " elements past the outputs changed");
+    BOOST_CHECK_MESSAGE(stray == 0,
+                        what << ": " << stray << " elements past the outputs changed");
     std::vector<std::vector<cfloat>> y(P);
     for (size_t i = 0; i < P; ++i)
         y[i].assign(host.begin() + i * R, host.begin() + (i + 1) * R);
@@ -160,7 +161,8 @@ BOOST_AUTO_TEST_CASE(against_direct_convolution_and_split_bit_for_bit)
     accuracy worst;
     uint32_t seed = 10;
     for (const config& c : configs) {
-        BOOST_TEST_CONTEXT(c.what << ": L=" << c.L << " S=" << c.S << " pairs=" << c.pairs)
+        BOOST_TEST_CONTEXT(c.what << ": L=" << c.L << " S=" << c.S
+                                  << " pairs=" << c.pairs)
         {
             const core::batched_convolution bc(context(), make_options(c, c.pairs));
             const size_t R = c.L + c.S - 1;
@@ -178,7 +180,8 @@ BOOST_AUTO_TEST_CASE(against_direct_convolution_and_split_bit_for_bit)
             for (size_t p = 0; p < c.pairs; ++p)
                 a.merge(check_accuracy(
                     y[p],
-                    reference(&signals[p * c.L], c.L, &filters[c.shared ? 0 : p * c.S], c.S),
+                    reference(
+                        &signals[p * c.L], c.L, &filters[c.shared ? 0 : p * c.S], c.S),
                     l2_bound,
                     name + ", pair " + std::to_string(p)));
             worst.merge(a);
@@ -249,7 +252,8 @@ BOOST_AUTO_TEST_CASE(calls_on_two_queues)
                                     << "; second call " << format(a2));
     }
     BOOST_CHECK_MESSAGE(wrong_rounds == 0,
-                        wrong_rounds << " of " << rounds << " rounds of two calls on two queues gave a "
+                        wrong_rounds << " of " << rounds
+                                     << " rounds of two calls on two queues gave a "
                                         "wrong result (see the messages)");
 }
 
@@ -274,14 +278,16 @@ BOOST_AUTO_TEST_CASE(invalid_options_and_calls)
     for (size_t n : { 129, 17 * 8, 2 * 3 * 5 * 17 }) {
         o = make_options(c, 4);
         o.fft_size = n;
-        check_rejected(construct(o), { "fft_size", std::to_string(n) },
+        check_rejected(construct(o),
+                       { "fft_size", std::to_string(n) },
                        "fft_size " + std::to_string(n));
     }
 
     const core::batched_convolution bc(context(), make_options(c, 4));
     const size_t R = bc.output_length();
     const auto buffer = [](size_t elements) {
-        return cl::Buffer(context()->context(), CL_MEM_READ_WRITE, elements * sizeof(cfloat));
+        return cl::Buffer(
+            context()->context(), CL_MEM_READ_WRITE, elements * sizeof(cfloat));
     };
     const cl::Buffer s = buffer(4 * c.L), f = buffer(4 * c.S), out = buffer(4 * R);
     check_rejected([&] { bc.enqueue(queue(), s, f, out, 0); }, { "pairs" });
@@ -301,7 +307,8 @@ BOOST_AUTO_TEST_CASE(invalid_options_and_calls)
             queue().finish();
             BOOST_ERROR("a " << b.which << " buffer one element short was accepted");
         } catch (const std::invalid_argument& e) {
-            BOOST_TEST(std::string(e.what()).find("buffer") != std::string::npos, e.what());
+            BOOST_TEST(std::string(e.what()).find("buffer") != std::string::npos,
+                       e.what());
             BOOST_TEST_MESSAGE(b.which << " buffer too small: " << e.what());
         }
     }

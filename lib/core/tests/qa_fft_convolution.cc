@@ -100,14 +100,12 @@ geometry make_geometry(size_t n,
  * everywhere else, including where the transforms beyond the batch read.
  * Returns the buffer and each transform's N points, zero past the points read.
  */
-std::vector<cfloat> make_input(const geometry& g,
-                               uint32_t seed,
-                               std::vector<std::vector<cfloat>>& transforms)
+std::vector<cfloat>
+make_input(const geometry& g, uint32_t seed, std::vector<std::vector<cfloat>>& transforms)
 {
-    std::vector<cfloat> host(std::max(g.in.end(g.plan_batch, g.read),
-                                      g.in.end(g.batch, g.read)) +
-                                 tail_slack,
-                             poison());
+    std::vector<cfloat> host(
+        std::max(g.in.end(g.plan_batch, g.read), g.in.end(g.batch, g.read)) + tail_slack,
+        poison());
     const std::vector<cfloat> values = random_signal(g.batch * g.read, seed);
     for (size_t b = 0; b < g.batch; ++b)
         for (size_t p = 0; p < g.read; ++p)
@@ -162,7 +160,8 @@ std::vector<std::vector<cfloat>> collect_output(const geometry& g,
 }
 
 // The points begin + m * step, m < count, of a full result.
-std::vector<cdouble> pick(const std::vector<cdouble>& full, const core::fft_output_range& r, size_t count)
+std::vector<cdouble>
+pick(const std::vector<cdouble>& full, const core::fft_output_range& r, size_t count)
 {
     std::vector<cdouble> y(count);
     for (size_t m = 0; m < count; ++m)
@@ -222,7 +221,8 @@ accuracy check_convolution(size_t n, size_t mpl, const convolution_case& c, uint
     const core::fft_convolution conv(context(), n, o);
     const geometry g =
         make_geometry(n, c.batch, c.run_batch, c.input_points, c.in, c.out, c.range);
-    const std::string what = "N=" + std::to_string(n) + " " + c.what + ": " + conv.describe();
+    const std::string what =
+        "N=" + std::to_string(n) + " " + c.what + ": " + conv.describe();
     BOOST_TEST(conv.written_points() == g.written, what);
     BOOST_TEST(conv.size() == n);
     if (c.launches)
@@ -231,7 +231,8 @@ accuracy check_convolution(size_t n, size_t mpl, const convolution_case& c, uint
     std::vector<std::vector<cfloat>> x;
     const std::vector<cfloat> in_host = make_input(g, seed, x);
     // Spectra with parts in [-1/N, 1/N): outputs of about the inputs' size.
-    std::vector<cfloat> spectra = random_signal((c.per_transform ? g.batch : 1) * n, seed + 1);
+    std::vector<cfloat> spectra =
+        random_signal((c.per_transform ? g.batch : 1) * n, seed + 1);
     for (auto& v : spectra)
         v /= float(n);
     const size_t out_elements =
@@ -281,7 +282,8 @@ accuracy check_plan_case(size_t n, size_t mpl, const plan_case& c, uint32_t seed
     const core::fft_plan plan(context(), n, o);
     const geometry g =
         make_geometry(n, c.batch, c.run_batch, c.input_points, c.in, c.out, c.range);
-    const std::string what = "N=" + std::to_string(n) + " " + c.what + ": " + plan.describe();
+    const std::string what =
+        "N=" + std::to_string(n) + " " + c.what + ": " + plan.describe();
 
     std::vector<std::vector<cfloat>> x;
     const std::vector<cfloat> in_host = make_input(g, seed, x);
@@ -295,12 +297,11 @@ accuracy check_plan_case(size_t n, size_t mpl, const plan_case& c, uint32_t seed
 
     accuracy worst;
     for (size_t b = 0; b < g.batch; ++b)
-        worst.merge(check_accuracy(y[b],
-                                   pick(wideband_test::reference_transform(x[b], o),
-                                        c.range,
-                                        g.written),
-                                   plan_bound(n),
-                                   what + ", transform " + std::to_string(b)));
+        worst.merge(check_accuracy(
+            y[b],
+            pick(wideband_test::reference_transform(x[b], o), c.range, g.written),
+            plan_bound(n),
+            what + ", transform " + std::to_string(b)));
     BOOST_TEST_MESSAGE(what << ": " << format(worst));
     return worst;
 }
@@ -333,7 +334,8 @@ BOOST_AUTO_TEST_CASE(fused_convolution)
         }
         {
             convolution_case c;
-            c.what = "spectrum per transform, range {N/3, 3, all}, strided output with gaps";
+            c.what =
+                "spectrum per transform, range {N/3, 3, all}, strided output with gaps";
             c.per_transform = true;
             c.range = { n / 3, 3, 0 };
             c.out = { 2, 2, 2 * ((n - n / 3 + 2) / 3) + 5 };
@@ -389,7 +391,8 @@ BOOST_AUTO_TEST_CASE(multi_pass_convolution)
     std::vector<convolution_case> cases;
     {
         convolution_case c;
-        c.what = "max_pass_length 16, input_points 700, overlapping inputs, range {299, 1, 650}";
+        c.what = "max_pass_length 16, input_points 700, overlapping inputs, range {299, "
+                 "1, 650}";
         c.input_points = 700;
         c.in = { 1, 1, 350 };
         c.range = { 299, 1, 650 };
@@ -516,7 +519,8 @@ BOOST_AUTO_TEST_CASE(invalid_options_and_calls)
     check_rejected(convolution(0, co), { "size" });
     // Sizes with a prime factor above 13: no Bluestein inside a convolution.
     for (size_t n : { 17, 34, 1009, 2 * 3 * 5 * 7 * 17 })
-        check_rejected(convolution(n, co), { "prime factor", std::to_string(n) },
+        check_rejected(convolution(n, co),
+                       { "prime factor", std::to_string(n) },
                        "size " + std::to_string(n));
     co.batch = 0;
     check_rejected(convolution(60, co), { "batch" });
@@ -536,12 +540,14 @@ BOOST_AUTO_TEST_CASE(invalid_options_and_calls)
     for (const auto& r : bad_ranges) {
         co = {};
         co.output_range = r;
-        check_rejected(convolution(60, co), { "output_range" },
+        check_rejected(convolution(60, co),
+                       { "output_range" },
                        "convolution range {" + std::to_string(r.begin) + ", " +
                            std::to_string(r.step) + ", " + std::to_string(r.count) + "}");
         core::fft_options po;
         po.output_range = r;
-        check_rejected(plan(60, po), { "output_range" },
+        check_rejected(plan(60, po),
+                       { "output_range" },
                        "plan range {" + std::to_string(r.begin) + ", " +
                            std::to_string(r.step) + ", " + std::to_string(r.count) + "}");
     }
@@ -576,7 +582,8 @@ BOOST_AUTO_TEST_CASE(invalid_options_and_calls)
     co.spectrum_per_transform = true;
     const core::fft_convolution conv(context(), 60, co);
     const auto buffer = [](size_t elements) {
-        return cl::Buffer(context()->context(), CL_MEM_READ_WRITE, elements * sizeof(cfloat));
+        return cl::Buffer(
+            context()->context(), CL_MEM_READ_WRITE, elements * sizeof(cfloat));
     };
     const cl::Buffer in = buffer(180), spec = buffer(180), out = buffer(180);
     check_rejected([&] { conv.enqueue(queue(), in, spec, out, {}, 4); }, { "batch" });

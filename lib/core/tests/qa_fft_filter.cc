@@ -192,7 +192,8 @@ std::vector<cdouble> full_rate_reference(const std::vector<cfloat>& x,
         norm += std::norm(direct);
     }
     BOOST_REQUIRE_MESSAGE(worst <= 1e-9 * std::sqrt(norm / 64),
-                          "the float64 FFT reference is off the direct sums by " << worst);
+                          "the float64 FFT reference is off the direct sums by "
+                              << worst);
     return a;
 }
 
@@ -348,9 +349,9 @@ public:
             done = r.done;
         }
         BOOST_CHECK_MESSAGE(outputs == expected,
-                            name() << ": a call of " << n << " samples returned "
-                                   << outputs << " outputs, outputs_for() said "
-                                   << expected);
+                            name()
+                                << ": a call of " << n << " samples returned " << outputs
+                                << " outputs, outputs_for() said " << expected);
         outputs = std::min(outputs, max_out);
         const size_t scratch_end = std::min(f.output_elements_for(n), max_out);
         done.wait();
@@ -450,13 +451,13 @@ BOOST_AUTO_TEST_CASE(taps_by_decimation_against_direct_convolution)
                 engine one(make_options(h, D, N));
                 BOOST_TEST(one.f.fft_size() ==
                            core::fft_filter::choose_fft_size(info, T, D));
-                BOOST_TEST(one.f.block_step() ==
-                           block_step_for(one.f.fft_size(), T, D));
+                BOOST_TEST(one.f.block_step() == block_step_for(one.f.fft_size(), T, D));
                 BOOST_TEST(one.f.block_step() % D == 0);
                 BOOST_TEST(one.f.decimation() == D);
                 BOOST_TEST(one.f.taps() == h);
                 const std::vector<cfloat> y = one.run(x, 0, { N });
-                const accuracy a = check_accuracy(y, ref, l2_bound, one.name() + ", one call");
+                const accuracy a =
+                    check_accuracy(y, ref, l2_bound, one.name() + ", one call");
                 worst.merge(a);
 
                 const size_t B = one.f.block_step();
@@ -476,8 +477,8 @@ BOOST_AUTO_TEST_CASE(taps_by_decimation_against_direct_convolution)
                     worst.merge(check_accuracy(
                         yc, slice(ref, 0, total / D), l2_bound, e.name() + ", " + what));
                     if (yc.size() == total / D) {
-                        const accuracy spread =
-                            compare(yc, std::vector<cdouble>(y.begin(), y.begin() + yc.size()));
+                        const accuracy spread = compare(
+                            yc, std::vector<cdouble>(y.begin(), y.begin() + yc.size()));
                         worst_spread = std::max(worst_spread, spread.worst_point);
                     }
                 }
@@ -485,13 +486,12 @@ BOOST_AUTO_TEST_CASE(taps_by_decimation_against_direct_convolution)
                                               << format(a));
             }
         }
-        BOOST_TEST_MESSAGE("taps " << T << ": stream of " << N << " samples, reference "
-                                   << reference_s << " s, all "
-                                   << seconds_since(started) << " s ("
-                                   << double(std::clock() - cpu_started) / CLOCKS_PER_SEC
-                                   << " s CPU), "
-                                   << context()->compilations() - compiled_before
-                                   << " kernel programs compiled");
+        BOOST_TEST_MESSAGE(
+            "taps " << T << ": stream of " << N << " samples, reference " << reference_s
+                    << " s, all " << seconds_since(started) << " s ("
+                    << double(std::clock() - cpu_started) / CLOCKS_PER_SEC << " s CPU), "
+                    << context()->compilations() - compiled_before
+                    << " kernel programs compiled");
     }
     BOOST_TEST_MESSAGE("grid: worst " << format(worst)
                                       << "; chunkings differ from one call by at most "
@@ -516,7 +516,8 @@ BOOST_AUTO_TEST_CASE(requested_fft_size)
     };
     uint32_t seed = 2000;
     for (const request& r : requests) {
-        BOOST_TEST_CONTEXT("taps " << r.T << ", decimation " << r.D << ", fft_size " << r.L)
+        BOOST_TEST_CONTEXT("taps " << r.T << ", decimation " << r.D << ", fft_size "
+                                   << r.L)
         {
             const std::vector<cfloat> h = random_taps(r.T, ++seed);
             const size_t N = r.T + 3 * std::max<size_t>(r.L, 500) + 5;
@@ -575,7 +576,8 @@ BOOST_AUTO_TEST_CASE(set_taps_between_calls)
                 BOOST_TEST(e.f.outputs_for(D - 1) == leftover_outputs,
                            "set_taps dropped or added the samples short of an output");
                 BOOST_TEST(e.f.fft_size() >= taps[i].size() + D - 1);
-                BOOST_TEST(e.f.block_step() == block_step_for(e.f.fft_size(), taps[i].size(), D));
+                BOOST_TEST(e.f.block_step() ==
+                           block_step_for(e.f.fft_size(), taps[i].size(), D));
                 if (taps[i].size() > T && first * D > T - 1)
                     zero_before = std::max(zero_before, first * D - (T - 1));
                 T = taps[i].size();
@@ -583,15 +585,16 @@ BOOST_AUTO_TEST_CASE(set_taps_between_calls)
                     BOOST_TEST(e.call(x.data() + begin, 0).empty());
             }
             const size_t n = parts[i];
-            const std::vector<cfloat> y = e.run(x, begin, random_chunks(n, D, max, ++seed));
+            const std::vector<cfloat> y =
+                e.run(x, begin, random_chunks(n, D, max, ++seed));
             begin += n;
             const size_t count = begin / D - first;
-            const accuracy a = check_accuracy(
-                y,
-                reference(x, taps[i], D, first, count, zero_before),
-                l2_bound,
-                e.name() + variant + ", taps " + std::to_string(i) + " (zero before " +
-                    std::to_string(zero_before) + ")");
+            const accuracy a =
+                check_accuracy(y,
+                               reference(x, taps[i], D, first, count, zero_before),
+                               l2_bound,
+                               e.name() + variant + ", taps " + std::to_string(i) +
+                                   " (zero before " + std::to_string(zero_before) + ")");
             BOOST_TEST_MESSAGE(e.name() << variant << ": " << format(a));
             first += count;
         }
@@ -610,14 +613,17 @@ BOOST_AUTO_TEST_CASE(set_taps_keeps_the_fft_size_while_the_taps_fit)
     const std::vector<cfloat> x = random_signal(9000, 3102);
     e.run(x, 0, { 3000 });
     e.f.set_taps(random_taps(1000, 3103));
-    BOOST_TEST(e.f.fft_size() == L, "same length: fft_size " << L << " -> " << e.f.fft_size());
+    BOOST_TEST(e.f.fft_size() == L,
+               "same length: fft_size " << L << " -> " << e.f.fft_size());
     const std::vector<cfloat> shorter = random_taps(64, 3104);
     e.f.set_taps(shorter);
     BOOST_TEST(e.f.fft_size() == L,
-               "64 taps still fit fft_size " << L << ", yet it became " << e.f.fft_size());
+               "64 taps still fit fft_size " << L << ", yet it became "
+                                             << e.f.fft_size());
     // Whatever the size, the outputs are right.
     const std::vector<cfloat> y = e.run(x, 3000, { 3000, 3000 });
-    check_accuracy(y, reference(x, shorter, D, 1500, 3000), l2_bound, e.name() + ", shorter");
+    check_accuracy(
+        y, reference(x, shorter, D, 1500, 3000), l2_bound, e.name() + ", shorter");
 }
 
 /*
@@ -809,8 +815,9 @@ BOOST_AUTO_TEST_CASE(non_finite_burst_leaves_no_trace)
     };
     const float inf = std::numeric_limits<float>::infinity();
     const float nan = std::numeric_limits<float>::quiet_NaN();
-    const cfloat burst_values[] = { { nan, 0.5f }, { inf, -inf }, { 0.25f, inf },
-                                    { nan, nan },  { -inf, nan } };
+    const cfloat burst_values[] = {
+        { nan, 0.5f }, { inf, -inf }, { 0.25f, inf }, { nan, nan }, { -inf, nan }
+    };
     uint32_t seed = 5000;
     for (const setup& s : setups) {
         const std::vector<cfloat> h = random_taps(s.T, ++seed);
@@ -822,7 +829,8 @@ BOOST_AUTO_TEST_CASE(non_finite_burst_leaves_no_trace)
             x[b0 + i] = burst_values[i];
             clean[b0 + i] = 0;
         }
-        const std::vector<cdouble> ref = decimate(full_rate_reference(clean, h), s.D, s.N / s.D);
+        const std::vector<cdouble> ref =
+            decimate(full_rate_reference(clean, h), s.D, s.N / s.D);
         std::vector<size_t> after_burst = edge_chunks(s.N - s.first_call, s.D, s.max);
         after_burst.insert(after_burst.begin(), s.first_call);
         const std::vector<std::pair<std::string, std::vector<size_t>>> chunkings = {
@@ -847,14 +855,16 @@ BOOST_AUTO_TEST_CASE(non_finite_burst_leaves_no_trace)
                                slice(ref, 0, clean_before),
                                l2_bound,
                                name + ", outputs before the burst");
-            const accuracy a = check_accuracy(slice(y, clean_from, y.size() - clean_from),
-                                              slice(ref, clean_from, y.size() - clean_from),
-                                              l2_bound,
-                                              name + ", outputs after the burst");
+            const accuracy a =
+                check_accuracy(slice(y, clean_from, y.size() - clean_from),
+                               slice(ref, clean_from, y.size() - clean_from),
+                               l2_bound,
+                               name + ", outputs after the burst");
             BOOST_TEST_MESSAGE(name << ": burst at " << b0 << ".." << b1 << "; "
-                                    << non_finite << " of the " << clean_from - clean_before
-                                    << " outputs between " << clean_before << " and "
-                                    << clean_from << " not finite; after: " << format(a));
+                                    << non_finite << " of the "
+                                    << clean_from - clean_before << " outputs between "
+                                    << clean_before << " and " << clean_from
+                                    << " not finite; after: " << format(a));
         }
     }
 }
@@ -889,7 +899,8 @@ BOOST_AUTO_TEST_CASE(stream_engine_run)
         begin += n;
     }
     BOOST_TEST(alternations == chunks.size(), "consecutive calls shared an input region");
-    check_identical(y, by_enqueue.run(x, 0, chunks), by_run.name() + ", run() vs enqueue()");
+    check_identical(
+        y, by_enqueue.run(x, 0, chunks), by_run.name() + ", run() vs enqueue()");
     check_accuracy(y, reference(x, h, D, 0, x.size() / D), l2_bound, by_run.name());
 }
 
@@ -973,8 +984,7 @@ BOOST_AUTO_TEST_CASE(invalid_options_and_calls)
         [&] { e.f.enqueue(queue(), max + 1, buffer(e.f.max_output_elements())); },
         { "max_input_samples" });
     const size_t outputs = e.f.outputs_for(max);
-    check_rejected([&] { e.f.enqueue(queue(), max, buffer(outputs - 1)); },
-                   { "output" });
+    check_rejected([&] { e.f.enqueue(queue(), max, buffer(outputs - 1)); }, { "output" });
     check_rejected([&] { e.f.enqueue(queue(), max, buffer(0)); }, { "output" });
 
     // After the rejected calls, the stream is untouched.
