@@ -63,7 +63,8 @@ fft_filter_impl<TAP_T>::fft_filter_impl(int decimation,
                 gr::io_signature::make(1, 1, sizeof(gr_complex))),
       d_decimation(checked_decimation(decimation)),
       d_context(core::device_context::get(device)),
-      d_taps(taps)
+      d_taps(taps),
+      d_tags(uint64_t(d_decimation))
 {
     core::fft_filter_options options;
     options.taps = complex_taps(taps);
@@ -71,8 +72,16 @@ fft_filter_impl<TAP_T>::fft_filter_impl(int decimation,
     options.max_input_samples = std::max<size_t>(chunk_samples, size_t(decimation));
     d_engine.reset(new core::fft_filter(d_context, options));
     this->set_relative_rate(1, uint64_t(decimation));
+    this->set_tag_propagation_policy(gr::block::TPP_DONT); // decimated_tags does it
     this->set_output_multiple(
         int(std::max<size_t>(1, buffer_hint_samples / size_t(decimation))));
+}
+
+template <class TAP_T>
+bool fft_filter_impl<TAP_T>::check_topology(int, int)
+{
+    fit_output_multiple(*this);
+    return true;
 }
 
 template <class TAP_T>
@@ -80,6 +89,7 @@ bool fft_filter_impl<TAP_T>::start()
 {
     d_pipeline.reset(new core::stream_pipeline(d_context, *d_engine, pipeline_depth));
     d_work.reset(new pipelined_work(*d_pipeline));
+    d_stream_begins = true;
     return block::start();
 }
 
@@ -143,6 +153,24 @@ void fft_filter_impl<TAP_T>::forecast(int, gr_vector_int& ninput_items_required)
 }
 
 template <class TAP_T>
+void fft_filter_impl<TAP_T>::propagate_tags(size_t consumed,
+                                            size_t produced,
+                                            size_t outputs)
+{
+    if (d_stream_begins) {
+        d_tags.restart(this->nitems_read(0), this->nitems_written(0));
+        d_stream_begins = false;
+    }
+    std::vector<tag_t> tags;
+    this->get_tags_in_range(
+        tags, 0, this->nitems_read(0), this->nitems_read(0) + consumed);
+    d_tags.hold(tags);
+    for (const tag_t& tag : d_tags.release(this->nitems_written(0) + produced))
+        for (size_t o = 0; o < outputs; ++o)
+            this->add_item_tag(unsigned(o), tag);
+}
+
+template <class TAP_T>
 int fft_filter_impl<TAP_T>::general_work(int noutput_items,
                                          gr_vector_int& ninput_items,
                                          gr_vector_const_void_star& input_items,
@@ -167,6 +195,7 @@ int fft_filter_impl<TAP_T>::general_work(int noutput_items,
         [&](const gr_complex* chunk, size_t, size_t first, size_t count, size_t at) {
             std::memcpy(out + at, chunk + first, count * sizeof(gr_complex));
         });
+    propagate_tags(consumed, produced, output_items.size());
     this->consume(0, int(consumed));
     return int(produced);
 }

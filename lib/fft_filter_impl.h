@@ -8,6 +8,7 @@
 #ifndef INCLUDED_WIDEBAND_FFT_FILTER_IMPL_H
 #define INCLUDED_WIDEBAND_FFT_FILTER_IMPL_H
 
+#include "decimated_tags.h"
 #include "pipelined_work.h"
 #include <gnuradio/wideband/core/fft_filter.h>
 #include <gnuradio/wideband/core/stream_pipeline.h>
@@ -34,6 +35,7 @@ public:
     std::string device_name() const override;
     unsigned int latency() const override;
 
+    bool check_topology(int ninputs, int noutputs) override;
     bool start() override;
     bool stop() override;
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
@@ -54,6 +56,10 @@ private:
     std::unique_ptr<core::fft_filter> d_engine;
     std::unique_ptr<core::stream_pipeline> d_pipeline;
     std::unique_ptr<pipelined_work> d_work;
+    decimated_tags d_tags;
+    bool d_stream_begins = true;
+
+    void propagate_tags(size_t consumed, size_t produced, size_t outputs);
 };
 
 } // namespace wideband

@@ -29,10 +29,15 @@ constexpr size_t chunk_samples = size_t(1) << 19;
 constexpr size_t buffer_hint_samples = size_t(1) << 18;
 constexpr size_t pipeline_depth = 2;
 
-unsigned int checked_decimation(unsigned int numchans, float oversample_rate)
+void check_numchans(unsigned int numchans)
 {
     if (numchans < 1)
         throw std::invalid_argument("pfb_channelizer_ccf: numchans must be >= 1 (got 0)");
+}
+
+unsigned int checked_decimation(unsigned int numchans, float oversample_rate)
+{
+    check_numchans(numchans);
     const double d = oversample_rate > 0 ? double(numchans) / oversample_rate : 0.0;
     if (!std::isfinite(d) || std::fabs(d - std::round(d)) > 1e-5 || std::round(d) < 1 ||
         std::round(d) > numchans)
@@ -77,6 +82,19 @@ std::vector<int> full_map(const std::vector<int>& map, unsigned int numchans)
     return all;
 }
 
+// One output per mapped channel, or one vector of them; checked first, so that
+// a bad numchans or map is reported as such rather than as a bad signature.
+gr::io_signature::sptr channel_outputs(unsigned int numchans,
+                                       const std::vector<int>& channel_map,
+                                       bool vector_output)
+{
+    check_numchans(numchans);
+    check_map(channel_map, numchans);
+    const size_t channels = full_map(channel_map, numchans).size();
+    return vector_output ? gr::io_signature::make(1, 1, sizeof(gr_complex) * channels)
+                         : gr::io_signature::make(1, int(channels), sizeof(gr_complex));
+}
+
 } // namespace
 
 std::vector<float> pfb_channelizer_ccf::create_taps(unsigned int numchans, float atten)
@@ -91,16 +109,18 @@ std::vector<float> pfb_channelizer_ccf::create_taps(unsigned int numchans, float
     // channel spacing, designed with firdes and a Kaiser window, which reaches any
     // attenuation (optfir, the in-tree designer, crashes for large numchans in
     // GNU Radio 3.10.5). low_pass_2's cutoff is the middle of the transition band,
-    // and its tap count, atten * fs / (22 * width), is short of Kaiser's
-    // (atten - 7.95) * fs / (14.36 * width): the width given is scaled to match.
+    // and its tap count, int(atten * fs / (22 * width)) made odd, is short of
+    // Kaiser's ceil((atten - 7.95) / (14.36 * width / fs)) + 1: the width given
+    // is the one that makes low_pass_2 count Kaiser's taps.
     const double a = atten;
     const double beta = a > 50.0 ? 0.1102 * (a - 8.7)
                         : a >= 21.0
                             ? 0.5842 * std::pow(a - 21.0, 0.4) + 0.07886 * (a - 21.0)
                             : 0.0;
-    const double transition = 0.2;
-    const double width =
-        a > 7.95 ? a * 14.36 * transition / (22.0 * (a - 7.95)) : transition;
+    const double transition = 0.2; // of the channel spacing, i.e. fs / numchans
+    const double kaiser_taps =
+        std::ceil(std::max(a - 7.95, 0.0) * numchans / (14.36 * transition)) + 1.0;
+    const double width = a * numchans / (22.0 * (kaiser_taps + 0.5));
     return filter::firdes::low_pass_2(
         1.0, numchans, 0.5, width, a, fft::window::win_type::WIN_KAISER, beta);
 }
@@ -124,24 +144,20 @@ pfb_channelizer_ccf_impl::pfb_channelizer_ccf_impl(unsigned int numchans,
                                                    const std::string& device,
                                                    float atten,
                                                    bool vector_output)
-    : gr::block(
-          "pfb_channelizer_ccf",
-          gr::io_signature::make(1, 1, sizeof(gr_complex)),
-          vector_output
-              ? gr::io_signature::make(
-                    1, 1, sizeof(gr_complex) * full_map(channel_map, numchans).size())
-              : gr::io_signature::make(
-                    1, int(full_map(channel_map, numchans).size()), sizeof(gr_complex))),
+    : gr::block("pfb_channelizer_ccf",
+                gr::io_signature::make(1, 1, sizeof(gr_complex)),
+                channel_outputs(numchans, channel_map, vector_output)),
       d_numchans(numchans),
       d_decimation(checked_decimation(numchans, oversample_rate)),
       d_vector_output(vector_output),
       d_context(core::device_context::get(device)),
       d_taps(taps_or_design(taps, numchans, atten)),
       d_map(full_map(channel_map, numchans)),
-      d_slots(d_map.size())
+      d_slots(vector_output ? d_map.size() : 0),
+      d_tags(d_decimation)
 {
-    check_map(d_map, numchans);
     set_relative_rate(1, d_decimation);
+    set_tag_propagation_policy(TPP_DONT); // decimated_tags does it
     set_output_multiple(int(std::max<size_t>(1, buffer_hint_samples / d_decimation)));
 }
 
@@ -153,7 +169,16 @@ pfb_channelizer_ccf_impl::engine_map(const std::vector<int>& map) const
 
 bool pfb_channelizer_ccf_impl::check_topology(int, int noutputs)
 {
-    d_slots = d_vector_output ? d_map.size() : size_t(noutputs);
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        if (!d_vector_output && size_t(noutputs) > d_map.size())
+            throw std::invalid_argument(
+                "pfb_channelizer_ccf: " + std::to_string(noutputs) +
+                " outputs are connected but the channel map has only " +
+                std::to_string(d_map.size()) + " entries");
+        d_slots = d_vector_output ? d_map.size() : size_t(noutputs);
+    }
+    fit_output_multiple(*this);
     // Called before GNU Radio allocates the flowgraph's buffers.
     ensure_buffers_for_streams(size_t(noutputs), d_logger);
     return true;
@@ -176,6 +201,7 @@ bool pfb_channelizer_ccf_impl::start()
     d_engine.reset(new core::pfb_channelizer(d_context, options));
     d_pipeline.reset(new core::stream_pipeline(d_context, *d_engine, pipeline_depth));
     d_work.reset(new pipelined_work(*d_pipeline));
+    d_stream_begins = true;
     return block::start();
 }
 
@@ -216,7 +242,7 @@ void pfb_channelizer_ccf_impl::set_channel_map(const std::vector<int>& map)
             "pfb_channelizer_ccf: with vector output the channel map "
             "must keep its length (" +
             std::to_string(d_map.size()) + ")");
-    if (full.size() < d_slots)
+    if (full.size() < d_slots) // d_slots is 0 until the outputs are connected
         throw std::invalid_argument(
             "pfb_channelizer_ccf: the channel map needs an entry for "
             "each of the " +
@@ -246,6 +272,22 @@ void pfb_channelizer_ccf_impl::forecast(int, gr_vector_int& ninput_items_require
     // Output waiting in the pipeline needs no input, which also lets the end of
     // a stream flush it; otherwise any input is worth a call.
     ninput_items_required[0] = (d_work && d_work->pending()) ? 0 : 1;
+}
+
+void pfb_channelizer_ccf_impl::propagate_tags(size_t consumed,
+                                              size_t produced,
+                                              size_t outputs)
+{
+    if (d_stream_begins) {
+        d_tags.restart(nitems_read(0), nitems_written(0));
+        d_stream_begins = false;
+    }
+    std::vector<tag_t> tags;
+    get_tags_in_range(tags, 0, nitems_read(0), nitems_read(0) + consumed);
+    d_tags.hold(tags);
+    for (const tag_t& tag : d_tags.release(nitems_written(0) + produced))
+        for (size_t o = 0; o < outputs; ++o)
+            add_item_tag(unsigned(o), tag);
 }
 
 int pfb_channelizer_ccf_impl::general_work(int noutput_items,
@@ -287,6 +329,7 @@ int pfb_channelizer_ccf_impl::general_work(int noutput_items,
                                 count * sizeof(gr_complex));
             }
         });
+    propagate_tags(consumed, produced, output_items.size());
     consume(0, int(consumed));
     return int(produced);
 }

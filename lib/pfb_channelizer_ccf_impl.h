@@ -8,6 +8,7 @@
 #ifndef INCLUDED_WIDEBAND_PFB_CHANNELIZER_CCF_IMPL_H
 #define INCLUDED_WIDEBAND_PFB_CHANNELIZER_CCF_IMPL_H
 
+#include "decimated_tags.h"
 #include "pipelined_work.h"
 #include <gnuradio/wideband/core/pfb_channelizer.h>
 #include <gnuradio/wideband/core/stream_pipeline.h>
@@ -68,6 +69,10 @@ private:
     std::unique_ptr<core::pfb_channelizer> d_engine;
     std::unique_ptr<core::stream_pipeline> d_pipeline;
     std::unique_ptr<pipelined_work> d_work;
+    decimated_tags d_tags;
+    bool d_stream_begins = true;
+
+    void propagate_tags(size_t consumed, size_t produced, size_t outputs);
 };
 
 } // namespace wideband

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_WIDEBAND_PIPELINED_WORK_H
 #define INCLUDED_WIDEBAND_PIPELINED_WORK_H
 
+#include <gnuradio/block.h>
 #include <gnuradio/gr_complex.h>
 #include <gnuradio/wideband/core/stream_pipeline.h>
 
@@ -77,6 +78,18 @@ private:
     core::stream_pipeline& d_pipeline;
     size_t d_delivered = 0; // items of the oldest chunk already delivered
 };
+
+/*!
+ * For check_topology(): with max_noutput_items below the output multiple (which
+ * a pipelined block sets large) the scheduler never calls work(), so the
+ * multiple gives way.
+ */
+inline void fit_output_multiple(gr::block& block)
+{
+    if (block.is_set_max_noutput_items() &&
+        block.max_noutput_items() < block.output_multiple())
+        block.set_output_multiple(std::max(1, block.max_noutput_items()));
+}
 
 } // namespace wideband
 } // namespace gr
