@@ -6,7 +6,8 @@
  */
 
 /*
- * What the benchmarks (wideband_fft_bench, wideband_channelizer_bench) share:
+ * What the benchmarks (wideband_fft_bench, wideband_channelizer_bench,
+ * wideband_filter_bench) share:
  * device-side timing with tick kernels, medians, host wall time, number and
  * table formatting, CSV fields and command-line parsing.
  */
@@ -22,6 +23,7 @@
 #include <complex>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <map>
@@ -143,6 +145,18 @@ inline size_t parse_count(const std::string& option,
         throw usage_error(option + ": '" + text + "' is not an integer from " +
                           std::to_string(lowest) + " to " + std::to_string(highest));
     return size_t(value);
+}
+
+// A finite number >= lowest (seconds, fractions).
+inline double
+parse_number(const std::string& option, const std::string& text, double lowest)
+{
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !std::isfinite(value) || !(value >= lowest))
+        throw usage_error(option + ": '" + text +
+                          "' is not a number >= " + fmt("%g", lowest));
+    return value;
 }
 
 inline std::vector<std::string> split(const std::string& option, const std::string& text)
