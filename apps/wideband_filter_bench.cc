@@ -18,6 +18,7 @@
 
 #include <gnuradio/wideband/core/batched_convolution.h>
 #include <gnuradio/wideband/core/fft_filter.h>
+#include <gnuradio/wideband/core/host_copy.h>
 #include <gnuradio/wideband/core/pinned_buffer.h>
 #include <gnuradio/wideband/core/stream_pipeline.h>
 
@@ -1373,7 +1374,7 @@ filter_measurement bench::measure_filter_transfers(size_t index,
             const size_t n = pipeline.oldest_elements();
             const cfloat* y = pipeline.oldest();
             if (d_opt.copy_out) {
-                std::memcpy(static_cast<void*>(sink.data()), y, n * sizeof(cfloat));
+                core::host_copy(sink.data(), y, n * sizeof(cfloat));
                 y = sink.data();
             }
             std::vector<sample_record> r;

@@ -7,6 +7,7 @@
 
 #include "fft_filter_impl.h"
 #include <gnuradio/io_signature.h>
+#include <gnuradio/wideband/core/host_copy.h>
 
 #include <algorithm>
 #include <cmath>
@@ -193,7 +194,7 @@ int fft_filter_impl<TAP_T>::general_work(int noutput_items,
         1,
         consumed,
         [&](const gr_complex* chunk, size_t, size_t first, size_t count, size_t at) {
-            std::memcpy(out + at, chunk + first, count * sizeof(gr_complex));
+            core::host_copy(out + at, chunk + first, count * sizeof(gr_complex));
         });
     propagate_tags(consumed, produced, output_items.size());
     this->consume(0, int(consumed));

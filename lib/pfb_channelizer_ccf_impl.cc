@@ -10,6 +10,7 @@
 #include <gnuradio/fft/window.h>
 #include <gnuradio/filter/firdes.h>
 #include <gnuradio/io_signature.h>
+#include <gnuradio/wideband/core/host_copy.h>
 
 #include <algorithm>
 #include <cmath>
@@ -319,15 +320,21 @@ int pfb_channelizer_ccf_impl::general_work(int noutput_items,
             size_t count,
             size_t at) {
             if (d_vector_output) {
-                std::memcpy(static_cast<gr_complex*>(output_items[0]) + at * d_slots,
-                            chunk + first * d_slots,
-                            count * d_slots * sizeof(gr_complex));
-            } else {
-                for (size_t s = 0; s < d_slots; ++s)
-                    std::memcpy(static_cast<gr_complex*>(output_items[s]) + at,
-                                chunk + s * frames + first,
-                                count * sizeof(gr_complex));
+                core::host_copy(static_cast<gr_complex*>(output_items[0]) + at * d_slots,
+                                chunk + first * d_slots,
+                                count * d_slots * sizeof(gr_complex));
+                return;
             }
+            const auto copy_channel = [&](size_t s) {
+                std::memcpy(static_cast<gr_complex*>(output_items[s]) + at,
+                            chunk + s * frames + first,
+                            count * sizeof(gr_complex));
+            };
+            if (count * d_slots * sizeof(gr_complex) < 2 * core::parallel_copy_min_bytes)
+                for (size_t s = 0; s < d_slots; ++s)
+                    copy_channel(s);
+            else
+                core::parallel_for(d_slots, copy_channel);
         });
     propagate_tags(consumed, produced, output_items.size());
     consume(0, int(consumed));

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include <gnuradio/wideband/core/host_copy.h>
 #include <gnuradio/wideband/core/stream_pipeline.h>
 
 #include <algorithm>
@@ -63,7 +64,7 @@ size_t stream_pipeline::submit(const std::complex<float>* input, size_t samples)
 
     std::vector<cl::Event> uploaded;
     if (samples > 0) {
-        std::memcpy(s.input->data(), input, samples * 8);
+        host_copy(s.input->data(), input, samples * 8);
         const stream_engine::region r = d_engine.input_region();
         cl::Event e;
         d_upload.enqueueWriteBuffer(r.buffer,
