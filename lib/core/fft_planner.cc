@@ -22,15 +22,26 @@ namespace {
 
 size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
-// Local-memory slots from one transform of a tile to the next: the padded
-// length, rounded so that the transforms that share a half-warp (16 work-items,
-// which the hardware serves together for 8-byte accesses) start in different
-// banks: stride = threads (mod 16) float2 slots when threads < 16.
-size_t tile_stride(size_t length, unsigned pad_shift, size_t threads)
+// Local-memory slots from one transform of a tile of `group` transforms to the
+// next: the padded length, rounded so that the work-items of a half-warp (16,
+// which the hardware serves together for 8-byte accesses) hit different banks.
+// When adjacent work-items take adjacent transforms at the same point, an odd
+// stride does it; when they take adjacent points and a transform has threads < 16
+// work-items, stride = threads (mod 16) starts the transforms sharing a half-warp
+// apart.
+size_t tile_stride(size_t length,
+                   unsigned pad_shift,
+                   size_t threads,
+                   bool transform_fastest,
+                   size_t group)
 {
     const size_t last = length - 1;
     size_t stride = last + (pad_shift ? last >> pad_shift : 0) + 1;
-    if (threads < 16)
+    if (group < 2)
+        return stride;
+    if (transform_fastest)
+        stride |= 1;
+    else if (threads < 16)
         stride += (threads - stride % 16 + 16) % 16;
     return stride;
 }
@@ -242,7 +253,7 @@ std::vector<size_t> split_into_passes(size_t n, size_t max_length)
 
 size_t fft_pass_plan::tile_stride() const
 {
-    return core::tile_stride(length, pad_shift, threads);
+    return core::tile_stride(length, pad_shift, threads, thread_transform_fastest, group);
 }
 
 size_t fft_pass_plan::tile_bytes() const { return group * tile_stride() * 8; }
@@ -299,7 +310,8 @@ fft_pass_plan plan_pass(size_t length,
                  std::max<size_t>(1, limits.target_group_size / p.threads));
     const size_t by_threads = std::max<size_t>(1, limits.max_work_group_size / p.threads);
     auto fit = [&](unsigned pad) {
-        const size_t per = tile_stride(length, pad, p.threads) * 8;
+        const size_t per =
+            tile_stride(length, pad, p.threads, p.thread_transform_fastest, 2) * 8;
         return std::min(
             { wanted, by_threads, std::max<size_t>(1, limits.local_bytes / per) });
     };
@@ -308,7 +320,8 @@ fft_pass_plan plan_pass(size_t length,
     const size_t unpadded = fit(0);
     if (p.pad_shift &&
         (p.group < unpadded ||
-         tile_stride(length, p.pad_shift, p.threads) * 8 > limits.local_bytes)) {
+         tile_stride(length, p.pad_shift, p.threads, p.thread_transform_fastest, 1) * 8 >
+             limits.local_bytes)) {
         // padding would cost transforms per group (or not fit at all): drop it
         p.pad_shift = 0;
         p.group = unpadded;
