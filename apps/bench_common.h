@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -333,6 +334,48 @@ measure_wall(const std::function<void()>& execute_and_wait, int warmup, int reps
         us.push_back(ms_since(start) * 1e3);
     }
     return { median_of(us), *std::min_element(us.begin(), us.end()) };
+}
+
+/*!
+ * The main() of a bench app: options (a usage mistake: one line, exit 2), --help,
+ * the device (none matching: exit 2), then Bench(options, context).run(); any
+ * other error is one line and exit 1.
+ */
+template <class Bench, class Options>
+int bench_main(const char* program,
+               int argc,
+               char** argv,
+               Options (*parse_command_line)(int, char**),
+               void (*print_help)())
+{
+    Options options;
+    try {
+        options = parse_command_line(argc, argv);
+    } catch (const usage_error& e) {
+        std::cerr << program << ": " << e.what() << " (see --help)" << std::endl;
+        return 2;
+    }
+    if (options.help) {
+        print_help();
+        return 0;
+    }
+    try {
+        core::device_context::sptr ctx;
+        try {
+            ctx = core::device_context::get(options.device);
+        } catch (const std::invalid_argument& e) { // --device matches no device
+            std::cerr << program << ": " << e.what() << std::endl;
+            return 2;
+        }
+        Bench b(options, ctx);
+        return b.run();
+    } catch (const cl::Error& e) {
+        std::cerr << program << ": OpenCL error " << core::cl_error_name(e.err())
+                  << " in " << e.what() << std::endl;
+    } catch (const std::exception& e) {
+        std::cerr << program << ": " << e.what() << std::endl;
+    }
+    return 1;
 }
 
 } // namespace bench_common

@@ -1418,32 +1418,5 @@ int bench::run()
 
 int main(int argc, char** argv)
 {
-    bench_options options;
-    try {
-        options = parse_command_line(argc, argv);
-    } catch (const usage_error& e) {
-        std::cerr << program_name << ": " << e.what() << " (see --help)" << std::endl;
-        return 2;
-    }
-    if (options.help) {
-        print_help();
-        return 0;
-    }
-    try {
-        core::device_context::sptr ctx;
-        try {
-            ctx = core::device_context::get(options.device);
-        } catch (const std::invalid_argument& e) { // --device matches no device
-            std::cerr << program_name << ": " << e.what() << std::endl;
-            return 2;
-        }
-        bench b(options, ctx);
-        return b.run();
-    } catch (const cl::Error& e) {
-        std::cerr << program_name << ": OpenCL error " << core::cl_error_name(e.err())
-                  << " in " << e.what() << std::endl;
-    } catch (const std::exception& e) {
-        std::cerr << program_name << ": " << e.what() << std::endl;
-    }
-    return 1;
+    return bench_main<bench>(program_name, argc, argv, parse_command_line, print_help);
 }

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright 2026 gr-wideband authors.
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -8,9 +7,10 @@ wideband_channelizer_bench times ours: 2^26 complex64 input samples on the
 device, K * M taps, CUDA events around each call, 3 warm-up calls, the median
 of 15. Prints one line per case and a table last:
 
-    peer_cupy_channelize.py [--log2 26] [--channels 16,64,256,1024,4096] [--taps-per-branch 8,16]
+    python3 scripts/gpu/peer_cupy_channelize.py [--log2 26] [--channels 16,64,256,1024,4096] [--taps-per-branch 8,16]
 
-Run by scripts/gpu/run_channelizer_bench when CuPy is importable.
+Run by scripts/gpu/run_channelizer_bench with the GPU host's python3 (the one that
+has CuPy), when CuPy is importable.
 """
 import argparse
 import sys
