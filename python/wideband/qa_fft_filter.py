@@ -41,13 +41,13 @@ a sample off by one, a lost or repeated block, stale history) changes the
 result by 1e-2 or more: test_000 shows that the check sees 1e-4.
 """
 
-import threading
 import time
 
 import numpy as np
 import pmt
 from gnuradio import blocks, filter, gr, gr_unittest
 from gnuradio import wideband
+from stream_qa_helpers import gate, never_zero, random_chunks, wait_for
 
 ELEMENT_TOL = 1e-5
 L2_TOL = 1e-5
@@ -59,13 +59,6 @@ KINDS = {
     "ccc": (wideband.fft_filter_ccc, filter.fft_filter_ccc),
     "ccf": (wideband.fft_filter_ccf, filter.fft_filter_ccf),
 }
-
-
-def never_zero(rng, count):
-    """Complex samples with magnitudes in [0.5, 1.5] and random phases."""
-    magnitude = rng.uniform(0.5, 1.5, count)
-    phase = rng.uniform(-np.pi, np.pi, count)
-    return (magnitude * np.exp(1j * phase)).astype(np.complex64)
 
 
 def random_taps(rng, kind, count):
@@ -130,50 +123,6 @@ def assert_same_stream(ours, ref, what=""):
 def matches(ours, ref, scale):
     """Per sample: whether ours matches ref to ELEMENT_TOL * scale."""
     return np.abs(np.asarray(ours) - np.asarray(ref)) <= ELEMENT_TOL * scale
-
-
-class random_chunks(gr.basic_block):
-    """Passes samples on in pieces of random size, 1..max_chunk per call."""
-
-    def __init__(self, max_chunk, seed):
-        gr.basic_block.__init__(self, name="random_chunks",
-                                in_sig=[np.complex64], out_sig=[np.complex64])
-        self.rng = np.random.default_rng(seed)
-        self.max_chunk = max_chunk
-
-    def general_work(self, input_items, output_items):
-        count = min(len(input_items[0]), len(output_items[0]),
-                    int(self.rng.integers(1, self.max_chunk + 1)))
-        output_items[0][:count] = input_items[0][:count]
-        self.consume(0, count)
-        return count
-
-
-class gate(gr.sync_block):
-    """Passes the first `before` samples, then waits until `opened` is set."""
-
-    def __init__(self, before):
-        gr.sync_block.__init__(self, name="gate",
-                               in_sig=[np.complex64], out_sig=[np.complex64])
-        self.before = before
-        self.opened = threading.Event()
-
-    def work(self, input_items, output_items):
-        count = len(output_items[0])
-        passed = self.nitems_written(0)
-        if passed < self.before:
-            count = min(count, self.before - passed)
-        elif not self.opened.wait(0.01):
-            return 0
-        output_items[0][:count] = input_items[0][:count]
-        return count
-
-
-def wait_for(testcase, condition, seconds=120):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        testcase.assertLess(time.monotonic(), deadline, "flowgraph stalled")
-        time.sleep(0.002)
 
 
 class qa_fft_filter(gr_unittest.TestCase):

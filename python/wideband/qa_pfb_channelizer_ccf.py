@@ -45,7 +45,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 import numpy as np
@@ -53,19 +52,13 @@ import pmt
 from gnuradio import blocks, gr, gr_unittest
 from gnuradio.filter import pfb
 from gnuradio import wideband
+from stream_qa_helpers import gate, never_zero, random_chunks, wait_for
 
 ELEMENT_TOL = 1e-5
 L2_TOL = 1e-5
 
 # Input samples our block computes at once (see latency(): two of them in flight).
 CHUNK = 1 << 19
-
-
-def never_zero(rng, count):
-    """Complex samples with magnitudes in [0.5, 1.5] and random phases."""
-    magnitude = rng.uniform(0.5, 1.5, count)
-    phase = rng.uniform(-np.pi, np.pi, count)
-    return (magnitude * np.exp(1j * phase)).astype(np.complex64)
 
 
 def random_taps(rng, count):
@@ -144,50 +137,6 @@ def assert_matches_in_tree(testcase, ours, in_tree, channel_map, x, taps, numcha
                             f"{what} output {slot} (channel {channel})")
         assert_same_channel(samples[in_tree_frames:], tail[:, channel],
                             f"{what} output {slot} (channel {channel}), tail")
-
-
-class random_chunks(gr.basic_block):
-    """Passes samples on in pieces of random size, 1..max_chunk per call."""
-
-    def __init__(self, max_chunk, seed):
-        gr.basic_block.__init__(self, name="random_chunks",
-                                in_sig=[np.complex64], out_sig=[np.complex64])
-        self.rng = np.random.default_rng(seed)
-        self.max_chunk = max_chunk
-
-    def general_work(self, input_items, output_items):
-        count = min(len(input_items[0]), len(output_items[0]),
-                    int(self.rng.integers(1, self.max_chunk + 1)))
-        output_items[0][:count] = input_items[0][:count]
-        self.consume(0, count)
-        return count
-
-
-class gate(gr.sync_block):
-    """Passes the first `before` samples, then waits until `opened` is set."""
-
-    def __init__(self, before):
-        gr.sync_block.__init__(self, name="gate",
-                               in_sig=[np.complex64], out_sig=[np.complex64])
-        self.before = before
-        self.opened = threading.Event()
-
-    def work(self, input_items, output_items):
-        count = len(output_items[0])
-        passed = self.nitems_written(0)
-        if passed < self.before:
-            count = min(count, self.before - passed)
-        elif not self.opened.wait(0.01):
-            return 0
-        output_items[0][:count] = input_items[0][:count]
-        return count
-
-
-def wait_for(testcase, condition, seconds=120):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        testcase.assertLess(time.monotonic(), deadline, "flowgraph stalled")
-        time.sleep(0.01)
 
 
 class qa_pfb_channelizer_ccf(gr_unittest.TestCase):
