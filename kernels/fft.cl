@@ -38,6 +38,11 @@
  *   FUSED_CONVOLUTION  (single pass only) forward FFT, multiply by conv_spectrum
  *                  (CONV_PER_TRANSFORM: one spectrum per batch item), inverse
  *                  FFT, all on chip: a fast convolution in one launch.
+ *   RADER          (with FUSED_CONVOLUTION) a prime n = FFT_L + 1 by Rader's
+ *                  algorithm: on-chip point p is element rader_perm[p] = g^p mod n
+ *                  of the input, output s goes to element rader_perm[FFT_L + s] =
+ *                  g^-s mod n, and element 0 joins at the multiply (below). The
+ *                  PRE_ and POST_ operations then see the user's element indices.
  *
  * Layout options:
  *   THREAD_TRANSFORM_FASTEST  adjacent work-items take adjacent transforms
@@ -67,17 +72,14 @@ inline float2 pass_twiddle(__global const float2* table, uint t, const int dir)
     return dir < 0 ? w : (float2)(w.x, -w.y);
 }
 
-/* Point p of on-chip transform tr, with every input-side operation applied. */
-inline float2 load_point(__global const float2* src,
-                         const struct io_layout in,
-                         uint tr,
-                         uint p,
-                         uint logical_length,
-                         __global const float2* pass_twiddles,
-                         __global const float2* pre_factors)
+/* Element e of batch item i's input, with the input-side operations applied. */
+inline float2 load_element(__global const float2* src,
+                           const struct io_layout in,
+                           uint i,
+                           uint e,
+                           uint logical_length,
+                           __global const float2* pre_factors)
 {
-    const uint i = tr / COLUMNS, j = tr % COLUMNS;
-    const uint e = j + p * COLUMNS;
 #if PRE_ZERO_PAD
     if (e >= logical_length)
         return (float2)(0.0f, 0.0f);
@@ -92,6 +94,26 @@ inline float2 load_point(__global const float2* src,
 #if PRE_FACTOR
     x = cmul(x, pre_factors[e]);
 #endif
+    return x;
+}
+
+/* Point p of on-chip transform tr, with every input-side operation applied. */
+inline float2 load_point(__global const float2* src,
+                         const struct io_layout in,
+                         uint tr,
+                         uint p,
+                         uint logical_length,
+                         __global const float2* pass_twiddles,
+                         __global const float2* pre_factors,
+                         __global const uint* rader_perm)
+{
+    const uint i = tr / COLUMNS, j = tr % COLUMNS;
+#if RADER
+    const uint e = rader_perm[p];
+#else
+    const uint e = j + p * COLUMNS;
+#endif
+    float2 x = load_element(src, in, i, e, logical_length, pre_factors);
 #if SPAN > 1
     const uint k = j % SPAN;
     x = cmul(x, pass_twiddle(pass_twiddles, p * k * (N_TOTAL / (SPAN * FFT_L)), DIR));
@@ -104,19 +126,17 @@ struct output_range {
     uint begin, count;
 };
 
-/* Output s of on-chip transform tr, with every output-side operation applied. */
-inline void store_point(__global float2* dst,
-                        const struct io_layout out,
-                        uint tr,
-                        uint s,
-                        float2 x,
-                        uint logical_length,
-                        float scale,
-                        __global const float2* post_factors,
-                        const struct output_range range)
+/* Element e of batch item i's output, with the output-side operations applied. */
+inline void store_element(__global float2* dst,
+                          const struct io_layout out,
+                          uint i,
+                          uint e,
+                          float2 x,
+                          uint logical_length,
+                          float scale,
+                          __global const float2* post_factors,
+                          const struct output_range range)
 {
-    const uint i = tr / COLUMNS, j = tr % COLUMNS;
-    const uint e = (j / SPAN) * SPAN * FFT_L + j % SPAN + s * SPAN;
     uint target = e;
 #if POST_RANGE
     if (e < range.begin || (e - range.begin) % POST_STEP != 0)
@@ -140,6 +160,27 @@ inline void store_point(__global float2* dst,
     dst[out.offset + i * out.distance + target * out.stride] = x * scale;
 }
 
+/* Output s of on-chip transform tr, with every output-side operation applied. */
+inline void store_point(__global float2* dst,
+                        const struct io_layout out,
+                        uint tr,
+                        uint s,
+                        float2 x,
+                        uint logical_length,
+                        float scale,
+                        __global const float2* post_factors,
+                        const struct output_range range,
+                        __global const uint* rader_perm)
+{
+    const uint i = tr / COLUMNS, j = tr % COLUMNS;
+#if RADER
+    const uint e = rader_perm[FFT_L + s];
+#else
+    const uint e = (j / SPAN) * SPAN * FFT_L + j % SPAN + s * SPAN;
+#endif
+    store_element(dst, out, i, e, x, logical_length, scale, post_factors, range);
+}
+
 __kernel __attribute__((reqd_work_group_size(FFT_T* FFT_G, 1, 1))) void
 fft_pass(__global const float2* src,
          __global float2* dst,
@@ -158,23 +199,44 @@ fft_pass(__global const float2* src,
          __global const float2* pass_twiddles,
          __global const float2* pre_factors,
          __global const float2* post_factors,
-         __global const float2* conv_spectrum)
+         __global const float2* conv_spectrum,
+         __global const uint* rader_perm)
 {
     TILE_SETUP(transforms)
     const struct io_layout in = { src_offset, src_stride, src_distance };
     const struct io_layout out = { dst_offset, dst_stride, dst_distance };
     const struct output_range range = { out_begin, out_count };
 #define LOAD_POINT(t, p) \
-    load_point(src, in, t, p, logical_length, pass_twiddles, pre_factors)
+    load_point(src, in, t, p, logical_length, pass_twiddles, pre_factors, rader_perm)
 #define STORE_POINT(t, s, x) \
-    store_point(dst, out, t, s, x, logical_length, scale, post_factors, range)
+    store_point(dst, out, t, s, x, logical_length, scale, post_factors, range, rader_perm)
 
 #if !LOAD_DIRECT
     LOAD_TILE(transforms, LOAD_TRANSFORM_FASTEST)
 #endif
 #if FUSED_CONVOLUTION
     RUN_FFT(-1, LOAD_DIRECT, 0)
+#if RADER
+    /* The tile holds A = FFT(x[g^p]). Output 0 is x[0] + A[0] (the sum of all
+     * points), and x[0] added to every other output is x[0] added to the DC bin
+     * before the (unnormalised) inverse FFT. */
+    for (uint n_ = lid; n_ < FFT_G * FFT_L; n_ += FFT_G * FFT_T) {
+        const uint lg_ = n_ / FFT_L, p_ = n_ % FFT_L;
+        const uint at_ = lg_ * TILE_STRIDE + LDS_INDEX(p_);
+        float2 y = cmul(tiles[at_], conv_spectrum[p_]);
+        if (p_ == 0 && first + lg_ < transforms) {
+            const float2 x0 =
+                load_element(src, in, first + lg_, 0, logical_length, pre_factors);
+            store_element(dst, out, first + lg_, 0, x0 + tiles[at_], logical_length,
+                          scale, post_factors, range);
+            y += x0;
+        }
+        tiles[at_] = y;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
     MULTIPLY_TILE(conv_spectrum, CONV_PER_TRANSFORM, transforms)
+#endif
     RUN_FFT(1, 0, STORE_DIRECT)
 #else
     RUN_FFT(DIR, LOAD_DIRECT, STORE_DIRECT)

@@ -13,8 +13,9 @@
  * R and dir are compile-time constants at every call site, so after inlining the
  * loops unroll, the constant tables fold into literals and v[] lives in registers.
  *
- * Radices: 2, 3, 4, 5, 7, 8, 11, 13 directly; 6, 10, 12, 14, 15 by the prime-factor
- * (Good-Thomas) mapping, which needs no twiddles; 9, 16 and 25 by Cooley-Tukey
+ * Radices: 2, 3, 4, 5, 7, 8 and the primes 11 ... 31 directly; 6, 10, 12, 14, 15
+ * by the prime-factor (Good-Thomas) mapping, which needs no twiddles; 9, 16 and 25
+ * by Cooley-Tukey
  * with in-register twiddles. OpenCL C forbids recursion (even unreachable), so the
  * composite codelets call the base ones through dft_base(), never through dft().
  */
@@ -135,47 +136,79 @@ inline void dft8(float2* v, const int dir)
     }
 }
 
-/* cos and sin of 2*pi*m/p for the odd primes handled directly, m in [1, (p-1)/2] */
+/*
+ * cos and sin of 2*pi*m/p, m = 1 ... (p-1)/2, for the odd primes p handled
+ * directly (3 ... 31), one prime after another. Program-scope constants with
+ * compile-time indices: the compiler folds every read into a literal.
+ */
+__constant float prime_cos_table[74] = {
+    /*  3 */ -5.000000000e-01f,
+    /*  5 */ 3.090169944e-01f, -8.090169944e-01f,
+    /*  7 */ 6.234898019e-01f, -2.225209340e-01f, -9.009688679e-01f,
+    /* 11 */ 8.412535328e-01f, 4.154150130e-01f, -1.423148383e-01f, -6.548607339e-01f,
+             -9.594929736e-01f,
+    /* 13 */ 8.854560257e-01f, 5.680647467e-01f, 1.205366803e-01f, -3.546048870e-01f,
+             -7.485107482e-01f, -9.709418174e-01f,
+    /* 17 */ 9.324722294e-01f, 7.390089172e-01f, 4.457383558e-01f, 9.226835946e-02f,
+             -2.736629901e-01f, -6.026346364e-01f, -8.502171357e-01f,
+             -9.829730997e-01f,
+    /* 19 */ 9.458172417e-01f, 7.891405094e-01f, 5.469481581e-01f, 2.454854871e-01f,
+             -8.257934547e-02f, -4.016954247e-01f, -6.772815716e-01f,
+             -8.794737512e-01f, -9.863613034e-01f,
+    /* 23 */ 9.629172873e-01f, 8.544194045e-01f, 6.825531432e-01f, 4.600650377e-01f,
+             2.034560131e-01f, -6.824241336e-02f, -3.348796122e-01f, -5.766803221e-01f,
+             -7.757112907e-01f, -9.172113015e-01f, -9.906859460e-01f,
+    /* 29 */ 9.766205557e-01f, 9.075754197e-01f, 7.960930657e-01f, 6.473862848e-01f,
+             4.684084407e-01f, 2.675283385e-01f, 5.413890859e-02f, -1.617819966e-01f,
+             -3.701381553e-01f, -5.611870654e-01f, -7.259954919e-01f,
+             -8.568571762e-01f, -9.476531712e-01f, -9.941379572e-01f,
+    /* 31 */ 9.795299413e-01f, 9.189578116e-01f, 8.207634412e-01f, 6.889669191e-01f,
+             5.289640103e-01f, 3.473052528e-01f, 1.514277775e-01f, -5.064916884e-02f,
+             -2.506525323e-01f, -4.403941516e-01f, -6.121059825e-01f,
+             -7.587581227e-01f, -8.743466161e-01f, -9.541392564e-01f,
+             -9.948693234e-01f
+};
+
+__constant float prime_sin_table[74] = {
+    /*  3 */ 8.660254038e-01f,
+    /*  5 */ 9.510565163e-01f, 5.877852523e-01f,
+    /*  7 */ 7.818314825e-01f, 9.749279122e-01f, 4.338837391e-01f,
+    /* 11 */ 5.406408175e-01f, 9.096319954e-01f, 9.898214419e-01f, 7.557495744e-01f,
+             2.817325568e-01f,
+    /* 13 */ 4.647231720e-01f, 8.229838659e-01f, 9.927088741e-01f, 9.350162427e-01f,
+             6.631226582e-01f, 2.393156643e-01f,
+    /* 17 */ 3.612416662e-01f, 6.736956436e-01f, 8.951632914e-01f, 9.957341763e-01f,
+             9.618256432e-01f, 7.980172273e-01f, 5.264321629e-01f, 1.837495178e-01f,
+    /* 19 */ 3.246994692e-01f, 6.142127127e-01f, 8.371664783e-01f, 9.694002659e-01f,
+             9.965844930e-01f, 9.157733267e-01f, 7.357239107e-01f, 4.759473930e-01f,
+             1.645945903e-01f,
+    /* 23 */ 2.697967712e-01f, 5.195839500e-01f, 7.308359643e-01f, 8.878852184e-01f,
+             9.790840877e-01f, 9.976687692e-01f, 9.422609221e-01f, 8.169698930e-01f,
+             6.310879443e-01f, 3.984010898e-01f, 1.361666491e-01f,
+    /* 29 */ 2.149704402e-01f, 4.198891016e-01f, 6.051742152e-01f, 7.621620551e-01f,
+             8.835120444e-01f, 9.635499925e-01f, 9.985334139e-01f, 9.868265225e-01f,
+             9.289767198e-01f, 8.276889982e-01f, 6.876994589e-01f, 5.155538572e-01f,
+             3.193015301e-01f, 1.081190184e-01f,
+    /* 31 */ 2.012985201e-01f, 3.943558551e-01f, 5.712682151e-01f, 7.247927872e-01f,
+             8.486442575e-01f, 9.377521321e-01f, 9.884683243e-01f, 9.987165072e-01f,
+             9.680771189e-01f, 8.978045396e-01f, 7.907757369e-01f, 6.513724827e-01f,
+             4.853019625e-01f, 2.993631230e-01f, 1.011683220e-01f
+};
+
+/* Where prime p's entries start: the sum of (q-1)/2 over the odd primes q < p. */
+inline int prime_table_offset(const int p)
+{
+    return p == 3 ? 0 : p == 5 ? 1 : p == 7 ? 3 : p == 11 ? 6 : p == 13 ? 11 : p == 17 ? 17 : p == 19 ? 25 : p == 23 ? 34 : p == 29 ? 45 : 59;
+}
+
 inline float prime_cos(const int p, const int m)
 {
-    if (p == 3) {
-        return -5.000000000e-01f;
-    } else if (p == 5) {
-        const float c[2] = { 3.090169944e-01f, -8.090169944e-01f };
-        return c[m - 1];
-    } else if (p == 7) {
-        const float c[3] = { 6.234898019e-01f, -2.225209340e-01f, -9.009688679e-01f };
-        return c[m - 1];
-    } else if (p == 11) {
-        const float c[5] = { 8.412535328e-01f,  4.154150130e-01f, -1.423148383e-01f,
-                             -6.548607339e-01f, -9.594929736e-01f };
-        return c[m - 1];
-    } else {
-        const float c[6] = { 8.854560257e-01f,  5.680647467e-01f,  1.205366803e-01f,
-                             -3.546048870e-01f, -7.485107482e-01f, -9.709418174e-01f };
-        return c[m - 1];
-    }
+    return prime_cos_table[prime_table_offset(p) + m - 1];
 }
 
 inline float prime_sin(const int p, const int m)
 {
-    if (p == 3) {
-        return 8.660254038e-01f;
-    } else if (p == 5) {
-        const float s[2] = { 9.510565163e-01f, 5.877852523e-01f };
-        return s[m - 1];
-    } else if (p == 7) {
-        const float s[3] = { 7.818314825e-01f, 9.749279122e-01f, 4.338837391e-01f };
-        return s[m - 1];
-    } else if (p == 11) {
-        const float s[5] = { 5.406408175e-01f, 9.096319954e-01f, 9.898214419e-01f,
-                             7.557495744e-01f, 2.817325568e-01f };
-        return s[m - 1];
-    } else {
-        const float s[6] = { 4.647231720e-01f, 8.229838659e-01f, 9.927088741e-01f,
-                             9.350162427e-01f, 6.631226582e-01f, 2.393156643e-01f };
-        return s[m - 1];
-    }
+    return prime_sin_table[prime_table_offset(p) + m - 1];
 }
 
 /*
@@ -186,7 +219,7 @@ inline float prime_sin(const int p, const int m)
  */
 inline void dft_odd_prime(float2* v, const int p, const int dir)
 {
-    float2 a[6], b[6];
+    float2 a[15], b[15];
     float2 sum = v[0];
 #pragma unroll
     for (int m = 1; m <= (p - 1) / 2; ++m) {
@@ -222,8 +255,8 @@ inline void dft_base(float2* v, const int R, const int dir)
         dft4(v, dir);
     else if (R == 8)
         dft8(v, dir);
-    else if (R == 3 || R == 5 || R == 7 || R == 11 || R == 13)
-        dft_odd_prime(v, R, dir);
+    else
+        dft_odd_prime(v, R, dir); /* 3, 5, 7, 11, 13, 17, 19, 23, 29, 31 */
 }
 
 /*

@@ -36,6 +36,9 @@
  *                                transforms of one warp start in different banks)
  *   TWIDDLE_SPACE                __constant or __global: where the table of
  *                                W(t, FFT_L), t < FFT_L, lives
+ *   TWIDDLE_POWERS               1: a butterfly of radix > 4 reads W(k) from the
+ *                                table and forms W(r*k) as its powers (one read
+ *                                instead of R - 1, a few ulp less accurate)
  */
 
 #ifndef WIDEBAND_FFT_STAGES_CL
@@ -82,7 +85,16 @@ inline void stage_compute(
     for (int m = 0; m < BUTTERFLY_ROUNDS(R); ++m) {
         const uint b = q + m * FFT_T;
         if (ROUND_IS_FULL(R) || b < FFT_L / R) {
-            if (NS > 1) {
+            if (NS > 1 && TWIDDLE_POWERS && R > 4) {
+                float2 w[32];
+                w[1] = stage_twiddle(twiddles, (b % NS) * (FFT_L / (NS * R)), dir);
+#pragma unroll
+                for (int r = 2; r < R; ++r) /* at most 2 log2(R) products deep */
+                    w[r] = r % 2 == 0 ? cmul(w[r / 2], w[r / 2]) : cmul(w[r - 1], w[1]);
+#pragma unroll
+                for (int r = 1; r < R; ++r)
+                    v[m * R + r] = cmul(v[m * R + r], w[r]);
+            } else if (NS > 1) {
                 const uint k = b % NS;
 #pragma unroll
                 for (int r = 1; r < R; ++r)

@@ -67,7 +67,7 @@ batched_convolution::batched_convolution(device_context::sptr context,
         if (options.fft_size < result || !is_codelet_smooth(options.fft_size))
             fail("fft_size " + std::to_string(options.fft_size) +
                  " must be >= L + S - 1 = " + std::to_string(result) +
-                 " with no prime factor above 13");
+                 " with no prime factor above " + std::to_string(largest_codelet_prime));
         im.n = options.fft_size;
     } else {
         im.n = result;

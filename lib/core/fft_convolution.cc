@@ -34,8 +34,10 @@ fft_convolution::fft_convolution(device_context::sptr context,
     if (size == 0)
         fail("size must be >= 1 (got 0)");
     if (!is_codelet_smooth(size))
-        fail("size " + std::to_string(size) +
-             " has a prime factor above 13; choose a length of 2, 3, 5, 7, 11 and 13");
+        fail("size " + std::to_string(size) + " has a prime factor above " +
+             std::to_string(largest_codelet_prime) +
+             "; choose a product of primes up to " +
+             std::to_string(largest_codelet_prime));
     if (options.batch == 0)
         fail("batch must be >= 1 (got 0)");
     if (options.max_pass_length != 0 && options.max_pass_length < 16)

@@ -120,10 +120,9 @@ taps_setup fft_filter::impl::prepare(const std::vector<std::complex<float>>& tap
     s.L = L ? L : choose_fft_size(ctx->info(), T, D);
     s.B = block_step_for(s.L, T, D);
     if (!is_codelet_smooth(s.L) || s.B < D)
-        fail("fft_size " + std::to_string(s.L) +
-             " must have no prime factor above 13 and be at least taps + decimation - 1 "
-             "= " +
-             std::to_string(T + D - 1));
+        fail("fft_size " + std::to_string(s.L) + " must have no prime factor above " +
+             std::to_string(largest_codelet_prime) +
+             " and be at least taps + decimation - 1 = " + std::to_string(T + D - 1));
     // Outputs of a call: up to (leftover + max_input) / D, in blocks of B / D.
     s.max_blocks = ceil_div(max_input + D, s.B);
     fft_convolution_options co;

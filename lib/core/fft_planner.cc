@@ -72,6 +72,12 @@ void apply_tuning_overrides(fft_device_limits& limits)
                 limits.allow_direct = value != "0";
             else if (key == "min_group")
                 limits.min_strided_group = std::max<size_t>(1, std::stoul(value));
+            else if (key == "powers")
+                limits.twiddle_powers = value == "1"
+                                            ? fft_device_limits::twiddle_power_use::always
+                                            : fft_device_limits::twiddle_power_use::never;
+            else if (key == "threads")
+                limits.max_transform_threads = std::max<size_t>(1, std::stoul(value));
         } catch (const std::exception&) {
             // a malformed experiment setting is ignored, never fatal
         }
@@ -161,8 +167,9 @@ fft_device_limits fft_device_limits::for_device(const device_info& info)
 const std::vector<unsigned>& supported_radices()
 {
     // Descending: the search builds non-increasing radix sequences.
-    static const std::vector<unsigned> radices = { 25, 16, 15, 14, 13, 12, 11, 10,
-                                                   9,  8,  7,  6,  5,  4,  3,  2 };
+    static const std::vector<unsigned> radices = { 31, 29, 25, 23, 19, 17, 16,
+                                                   15, 14, 13, 12, 11, 10, 9,
+                                                   8,  7,  6,  5,  4,  3,  2 };
     return radices;
 }
 
@@ -170,7 +177,7 @@ bool is_codelet_smooth(size_t n)
 {
     if (n == 0)
         return false;
-    for (size_t p : { 2, 3, 5, 7, 11, 13 })
+    for (size_t p = 2; p <= largest_codelet_prime && n > 1; ++p)
         while (n % p == 0)
             n /= p;
     return n == 1;
@@ -182,7 +189,8 @@ std::vector<unsigned> choose_radices(size_t length)
         return {};
     if (!is_codelet_smooth(length))
         throw std::invalid_argument("fft: on-chip length " + std::to_string(length) +
-                                    " has a prime factor above 13");
+                                    " has a prime factor above " +
+                                    std::to_string(largest_codelet_prime));
     radix_choice best;
     std::vector<unsigned> current;
     search_radices(length, length, 0, current, best);
@@ -268,7 +276,7 @@ std::string fft_pass_plan::stage_options() const
         span_s *= radices[s];
     }
     o << " -DMAX_REGS=" << max_regs << " -DLDS_PAD_SHIFT=" << pad_shift
-      << " -DTILE_STRIDE=" << tile_stride();
+      << " -DTILE_STRIDE=" << tile_stride() << " -DTWIDDLE_POWERS=" << twiddle_powers;
     return o.str();
 }
 
@@ -284,9 +292,15 @@ fft_pass_plan plan_pass(size_t length,
     p.radices = choose_radices(length);
     p.columns = n_total / length;
     p.span = span;
+    using powers = fft_device_limits::twiddle_power_use;
+    p.twiddle_powers = limits.twiddle_powers == powers::always ||
+                       (limits.twiddle_powers == powers::single_pass && p.columns == 1);
     const unsigned rmax =
         p.radices.empty() ? 1 : *std::max_element(p.radices.begin(), p.radices.end());
-    p.threads = std::max<size_t>(1, std::min(length / rmax, limits.max_work_group_size));
+    p.threads = std::max<size_t>(
+        1,
+        std::min(
+            { length / rmax, limits.max_work_group_size, limits.max_transform_threads }));
     for (unsigned r : p.radices)
         p.max_regs = std::max(p.max_regs, ceil_div(length / r, p.threads) * r);
 

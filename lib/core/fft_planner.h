@@ -25,18 +25,27 @@ namespace core {
  * WIDEBAND_FFT_TUNE="key=value,...", keys: local (bytes of local memory a work-group
  * may use), wg (target work-items per group), pad (LDS_PAD_SHIFT, 0 = none),
  * twiddles (constant|global), direct (0: never load/store registers directly),
- * min_group (transforms per group in strided passes).
+ * min_group (transforms per group in strided passes), threads (most work-items
+ * per transform), powers (stage twiddles as powers of one table read: 0 never,
+ * 1 in every pass; by default in single-pass plans).
  */
 struct fft_device_limits {
     size_t max_work_group_size = 256;
-    size_t local_bytes = 48 * 1024; //!< local memory one work-group may use
-    size_t target_group_size = 256; //!< work-items per group the planner aims for
-    size_t min_strided_group = 4;   //!< transforms per group when points are strided
-    unsigned pad_shift = 4;         //!< local-memory padding, one slot per 2^pad_shift
+    size_t local_bytes = 48 * 1024;      //!< local memory one work-group may use
+    size_t target_group_size = 256;      //!< work-items per group the planner aims for
+    size_t min_strided_group = 4;        //!< transforms per group when points are strided
+    size_t max_transform_threads = 1024; //!< work-items per on-chip transform, at most
+    unsigned pad_shift = 4; //!< local-memory padding, one slot per 2^pad_shift
     //! Stage twiddles in __constant where the table fits (else __global). On the
     //! H100: 6000 +15 %, 3125 +5 %, 1024 +4 %, others within 2 % (tuning notes).
     bool constant_twiddles = true;
-    bool allow_direct = true;       //!< stage 0 / last stage may touch global memory
+    bool allow_direct = true; //!< stage 0 / last stage may touch global memory
+    //! Where stage twiddles are formed as powers (TWIDDLE_POWERS in
+    //! kernels/fft_stages.cl). H100, single pass: 4096 +19 %, 3125 +4 %, 4093
+    //! +12 %, the rest within 2 %; in the passes of a multi-pass plan 65536 and
+    //! 2^22 lose 3-4 % (tuning notes).
+    enum class twiddle_power_use { never, single_pass, always };
+    twiddle_power_use twiddle_powers = twiddle_power_use::single_pass;
     size_t max_constant_bytes = 64 * 1024;
 
     static fft_device_limits for_device(const device_info& info);
@@ -45,8 +54,11 @@ struct fft_device_limits {
 //! Radices the codelets implement (kernels/fft_codelets.cl).
 const std::vector<unsigned>& supported_radices();
 
-//! True when every prime factor of n is a codelet radix (n is computed without
-//! Bluestein).
+//! The largest prime with a codelet: every prime up to it is one.
+constexpr unsigned largest_codelet_prime = 31;
+
+//! True when every prime factor of n is a codelet radix, i.e. at most
+//! largest_codelet_prime (n is computed without Rader or Bluestein).
 bool is_codelet_smooth(size_t n);
 
 //! The radices of an on-chip FFT of length L (is_codelet_smooth(L)), in stage order.
@@ -75,6 +87,7 @@ struct fft_pass_plan {
     bool store_transform_fastest = false;
     unsigned pad_shift = 0;
     size_t max_regs = 1;
+    bool twiddle_powers = false;
 
     size_t work_group_size() const { return threads * group; }
     //! Local-memory slots (float2) from one transform of the tile to the next.

@@ -144,7 +144,7 @@ struct fft_program::impl {
     std::vector<fft_launch> launches;
     std::map<size_t, cl::Buffer> stage_tables; // by on-chip length
     std::map<size_t, cl::Buffer> pass_tables;  // by full length
-    cl::Buffer pre_factors, spectrum, final_factors, dummy;
+    cl::Buffer pre_factors, spectrum, final_factors, rader_perm, dummy;
     cl::Buffer temps[2];
     std::string description;
     mutable std::mutex mutex;
@@ -199,13 +199,18 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
 
     const bool smooth = is_codelet_smooth(n);
     if (spec.convolution && !smooth)
-        fail("a convolution length must have no prime factor above 13 (got " +
-             std::to_string(n) + ")");
-    const bool bluestein = !smooth;
-    const size_t padded = bluestein ? next_pow2(2 * n - 1) : n;
-    // A convolution (ours, or Bluestein's inside a transform) runs forward and
-    // inverse passes; in one fused launch when it fits on chip.
-    const bool convolves = spec.convolution || bluestein;
+        fail("a convolution length must have no prime factor above " +
+             std::to_string(largest_codelet_prime) + " (got " + std::to_string(n) + ")");
+    // Other lengths become convolutions: a prime whose n - 1 is smooth and fits
+    // on chip by Rader's (cyclic, length n - 1, one fused kernel), anything else
+    // by Bluestein's (zero-padded, a power of two >= 2n - 1).
+    const bool rader =
+        !smooth && is_prime(n) && is_codelet_smooth(n - 1) && n - 1 <= single_max;
+    const bool bluestein = !smooth && !rader;
+    const size_t padded = rader ? n - 1 : bluestein ? next_pow2(2 * n - 1) : n;
+    // A convolution (ours, or Rader's or Bluestein's inside a transform) runs
+    // forward and inverse passes; in one fused launch when it fits on chip.
+    const bool convolves = spec.convolution || bluestein || rader;
     const bool fused = convolves && padded <= single_max;
     const std::vector<size_t> lengths = padded <= single_max
                                             ? std::vector<size_t>{ padded }
@@ -250,9 +255,17 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
         im.spectrum = upload(ctx, to_float(bluestein_spectrum(chirp, padded)));
         im.final_factors = upload(ctx, to_float(chirp));
     }
+    if (rader) {
+        im.spectrum = upload(ctx, to_float(rader_spectrum(n, forward ? -1 : 1)));
+        const std::vector<uint32_t> perm = rader_permutation(n);
+        im.rader_perm = cl::Buffer(ctx,
+                                   CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                   perm.size() * sizeof(perm[0]),
+                                   const_cast<uint32_t*>(perm.data()));
+    }
     const float scale = spec.normalize ? float(1.0 / double(n)) : 1.0f;
     const table_source spectrum_source =
-        bluestein ? table_source::internal : table_source::user;
+        bluestein || rader ? table_source::internal : table_source::user;
     const bool ranged = spec.range_begin != 0 || spec.range_step != 1 || written != n;
 
     // ---- steps -----------------------------------------------------------
@@ -345,7 +358,9 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
     else
         desc << (forward ? " forward" : " inverse");
     desc << (spec.in_place ? " in-place" : "") << ", batch " << batch << ": ";
-    if (bluestein)
+    if (rader)
+        desc << "Rader via " << padded << " (one fused kernel), ";
+    else if (bluestein)
         desc << "Bluestein via " << padded << (fused ? " (one fused kernel), " : ", ");
     else if (fused)
         desc << "one fused kernel, ";
@@ -359,7 +374,7 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
         const fft_pass_io io_out{ lout.stride == 1, lout.distance == 1 };
         const fft_pass_plan pp =
             plan_pass(s.length, s.n_total, s.span, io_in, io_out, limits);
-        const bool per_transform = spec.spectrum_per_transform && !bluestein;
+        const bool per_transform = spec.spectrum_per_transform && !bluestein && !rader;
 
         const bool constant_tw =
             limits.constant_twiddles && s.length * 8 <= limits.max_constant_bytes;
@@ -381,7 +396,7 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
           << " -DPOST_RANGE=" << s.ops.post_range << " -DPOST_STEP=" << spec.range_step
           << " -DPOST_SHIFT=" << s.ops.post_shift
           << " -DFUSED_CONVOLUTION=" << (s.ops.convolution != table_source::none)
-          << " -DCONV_PER_TRANSFORM=" << per_transform
+          << " -DCONV_PER_TRANSFORM=" << per_transform << " -DRADER=" << rader
           << " -DIDX=" << (wide_index ? "ulong" : "uint")
           << " -DTWIDDLE_SPACE=" << (constant_tw ? "__constant" : "__global");
 
@@ -429,6 +444,7 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
                                                                     : im.spectrum);
         l.kernel.setArg(
             17, s.ops.convolution == table_source::internal ? im.spectrum : im.dummy);
+        l.kernel.setArg(18, rader ? im.rader_perm : im.dummy);
         im.launches.push_back(l);
 
         desc << (i ? "; " : " [") << "L=" << pp.length << " ";

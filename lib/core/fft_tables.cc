@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace gr {
 namespace wideband {
@@ -106,6 +107,98 @@ bluestein_spectrum(const std::vector<std::complex<double>>& chirp, size_t padded
     for (auto& v : b)
         v /= static_cast<double>(padded);
     return b;
+}
+
+bool is_prime(size_t n)
+{
+    if (n < 2)
+        return false;
+    for (size_t d = 2; d * d <= n; ++d)
+        if (n % d == 0)
+            return false;
+    return true;
+}
+
+namespace {
+
+size_t pow_mod(size_t base, size_t exponent, size_t n)
+{
+    unsigned long long result = 1, b = base % n;
+    for (; exponent; exponent >>= 1, b = b * b % n)
+        if (exponent & 1)
+            result = result * b % n;
+    return static_cast<size_t>(result);
+}
+
+// The smallest generator of the multiplicative group modulo the prime n.
+size_t primitive_root(size_t n)
+{
+    std::vector<size_t> factors; // distinct prime factors of n - 1
+    size_t m = n - 1;
+    for (size_t q = 2; q * q <= m; ++q)
+        if (m % q == 0) {
+            factors.push_back(q);
+            while (m % q == 0)
+                m /= q;
+        }
+    if (m > 1)
+        factors.push_back(m);
+    for (size_t g = 2;; ++g) {
+        bool generates = true;
+        for (size_t q : factors)
+            generates = generates && pow_mod(g, (n - 1) / q, n) != 1;
+        if (generates)
+            return g;
+    }
+}
+
+void require_odd_prime(size_t n, const char* who)
+{
+    if (n < 3 || !is_prime(n))
+        throw std::invalid_argument(std::string(who) + ": " + std::to_string(n) +
+                                    " is not an odd prime");
+}
+
+} // namespace
+
+std::vector<uint32_t> rader_permutation(size_t n)
+{
+    require_odd_prime(n, "rader_permutation");
+    const size_t g = primitive_root(n), g_inverse = pow_mod(g, n - 2, n);
+    std::vector<uint32_t> perm(2 * (n - 1));
+    unsigned long long forward = 1, backward = 1;
+    for (size_t p = 0; p < n - 1; ++p) {
+        perm[p] = static_cast<uint32_t>(forward);
+        perm[n - 1 + p] = static_cast<uint32_t>(backward);
+        forward = forward * g % n;
+        backward = backward * g_inverse % n;
+    }
+    return perm;
+}
+
+std::vector<std::complex<double>> rader_spectrum(size_t n, int sign)
+{
+    require_odd_prime(n, "rader_spectrum");
+    const size_t m = n - 1;
+    const std::vector<uint32_t> perm = rader_permutation(n);
+    std::vector<std::complex<double>> kernel(m), roots(m), spectrum(m);
+    for (size_t j = 0; j < m; ++j) {
+        const auto w = unit_root(perm[m + j], n);
+        kernel[j] = sign < 0 ? w : std::conj(w);
+        roots[j] = unit_root(j, m);
+    }
+    // A direct DFT: n - 1 may be any smooth length, and plans are built once.
+    for (size_t k = 0; k < m; ++k) {
+        std::complex<double> sum = 0.0;
+        for (size_t j = 0, jk = 0; j < m; ++j) {
+            sum += kernel[j] * roots[jk];
+            jk += k;
+            if (jk >= m)
+                jk -= m;
+        }
+        spectrum[k] = sum / static_cast<double>(m);
+    }
+    return spectrum;
 }
 
 } // namespace core

@@ -10,6 +10,7 @@
 
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace gr {
@@ -50,6 +51,22 @@ bluestein_spectrum(const std::vector<std::complex<double>>& chirp, size_t padded
 
 //! In-place forward FFT of a power-of-two length in double precision (host).
 void host_fft_pow2(std::vector<std::complex<double>>& data);
+
+//! True when n is prime.
+bool is_prime(size_t n);
+
+/*!
+ * Rader's index maps for a prime n with primitive root g: entry p < n-1 is
+ * g^p mod n (the input element on-chip point p reads), entry n-1+s is g^-s mod n
+ * (the output element on-chip output s becomes).
+ */
+std::vector<uint32_t> rader_permutation(size_t n);
+
+/*!
+ * The spectrum of Rader's cyclic kernel b[m] = W(g^-m mod n, n) (conjugated for
+ * sign +1, the inverse), m < n-1: its DFT of length n-1, scaled by 1/(n-1).
+ */
+std::vector<std::complex<double>> rader_spectrum(size_t n, int sign);
 
 } // namespace core
 } // namespace wideband

@@ -41,7 +41,7 @@ public:
 
     /*!
      * \param fft_size points per vector, >= 1 (any length; sizes with a prime
-     *        factor above 13 go through Bluestein's algorithm)
+     *        factor above 31 go through Rader or Bluestein's algorithm)
      * \param forward true: forward transform; false: inverse (unnormalised)
      * \param window empty, or fft_size real factors applied to the input
      * \param shift forward: fft-shift the output; inverse: ifft-shift the input

@@ -274,8 +274,8 @@ BOOST_AUTO_TEST_CASE(invalid_options_and_calls)
     check_rejected(construct(o), { "filter_length" });
     o = make_options(c, 0);
     check_rejected(construct(o), { "max_pairs" });
-    // fft_size below L + S - 1 = 130, or with a prime factor above 13.
-    for (size_t n : { 129, 17 * 8, 2 * 3 * 5 * 17 }) {
+    // fft_size below L + S - 1 = 130, or with a prime factor above 31.
+    for (size_t n : { 129, 37 * 8, 2 * 3 * 5 * 37 }) {
         o = make_options(c, 4);
         o.fft_size = n;
         check_rejected(construct(o),

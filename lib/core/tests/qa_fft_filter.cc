@@ -905,8 +905,8 @@ BOOST_AUTO_TEST_CASE(invalid_options_and_calls)
         check_rejected(construct(make_options(t, D, 1000)), { "taps", "finite" });
     }
     check_rejected(construct(make_options(h, 0, 1000)), { "decimation" });
-    // fft_size below taps + D - 1 = 66, and ones with a prime factor above 13.
-    for (size_t L : { size_t(65), size_t(64), size_t(17 * 8), size_t(2 * 19 * 3) })
+    // fft_size below taps + D - 1 = 66, and ones with a prime factor above 31.
+    for (size_t L : { size_t(65), size_t(64), size_t(37 * 8), size_t(2 * 41 * 3) })
         check_rejected(construct(make_options(h, D, 1000, L)),
                        { "fft_size", std::to_string(L) },
                        "fft_size " + std::to_string(L));

@@ -30,7 +30,8 @@ struct shape {
 const shape shapes[] = {
     { 16, 0, "one radix-16 stage" },
     { 60, 0, "one pass of several mixed-radix stages" },
-    { 37, 0, "Bluestein in one fused kernel" },
+    { 37, 0, "Rader in one fused kernel" },
+    { 74, 0, "Bluestein in one fused kernel" },
     { 1000, 16, "three passes" },
     { 101, 16, "Bluestein over passes" },
 };

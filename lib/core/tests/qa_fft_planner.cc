@@ -72,26 +72,29 @@ bool supported(unsigned radix)
 
 } // namespace
 
-BOOST_AUTO_TEST_CASE(supported_radices_are_2_to_16_and_25)
+BOOST_AUTO_TEST_CASE(supported_radices_are_2_to_16_25_and_the_primes_to_31)
 {
     std::vector<unsigned> radices = core::supported_radices();
     std::sort(radices.begin(), radices.end());
     std::vector<unsigned> expected(15);
     std::iota(expected.begin(), expected.end(), 2u);
-    expected.push_back(25);
+    for (unsigned r : { 17, 19, 23, 25, 29, 31 })
+        expected.push_back(r);
     BOOST_TEST(radices == expected, boost::test_tools::per_element());
 }
 
-BOOST_AUTO_TEST_CASE(codelet_smooth_means_no_prime_factor_above_13)
+BOOST_AUTO_TEST_CASE(codelet_smooth_means_no_prime_factor_above_31)
 {
     BOOST_TEST(!core::is_codelet_smooth(0));
     for (size_t n = 1; n <= 5000; ++n)
-        BOOST_TEST(core::is_codelet_smooth(n) == is_smooth(n, { 2, 3, 5, 7, 11, 13 }),
+        BOOST_TEST(core::is_codelet_smooth(n) ==
+                       is_smooth(n, { 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31 }),
                    "n = " << n);
     BOOST_TEST(core::is_codelet_smooth(size_t(1) << 24));
     BOOST_TEST(core::is_codelet_smooth(size_t(11 * 13) * 11 * 13 * 1024));
+    BOOST_TEST(core::is_codelet_smooth(size_t(17 * 19 * 23 * 29 * 31) << 8));
     BOOST_TEST(!core::is_codelet_smooth(1031));
-    BOOST_TEST(!core::is_codelet_smooth(size_t(17) << 20));
+    BOOST_TEST(!core::is_codelet_smooth(size_t(37) << 20));
 }
 
 BOOST_AUTO_TEST_CASE(choose_radices_factors_every_on_chip_length)
@@ -112,9 +115,9 @@ BOOST_AUTO_TEST_CASE(choose_radices_factors_every_on_chip_length)
     }
 }
 
-BOOST_AUTO_TEST_CASE(choose_radices_rejects_a_prime_factor_above_13)
+BOOST_AUTO_TEST_CASE(choose_radices_rejects_a_prime_factor_above_31)
 {
-    for (size_t length : { 17, 34, 1031, 13 * 17 })
+    for (size_t length : { 37, 74, 1031, 31 * 37 })
         BOOST_CHECK_THROW(core::choose_radices(length), std::invalid_argument);
 }
 
@@ -164,7 +167,7 @@ BOOST_AUTO_TEST_CASE(split_into_passes_uses_the_fewest_passes_for_powers_of_two)
 
 BOOST_AUTO_TEST_CASE(split_into_passes_rejects_unsplittable_lengths)
 {
-    BOOST_CHECK_THROW(core::split_into_passes(17 * 64, 16), std::invalid_argument);
+    BOOST_CHECK_THROW(core::split_into_passes(31 * 64, 16), std::invalid_argument);
     BOOST_CHECK_THROW(core::split_into_passes(1031 * 2, 1000), std::invalid_argument);
 }
 

@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// Transform lengths above 128 against FFTW: the primes up to 1031, smooth
+// Transform lengths above 128 against FFTW: primes up to 4093, smooth
 // lengths of one and several passes, and small lengths forced into several
 // passes. (Every length up to 128 is in qa_fft_every_size.)
 
@@ -30,17 +30,44 @@ bool is_prime(size_t n)
     return true;
 }
 
+// Without a prime factor above 31.
+bool is_smooth(size_t n)
+{
+    for (size_t p : { 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31 })
+        while (n % p == 0)
+            n /= p;
+    return n == 1;
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_CASE(primes_up_to_1031)
 {
-    // Above 13 through Bluestein, whose kernels depend only on the padded
-    // length: few builds, so every prime runs both ways.
+    // Primes whose N - 1 is smooth go through Rader, one kernel build per
+    // prime: those up to 211 and every fourth above. The others go through
+    // Bluestein, whose kernels depend only on the padded length: every one.
+    // Both directions share a kernel, so all of them run both ways.
     length_sweep sweep;
-    for (size_t n = 2; n <= 1031; ++n)
-        if (is_prime(n))
-            sweep.check(n, true, true);
+    size_t rader_seen = 0;
+    for (size_t n = 2; n <= 1031; ++n) {
+        if (!is_prime(n))
+            continue;
+        const bool rader = n > 31 && is_smooth(n - 1);
+        if (rader && n > 211 && ++rader_seen % 4 != 0)
+            continue;
+        sweep.check(n, true, true);
+    }
     BOOST_TEST_MESSAGE("primes up to 1031: " << sweep.summary());
+}
+
+BOOST_AUTO_TEST_CASE(rader_at_on_chip_sizes)
+{
+    // 4093: N - 1 = 4 * 3 * 11 * 31 in one on-chip transform of 132 work-items;
+    // 2311: 2 * 3 * 5 * 7 * 11; 6143 (6142 = 2 * 37 * 83) goes through Bluestein.
+    length_sweep sweep;
+    for (size_t n : { 2311, 4093, 6143 })
+        sweep.check(n, true, true);
+    BOOST_TEST_MESSAGE("Rader at on-chip sizes: " << sweep.summary());
 }
 
 BOOST_AUTO_TEST_CASE(smooth_lengths)

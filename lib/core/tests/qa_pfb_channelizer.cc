@@ -556,7 +556,7 @@ BOOST_AUTO_TEST_CASE(accuracy_against_the_reference)
 
 /*
  * The unfused path (FIR kernel, fft_plan, gather) gives what the fused one does:
- * max_fused_channels = 1 forces it for smooth M; M = 17 and 34 (17 is no codelet
+ * max_fused_channels = 1 forces it for smooth M; M = 37 and 74 (37 is no codelet
  * radix) always take it. Both layouts.
  */
 BOOST_AUTO_TEST_CASE(fused_and_unfused_paths)
@@ -580,9 +580,9 @@ BOOST_AUTO_TEST_CASE(fused_and_unfused_paths)
         check_frames(fused.frames, unfused.frames, "M=24 fused vs unfused", 2 * l2_bound);
 
         // Non-smooth M: unfused without being told.
-        const std::tuple<size_t, size_t, size_t> odd_sizes[] = { { 17, 17, 60 },
-                                                                 { 17, 6, 51 },
-                                                                 { 34, 17, 100 } };
+        const std::tuple<size_t, size_t, size_t> odd_sizes[] = { { 37, 37, 120 },
+                                                                 { 37, 6, 51 },
+                                                                 { 74, 37, 200 } };
         for (auto [M, D, ntaps] : odd_sizes) {
             config odd;
             odd.channels = M;

@@ -24,7 +24,7 @@ struct WIDEBAND_CORE_API batched_convolution_options {
     size_t filter_length = 0;   //!< S >= 1
     size_t max_pairs = 1;       //!< pairs one enqueue() may bring
     bool shared_filter = false; //!< one filter for every signal
-    //! FFT length >= L + S - 1 with no prime factor above 13; 0: the smallest 7-smooth
+    //! FFT length >= L + S - 1 with no prime factor above 31; 0: the smallest 7-smooth
     //! one.
     size_t fft_size = 0;
 };

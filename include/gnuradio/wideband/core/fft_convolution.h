@@ -21,8 +21,8 @@ namespace wideband {
 namespace core {
 
 struct WIDEBAND_CORE_API fft_convolution_options {
-    size_t batch = 1;  //!< transforms per execution (the most enqueue() accepts)
-    fft_layout input;  //!< inputs may overlap (e.g. overlap-save blocks)
+    size_t batch = 1; //!< transforms per execution (the most enqueue() accepts)
+    fft_layout input; //!< inputs may overlap (e.g. overlap-save blocks)
     //! Points read from each input transform, the rest taken as zero (0: all N).
     size_t input_points = 0;
     fft_layout output; //!< distance 0: contiguous transforms of the written points
@@ -44,7 +44,7 @@ struct WIDEBAND_CORE_API fft_convolution_options {
  * (output_range) costs no extra pass: it is how overlap-save drops its wrapped
  * points and how decimation keeps every D-th output.
  *
- * N must have no prime factor above 13 (choose it: any such N works).
+ * N must have no prime factor above 31 (choose it: any such N works).
  */
 class WIDEBAND_CORE_API fft_convolution
 {

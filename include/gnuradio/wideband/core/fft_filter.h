@@ -25,7 +25,7 @@ struct WIDEBAND_CORE_API fft_filter_options {
     //! Filter taps h (real filters: imaginary parts zero), at least one.
     std::vector<std::complex<float>> taps;
     size_t decimation = 1; //!< D >= 1
-    //! FFT length (no prime factor above 13, >= taps + D - 1); 0: chosen for speed.
+    //! FFT length (no prime factor above 31, >= taps + D - 1); 0: chosen for speed.
     size_t fft_size = 0;
     //! Input samples one call may bring (0: about 2^20).
     size_t max_input_samples = 0;
@@ -57,7 +57,7 @@ class WIDEBAND_CORE_API fft_filter : public stream_engine
 public:
     /*!
      * \throws std::invalid_argument for empty or non-finite taps, decimation 0, or
-     *         an fft_size that is not >= taps + D - 1 with prime factors <= 13
+     *         an fft_size that is not >= taps + D - 1 with prime factors <= 31
      */
     fft_filter(device_context::sptr context, const fft_filter_options& options);
     ~fft_filter() override;
@@ -117,7 +117,7 @@ public:
     /*!
      * \brief The FFT length the filter picks for \p taps taps and decimation
      * \p decimation on \p device: the cost per output (blocks' overlap, passes)
-     * over the lengths with prime factors <= 13.
+     * over the lengths with prime factors <= 31.
      */
     static size_t
     choose_fft_size(const device_info& device, size_t taps, size_t decimation);

@@ -88,9 +88,11 @@ struct WIDEBAND_CORE_API fft_options {
  * in the manner of an FFTW or cuFFT plan: built once, executed many times.
  *
  * Any length N >= 1. N is split into passes, each an on-chip FFT of up to a
- * few thousand points computed by one kernel launch (mixed radices 2..16, with
- * twiddles from tables computed in double precision); lengths with a prime
- * factor above 13 go through Bluestein's algorithm on the same machinery.
+ * few thousand points computed by one kernel launch (mixed radices 2..16, 25
+ * and the primes to 31, with twiddles from tables computed in double
+ * precision); other primes go through Rader's algorithm (one fused kernel when
+ * N - 1 has no prime factor above 31 and fits on chip) and any other length
+ * through Bluestein's, on the same machinery.
  * Kernels are compiled once per device and configuration (device_context), so
  * a second plan of a seen configuration compiles nothing.
  *
