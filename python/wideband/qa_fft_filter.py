@@ -47,6 +47,7 @@ import numpy as np
 import pmt
 from gnuradio import blocks, filter, gr, gr_unittest
 from gnuradio import wideband
+import stream_qa_helpers
 from stream_qa_helpers import gate, never_zero, random_chunks, wait_for
 
 ELEMENT_TOL = 1e-5
@@ -100,24 +101,7 @@ def reference_at(x, taps, D, first, count, zero_before=0):
 def assert_same_stream(ours, ref, what=""):
     """Raises AssertionError unless ours matches ref (same length) within the
     tolerances."""
-    ours = np.asarray(ours, dtype=np.complex128)
-    ref = np.asarray(ref, dtype=np.complex128)
-    if ours.shape != ref.shape:
-        raise AssertionError(f"{what}: {ours.shape} samples, expected {ref.shape}")
-    if ref.size == 0:
-        return
-    error = np.abs(ours - ref)
-    limit = ELEMENT_TOL * np.abs(ref).max()
-    bad = np.flatnonzero(error > limit)
-    if bad.size:
-        k = bad[0]
-        raise AssertionError(
-            f"{what}: {bad.size} of {ref.size} samples differ; first: sample {k}: "
-            f"ours {ours[k]:.6g}, reference {ref[k]:.6g} "
-            f"(|diff| {error[k]:.3g} > {limit:.3g}); last: sample {bad[-1]}")
-    relative_l2 = np.linalg.norm(ours - ref) / np.linalg.norm(ref)
-    if relative_l2 > L2_TOL:
-        raise AssertionError(f"{what}: relative L2 difference {relative_l2:.3g} > {L2_TOL}")
+    stream_qa_helpers.assert_same_stream(ours, ref, ELEMENT_TOL, L2_TOL, what)
 
 
 def matches(ours, ref, scale):

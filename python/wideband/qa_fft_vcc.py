@@ -26,13 +26,12 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 
 import numpy as np
 from gnuradio import blocks, fft, gr, gr_unittest
 from gnuradio.fft import window
 from gnuradio import wideband
+from stream_qa_helpers import gate, random_chunks, wait_for
 
 ELEMENT_TOL = 3e-6
 L2_TOL = 1e-6
@@ -77,45 +76,6 @@ def assert_same_vectors(ours, ref, n, vectors):
                              f"{relative_l2[worst]:.3g} > {L2_TOL}")
 
 
-class random_chunks(gr.basic_block):
-    """Passes vectors on in pieces of random size, 1..max_chunk per call."""
-
-    def __init__(self, n, max_chunk, seed):
-        gr.basic_block.__init__(self, name="random_chunks",
-                                in_sig=[(np.complex64, n)],
-                                out_sig=[(np.complex64, n)])
-        self.rng = np.random.default_rng(seed)
-        self.max_chunk = max_chunk
-
-    def general_work(self, input_items, output_items):
-        count = min(len(input_items[0]), len(output_items[0]),
-                    int(self.rng.integers(1, self.max_chunk + 1)))
-        output_items[0][:count] = input_items[0][:count]
-        self.consume(0, count)
-        return count
-
-
-class gate(gr.sync_block):
-    """Passes the first `before` vectors, then waits until `opened` is set."""
-
-    def __init__(self, n, before):
-        gr.sync_block.__init__(self, name="gate",
-                               in_sig=[(np.complex64, n)],
-                               out_sig=[(np.complex64, n)])
-        self.before = before
-        self.opened = threading.Event()
-
-    def work(self, input_items, output_items):
-        count = len(output_items[0])
-        passed = self.nitems_written(0)
-        if passed < self.before:
-            count = min(count, self.before - passed)
-        elif not self.opened.wait(0.01):
-            return 0
-        output_items[0][:count] = input_items[0][:count]
-        return count
-
-
 class qa_fft_vcc(gr_unittest.TestCase):
 
     def setUp(self):
@@ -139,7 +99,7 @@ class qa_fft_vcc(gr_unittest.TestCase):
             ours.set_output_multiple(output_multiple)
         self.tb.connect(src, ref, ref_sink)
         if max_chunk:
-            chunks = random_chunks(n, max_chunk, seed)
+            chunks = random_chunks(max_chunk, seed, vlen=n)
             self.tb.connect(src, chunks, ours)
         else:
             self.tb.connect(src, ours)
@@ -221,7 +181,7 @@ class qa_fft_vcc(gr_unittest.TestCase):
         n, before, after = 256, 40, 60
         rng = np.random.default_rng(5)
         src = blocks.vector_source_c(never_zero(rng, n * (before + after)), False, n)
-        hold = gate(n, before)
+        hold = gate(before, vlen=n)
         first = window.blackmanharris(n)
         second = list(rng.uniform(0.1, 1.0, n))
         ours = wideband.fft_vcc(n, True, first, True)
@@ -232,11 +192,7 @@ class qa_fft_vcc(gr_unittest.TestCase):
         self.tb.connect(hold, ours, ours_sink)
         self.tb.connect(hold, ref, ref_sink)
         self.tb.start()
-        deadline = time.monotonic() + 60
-        while (len(ours_sink.data()) < before * n or
-               len(ref_sink.data()) < before * n):
-            self.assertLess(time.monotonic(), deadline, "flowgraph stalled")
-            time.sleep(0.01)
+        wait_for(self, lambda: min(len(ours_sink.data()), len(ref_sink.data())) >= before * n)
         self.assertTrue(ours.set_window(second))
         self.assertTrue(ref.set_window(second))
         hold.opened.set()

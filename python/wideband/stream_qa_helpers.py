@@ -3,10 +3,10 @@
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-"""Flowgraph pieces shared by the streaming blocks' QA (qa_fft_filter,
-qa_pfb_channelizer_ccf): random never-zero input, an upstream block that
-passes samples in random pieces, a gate that holds the stream, a stall-safe
-wait. Imported from the tests' own folder; not installed."""
+"""Flowgraph pieces shared by the blocks' QA (qa_fft_filter,
+qa_pfb_channelizer_ccf, qa_fft_vcc): random never-zero input, an upstream block
+that passes items in random pieces, a gate that holds the stream, a stall-safe
+wait, a stream comparison. Imported from the tests' own folder; not installed."""
 
 import threading
 import time
@@ -22,12 +22,18 @@ def never_zero(rng, count):
     return (magnitude * np.exp(1j * phase)).astype(np.complex64)
 
 
-class random_chunks(gr.basic_block):
-    """Passes samples on in pieces of random size, 1..max_chunk per call."""
+def complex_items(vlen):
+    return np.complex64 if vlen == 1 else (np.complex64, vlen)
 
-    def __init__(self, max_chunk, seed):
+
+class random_chunks(gr.basic_block):
+    """Passes items (samples, or vectors of vlen) on in pieces of random size,
+    1..max_chunk per call."""
+
+    def __init__(self, max_chunk, seed, vlen=1):
         gr.basic_block.__init__(self, name="random_chunks",
-                                in_sig=[np.complex64], out_sig=[np.complex64])
+                                in_sig=[complex_items(vlen)],
+                                out_sig=[complex_items(vlen)])
         self.rng = np.random.default_rng(seed)
         self.max_chunk = max_chunk
 
@@ -40,11 +46,12 @@ class random_chunks(gr.basic_block):
 
 
 class gate(gr.sync_block):
-    """Passes the first `before` samples, then waits until `opened` is set."""
+    """Passes the first `before` items, then waits until `opened` is set."""
 
-    def __init__(self, before):
+    def __init__(self, before, vlen=1):
         gr.sync_block.__init__(self, name="gate",
-                               in_sig=[np.complex64], out_sig=[np.complex64])
+                               in_sig=[complex_items(vlen)],
+                               out_sig=[complex_items(vlen)])
         self.before = before
         self.opened = threading.Event()
 
@@ -64,3 +71,26 @@ def wait_for(testcase, condition, seconds=120):
     while not condition():
         testcase.assertLess(time.monotonic(), deadline, "flowgraph stalled")
         time.sleep(0.005)
+
+
+def assert_same_stream(ours, ref, element_tol, l2_tol, what=""):
+    """Raises AssertionError unless ours has ref's length and matches it: every
+    sample within element_tol * max|ref|, relative L2 difference <= l2_tol."""
+    ours = np.asarray(ours, dtype=np.complex128)
+    ref = np.asarray(ref, dtype=np.complex128)
+    if ours.shape != ref.shape:
+        raise AssertionError(f"{what}: {ours.shape} samples, expected {ref.shape}")
+    if ref.size == 0:
+        return
+    error = np.abs(ours - ref)
+    limit = element_tol * np.abs(ref).max()
+    bad = np.flatnonzero(error > limit)
+    if bad.size:
+        k = bad[0]
+        raise AssertionError(
+            f"{what}: {bad.size} of {ref.size} samples differ; first: sample {k}: "
+            f"ours {ours[k]:.6g}, reference {ref[k]:.6g} "
+            f"(|diff| {error[k]:.3g} > {limit:.3g}); last: sample {bad[-1]}")
+    relative_l2 = np.linalg.norm(ours - ref) / np.linalg.norm(ref)
+    if relative_l2 > l2_tol:
+        raise AssertionError(f"{what}: relative L2 difference {relative_l2:.3g} > {l2_tol}")

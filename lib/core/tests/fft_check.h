@@ -22,6 +22,16 @@
 
 namespace wideband_test {
 
+//! No prime factor above 31: computed without Rader or Bluestein (written here,
+//! apart from the planner's is_codelet_smooth, so that the tests check it).
+inline bool is_smooth(size_t n)
+{
+    for (size_t p : { 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31 })
+        while (n % p == 0)
+            n /= p;
+    return n == 1;
+}
+
 namespace core = gr::wideband::core;
 using cfloat = std::complex<float>;
 using cdouble = std::complex<double>;

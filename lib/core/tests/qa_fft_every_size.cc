@@ -17,19 +17,6 @@
 
 using namespace wideband_test;
 
-namespace {
-
-// Without a prime factor above 31: computed without Rader or Bluestein.
-bool is_smooth(size_t n)
-{
-    for (size_t p : { 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31 })
-        while (n % p == 0)
-            n /= p;
-    return n == 1;
-}
-
-} // namespace
-
 BOOST_AUTO_TEST_CASE(every_length_up_to_128)
 {
     // Inverse for the single radices (N <= 16), every other length above, and

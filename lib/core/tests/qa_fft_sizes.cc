@@ -30,15 +30,6 @@ bool is_prime(size_t n)
     return true;
 }
 
-// Without a prime factor above 31.
-bool is_smooth(size_t n)
-{
-    for (size_t p : { 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31 })
-        while (n % p == 0)
-            n /= p;
-    return n == 1;
-}
-
 } // namespace
 
 BOOST_AUTO_TEST_CASE(primes_up_to_1031)
