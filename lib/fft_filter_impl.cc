@@ -19,12 +19,6 @@ namespace wideband {
 
 namespace {
 
-// Input samples per chunk: transfers at the bus's speed, launch costs amortised,
-// latency bounded.
-constexpr size_t chunk_samples = size_t(1) << 19;
-// Upstream buffers are sized from our output multiple (GNU Radio makes them at
-// least twice decimation * output_multiple): ask for chunks of about this size.
-constexpr size_t buffer_hint_samples = size_t(1) << 18;
 constexpr size_t pipeline_depth = 2;
 
 std::vector<std::complex<float>> complex_taps(const std::vector<gr_complex>& taps)
@@ -61,7 +55,7 @@ fft_filter_impl<TAP_T>::fft_filter_impl(int decimation,
                                         const std::string& device)
     : gr::block(std::is_same<TAP_T, float>::value ? "fft_filter_ccf" : "fft_filter_ccc",
                 gr::io_signature::make(1, 1, sizeof(gr_complex)),
-                gr::io_signature::make(1, 1, sizeof(gr_complex))),
+                gr::io_signature::make(1, 1, sizeof(gr_complex), opencl_buffer::type)),
       d_decimation(checked_decimation(decimation)),
       d_context(core::device_context::get(device)),
       d_taps(taps),
@@ -70,12 +64,13 @@ fft_filter_impl<TAP_T>::fft_filter_impl(int decimation,
     core::fft_filter_options options;
     options.taps = complex_taps(taps);
     options.decimation = size_t(decimation);
-    options.max_input_samples = std::max<size_t>(chunk_samples, size_t(decimation));
+    options.max_input_samples =
+        std::max<size_t>(chunk_samples_for(d_context->info()), size_t(decimation));
     d_engine.reset(new core::fft_filter(d_context, options));
     this->set_relative_rate(1, uint64_t(decimation));
     this->set_tag_propagation_policy(gr::block::TPP_DONT); // decimated_tags does it
-    this->set_output_multiple(
-        int(std::max<size_t>(1, buffer_hint_samples / size_t(decimation))));
+    this->set_output_multiple(int(std::max<size_t>(
+        1, buffer_hint_samples_for(d_context->info()) / size_t(decimation))));
 }
 
 template <class TAP_T>
@@ -134,6 +129,12 @@ int fft_filter_impl<TAP_T>::fft_size() const
 }
 
 template <class TAP_T>
+core::device_context::sptr fft_filter_impl<TAP_T>::opencl_context() const
+{
+    return d_context;
+}
+
+template <class TAP_T>
 std::string fft_filter_impl<TAP_T>::device_name() const
 {
     return d_context->info().name;
@@ -184,17 +185,22 @@ int fft_filter_impl<TAP_T>::general_work(int noutput_items,
             d_taps_changed = false;
         }
     }
+    if (d_stream_begins) { // the buffers are connected now
+        d_input_port = input_port(*this, 0);
+        d_output_port = output_port(*this, 0);
+        d_work->set_output_on_device(d_output_port.where != stream_port::kind::host);
+    }
     size_t consumed = 0;
-    gr_complex* out = static_cast<gr_complex*>(output_items[0]);
     const size_t produced = d_work->step(
-        static_cast<const gr_complex*>(input_items[0]),
+        d_input_port,
+        input_items[0],
         ninput_items[0],
         d_engine->max_input_samples(),
         noutput_items,
         1,
         consumed,
         [&](const gr_complex* chunk, size_t, size_t first, size_t count, size_t at) {
-            core::host_copy(out + at, chunk + first, count * sizeof(gr_complex));
+            d_work->move_out(chunk, first, count, d_output_port, output_items[0], at);
         });
     propagate_tags(consumed, produced, output_items.size());
     this->consume(0, int(consumed));

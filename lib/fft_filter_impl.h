@@ -21,7 +21,7 @@ namespace gr {
 namespace wideband {
 
 template <class TAP_T>
-class fft_filter_impl : public fft_filter<TAP_T>
+class fft_filter_impl : public fft_filter<TAP_T>, public opencl_block
 {
 public:
     fft_filter_impl(int decimation,
@@ -33,6 +33,7 @@ public:
     int decimation() const override { return d_decimation; }
     int fft_size() const override;
     std::string device_name() const override;
+    core::device_context::sptr opencl_context() const override;
     unsigned int latency() const override;
 
     bool check_topology(int ninputs, int noutputs) override;
@@ -58,6 +59,7 @@ private:
     std::unique_ptr<pipelined_work> d_work;
     decimated_tags d_tags;
     bool d_stream_begins = true;
+    stream_port d_input_port, d_output_port; // known from the first work() on
 
     void propagate_tags(size_t consumed, size_t produced, size_t outputs);
 };

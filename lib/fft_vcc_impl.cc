@@ -24,7 +24,9 @@ constexpr size_t bytes_per_call = size_t(4) << 20;
 // The block's input and output signature. Checks the arguments first, before
 // anything is built, so that bad ones give one clear message instead of an
 // io_signature or OpenCL error.
-gr::io_signature::sptr checked_signature(int fft_size, const std::vector<float>& window)
+gr::io_signature::sptr checked_signature(int fft_size,
+                                         const std::vector<float>& window,
+                                         bool output)
 {
     constexpr int largest = INT_MAX / int(sizeof(gr_complex)); // io_signature's item size
     if (fft_size < 1 || fft_size > largest)
@@ -37,7 +39,11 @@ gr::io_signature::sptr checked_signature(int fft_size, const std::vector<float>&
                                     " values; it must be empty (no window) or have "
                                     "fft_size (" +
                                     std::to_string(fft_size) + ") values");
-    return gr::io_signature::make(1, 1, fft_size * sizeof(gr_complex));
+    // Outputs name gr-wideband's buffer type (device-resident to gr-wideband
+    // readers); inputs take what the writer gives (see opencl_buffer).
+    return output ? gr::io_signature::make(
+                        1, 1, fft_size * sizeof(gr_complex), opencl_buffer::type)
+                  : gr::io_signature::make(1, 1, fft_size * sizeof(gr_complex));
 }
 
 size_t vectors_per_call(const core::device_info& info, size_t fft_size)
@@ -70,8 +76,8 @@ fft_vcc_impl::fft_vcc_impl(int fft_size,
                            bool shift,
                            const std::string& device)
     : gr::sync_block("fft_vcc",
-                     checked_signature(fft_size, window),
-                     checked_signature(fft_size, window)),
+                     checked_signature(fft_size, window, false),
+                     checked_signature(fft_size, window, true)),
       d_fft_size(fft_size),
       d_forward(forward),
       d_shift(shift),
@@ -87,6 +93,9 @@ fft_vcc_impl::fft_vcc_impl(int fft_size,
       d_window(window),
       d_plan(make_plan(window))
 {
+    // Room for two full device batches, so that work() gets whole batches
+    // (GNU Radio's default would give a 512-point FFT 16 vectors per call).
+    set_min_output_buffer(long(2 * d_max_vectors));
 }
 
 std::shared_ptr<const core::fft_plan>
@@ -131,6 +140,14 @@ std::vector<float> fft_vcc_impl::window() const
 
 std::string fft_vcc_impl::device_name() const { return d_context->info().name; }
 
+core::device_context::sptr fft_vcc_impl::opencl_context() const { return d_context; }
+
+bool fft_vcc_impl::start()
+{
+    d_ports_known = false;
+    return sync_block::start();
+}
+
 int fft_vcc_impl::work(int noutput_items,
                        gr_vector_const_void_star& input_items,
                        gr_vector_void_star& output_items)
@@ -140,14 +157,33 @@ int fft_vcc_impl::work(int noutput_items,
         std::lock_guard<std::mutex> lock(d_plan_mutex);
         plan = d_plan;
     }
+    if (!d_ports_known) {
+        d_input_port = input_port(*this, 0);
+        d_output_port = output_port(*this, 0);
+        d_ports_known = true;
+    }
     const size_t vectors = std::min<size_t>(noutput_items, d_max_vectors);
     const size_t bytes = vectors * d_fft_size * sizeof(gr_complex);
 
+    // Device-resident neighbours are transformed in place in their buffers;
+    // host memory (pinned or not) goes through the block's own device buffers.
     // One in-order queue: the transform waits for the upload, the blocking
-    // read-back for the transform.
-    d_queue.enqueueWriteBuffer(d_input, CL_FALSE, 0, bytes, input_items[0]);
-    plan->enqueue(d_queue, d_input, d_output, {}, vectors);
-    d_queue.enqueueReadBuffer(d_output, CL_TRUE, 0, bytes, output_items[0]);
+    // read-back (or finish) for the transform.
+    const bool input_on_device = d_input_port.where == stream_port::kind::device;
+    const bool output_on_device = d_output_port.where == stream_port::kind::device;
+    if (!input_on_device)
+        d_queue.enqueueWriteBuffer(d_input, CL_FALSE, 0, bytes, input_items[0]);
+    plan->enqueue_at(d_queue,
+                     input_on_device ? d_input_port.buffer->device_memory() : d_input,
+                     input_on_device ? d_input_port.element_offset(input_items[0]) : 0,
+                     output_on_device ? d_output_port.buffer->device_memory() : d_output,
+                     output_on_device ? d_output_port.element_offset(output_items[0]) : 0,
+                     {},
+                     vectors);
+    if (output_on_device)
+        d_queue.finish();
+    else
+        d_queue.enqueueReadBuffer(d_output, CL_TRUE, 0, bytes, output_items[0]);
     return static_cast<int>(vectors);
 }
 

@@ -10,6 +10,7 @@
 
 #include <gnuradio/wideband/core/fft_plan.h>
 #include <gnuradio/wideband/fft_vcc.h>
+#include <gnuradio/wideband/opencl_buffer.h>
 
 #include <memory>
 #include <mutex>
@@ -17,7 +18,7 @@
 namespace gr {
 namespace wideband {
 
-class fft_vcc_impl : public fft_vcc
+class fft_vcc_impl : public fft_vcc, public opencl_block
 {
 public:
     fft_vcc_impl(int fft_size,
@@ -29,7 +30,9 @@ public:
     bool set_window(const std::vector<float>& window) override;
     std::vector<float> window() const override;
     std::string device_name() const override;
+    core::device_context::sptr opencl_context() const override;
 
+    bool start() override;
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
              gr_vector_void_star& output_items) override;
@@ -51,6 +54,8 @@ private:
     mutable std::mutex d_plan_mutex;
     std::vector<float> d_window;
     std::shared_ptr<const core::fft_plan> d_plan;
+    bool d_ports_known = false; // read at the first work() of a run
+    stream_port d_input_port, d_output_port;
 };
 
 } // namespace wideband

@@ -22,12 +22,6 @@ namespace wideband {
 
 namespace {
 
-// Input samples per chunk the block aims at: large enough that transfers run at
-// the bus's speed and launch overheads vanish, small enough to bound latency.
-constexpr size_t chunk_samples = size_t(1) << 19;
-// Upstream buffers are sized from our output multiple (GNU Radio makes them at
-// least twice decimation * output_multiple): ask for chunks of about this size.
-constexpr size_t buffer_hint_samples = size_t(1) << 18;
 constexpr size_t pipeline_depth = 2;
 
 void check_numchans(unsigned int numchans)
@@ -92,8 +86,10 @@ gr::io_signature::sptr channel_outputs(unsigned int numchans,
     check_numchans(numchans);
     check_map(channel_map, numchans);
     const size_t channels = full_map(channel_map, numchans).size();
-    return vector_output ? gr::io_signature::make(1, 1, sizeof(gr_complex) * channels)
-                         : gr::io_signature::make(1, int(channels), sizeof(gr_complex));
+    return vector_output ? gr::io_signature::make(
+                               1, 1, sizeof(gr_complex) * channels, opencl_buffer::type)
+                         : gr::io_signature::make(
+                               1, int(channels), sizeof(gr_complex), opencl_buffer::type);
 }
 
 } // namespace
@@ -159,7 +155,8 @@ pfb_channelizer_ccf_impl::pfb_channelizer_ccf_impl(unsigned int numchans,
 {
     set_relative_rate(1, d_decimation);
     set_tag_propagation_policy(TPP_DONT); // decimated_tags does it
-    set_output_multiple(int(std::max<size_t>(1, buffer_hint_samples / d_decimation)));
+    set_output_multiple(int(
+        std::max<size_t>(1, buffer_hint_samples_for(d_context->info()) / d_decimation)));
 }
 
 std::vector<size_t>
@@ -192,7 +189,8 @@ bool pfb_channelizer_ccf_impl::start()
     options.oversample_rate = double(d_numchans) / d_decimation;
     options.layout = d_vector_output ? core::channel_layout::frame_major
                                      : core::channel_layout::channel_major;
-    options.max_input_samples = std::max<size_t>(chunk_samples, d_decimation);
+    options.max_input_samples =
+        std::max<size_t>(chunk_samples_for(d_context->info()), d_decimation);
     {
         std::lock_guard<std::mutex> lock(d_mutex);
         options.taps = d_taps;
@@ -258,6 +256,27 @@ std::vector<int> pfb_channelizer_ccf_impl::channel_map() const
     return d_map;
 }
 
+core::device_context::sptr pfb_channelizer_ccf_impl::opencl_context() const
+{
+    return d_context;
+}
+
+void pfb_channelizer_ccf_impl::bind_ports(size_t outputs)
+{
+    d_input_port = input_port(*this, 0);
+    d_output_ports.clear();
+    bool any_device = false;
+    for (size_t o = 0; o < outputs; ++o) {
+        d_output_ports.push_back(output_port(*this, int(o)));
+        any_device |= d_output_ports.back().where == stream_port::kind::device;
+    }
+    // Channel rows to many host outputs go fastest as one download and parallel
+    // host copies; one vector output, or any device output, is moved directly.
+    const bool one_pinned_output =
+        d_vector_output && d_output_ports[0].where == stream_port::kind::pinned_host;
+    d_work->set_output_on_device(any_device || one_pinned_output);
+}
+
 std::string pfb_channelizer_ccf_impl::device_name() const
 {
     return d_context->info().name;
@@ -265,7 +284,8 @@ std::string pfb_channelizer_ccf_impl::device_name() const
 
 unsigned int pfb_channelizer_ccf_impl::latency() const
 {
-    return unsigned(pipeline_depth * std::max<size_t>(chunk_samples, d_decimation));
+    return unsigned(pipeline_depth *
+                    std::max<size_t>(chunk_samples_for(d_context->info()), d_decimation));
 }
 
 void pfb_channelizer_ccf_impl::forecast(int, gr_vector_int& ninput_items_required)
@@ -305,10 +325,14 @@ int pfb_channelizer_ccf_impl::general_work(int noutput_items,
         }
     }
 
+    if (d_stream_begins) // the buffers are connected now
+        bind_ports(output_items.size());
+
     // A chunk's output: channel-major rows of its frames, or one vector per frame.
     size_t consumed = 0;
     const size_t produced = d_work->step(
-        static_cast<const gr_complex*>(input_items[0]),
+        d_input_port,
+        input_items[0],
         ninput_items[0],
         d_engine->max_input_samples(),
         noutput_items,
@@ -320,9 +344,22 @@ int pfb_channelizer_ccf_impl::general_work(int noutput_items,
             size_t count,
             size_t at) {
             if (d_vector_output) {
-                core::host_copy(static_cast<gr_complex*>(output_items[0]) + at * d_slots,
-                                chunk + first * d_slots,
-                                count * d_slots * sizeof(gr_complex));
+                d_work->move_out(chunk,
+                                 first * d_slots,
+                                 count * d_slots,
+                                 d_output_ports[0],
+                                 output_items[0],
+                                 at * d_slots);
+                return;
+            }
+            if (d_pipeline->output_on_device()) {
+                for (size_t s = 0; s < d_slots; ++s)
+                    d_work->move_out(chunk,
+                                     s * frames + first,
+                                     count,
+                                     d_output_ports[s],
+                                     output_items[s],
+                                     at);
                 return;
             }
             const auto copy_channel = [&](size_t s) {

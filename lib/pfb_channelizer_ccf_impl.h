@@ -20,7 +20,7 @@
 namespace gr {
 namespace wideband {
 
-class pfb_channelizer_ccf_impl : public pfb_channelizer_ccf
+class pfb_channelizer_ccf_impl : public pfb_channelizer_ccf, public opencl_block
 {
 public:
     pfb_channelizer_ccf_impl(unsigned int numchans,
@@ -38,6 +38,7 @@ public:
     unsigned int numchans() const override { return d_numchans; }
     unsigned int decimation() const override { return d_decimation; }
     std::string device_name() const override;
+    core::device_context::sptr opencl_context() const override;
     unsigned int latency() const override;
 
     bool check_topology(int ninputs, int noutputs) override;
@@ -52,6 +53,8 @@ public:
 private:
     //! The channels the engine computes: the first `slots` entries of the map.
     std::vector<size_t> engine_map(const std::vector<int>& map) const;
+    //! Reads how the buffers reach the items (at the start of a stream).
+    void bind_ports(size_t outputs);
 
     const unsigned int d_numchans;
     const unsigned int d_decimation;
@@ -71,6 +74,8 @@ private:
     std::unique_ptr<pipelined_work> d_work;
     decimated_tags d_tags;
     bool d_stream_begins = true;
+    stream_port d_input_port;
+    std::vector<stream_port> d_output_ports;
 
     void propagate_tags(size_t consumed, size_t produced, size_t outputs);
 };

@@ -10,7 +10,10 @@
 
 #include <gnuradio/block.h>
 #include <gnuradio/gr_complex.h>
+#include <gnuradio/wideband/core/host_copy.h>
 #include <gnuradio/wideband/core/stream_pipeline.h>
+
+#include <gnuradio/wideband/opencl_buffer.h>
 
 #include <algorithm>
 
@@ -23,7 +26,9 @@ namespace wideband {
  * chunk as it is ready, in order, partly when the output buffer is short.
  *
  * A chunk's output is items_per_chunk = elements / elements_per_item items; the
- * block copies them out in deliver(chunk, chunk_items, first, count, produced).
+ * block moves them out in deliver(chunk, chunk_items, first, count, produced),
+ * with move_out() for each of its outputs. Input is taken from wherever its
+ * buffer keeps it (host, pinned host or device memory; see opencl_buffer).
  */
 class pipelined_work
 {
@@ -35,13 +40,24 @@ public:
     bool pending() const { return d_pipeline.in_flight() > 0; }
 
     /*!
+     * \brief Chunk outputs stay on the device and move_out() copies or DMAs
+     * them to the output buffers, instead of a download to staging memory and
+     * a host copy from there. Worth it when an output is in device memory, or
+     * when a few pinned outputs take whole contiguous parts; call before the
+     * first step().
+     */
+    void set_output_on_device(bool on) { d_pipeline.set_output_on_device(on); }
+
+    /*!
      * \brief One call: submits up to \p max_chunk of the \p available samples at
-     * \p input when a slot is free (returns them in \p consumed), then delivers
-     * up to \p room items. Blocks on the oldest chunk only when the pipeline is
-     * full or no input came (the end of a stream); otherwise takes what is done.
+     * \p input (through \p port) when a slot is free (returns them in \p
+     * consumed), then delivers up to \p room items. Blocks on the oldest chunk
+     * only when the pipeline is full or no input came (the end of a stream);
+     * otherwise takes what is done.
      */
     template <typename Deliver>
-    size_t step(const gr_complex* input,
+    size_t step(const stream_port& port,
+                const void* input,
                 size_t available,
                 size_t max_chunk,
                 size_t room,
@@ -52,7 +68,7 @@ public:
         consumed = 0;
         if (d_pipeline.can_submit() && available > 0) {
             consumed = std::min(available, max_chunk);
-            d_pipeline.submit(input, consumed);
+            submit(port, input, consumed);
         }
         size_t produced = 0;
         while (d_pipeline.in_flight() > 0 && produced < room) {
@@ -63,7 +79,11 @@ public:
             }
             const size_t items = d_pipeline.oldest_elements() / elements_per_item;
             const size_t count = std::min(room - produced, items - d_delivered);
-            deliver(d_pipeline.oldest(), items, d_delivered, count, produced);
+            deliver(d_pipeline.output_on_device() ? nullptr : d_pipeline.oldest(),
+                    items,
+                    d_delivered,
+                    count,
+                    produced);
             produced += count;
             d_delivered += count;
             if (d_delivered == items) {
@@ -71,13 +91,82 @@ public:
                 d_delivered = 0;
             }
         }
+        // GNU Radio may reuse the input and hand the output on as soon as
+        // work() returns; the upload of this chunk and the delivery of the last
+        // ran at the same time (both PCIe directions, or copy engines).
+        if (consumed > 0)
+            d_pipeline.wait_source_read();
+        if (produced > 0 && d_pipeline.output_on_device())
+            d_pipeline.wait_deliveries();
         return produced;
     }
 
+    /*!
+     * \brief Moves \p count elements of the oldest chunk, from element \p first
+     * on (of \p chunk, its host copy, unless the output stays on the device), to
+     * element \p at of the work() output \p output reached through \p port.
+     */
+    void move_out(const gr_complex* chunk,
+                  size_t first,
+                  size_t count,
+                  const stream_port& port,
+                  void* output,
+                  size_t at)
+    {
+        gr_complex* out = static_cast<gr_complex*>(output) + at;
+        if (!d_pipeline.output_on_device())
+            core::host_copy(out, chunk + first, count * sizeof(gr_complex));
+        else if (port.where == stream_port::kind::device)
+            d_pipeline.copy_oldest(first,
+                                   count,
+                                   port.buffer->device_memory(),
+                                   port.element_offset(output) + at);
+        else
+            d_pipeline.read_oldest(first, count, out);
+    }
+
 private:
+    void submit(const stream_port& port, const void* input, size_t samples)
+    {
+        const auto* samples_at = static_cast<const gr_complex*>(input);
+        switch (port.where) {
+        case stream_port::kind::device:
+            d_pipeline.submit_device(
+                port.buffer->device_memory(), port.element_offset(input), samples);
+            break;
+        case stream_port::kind::pinned_host:
+            d_pipeline.submit_pinned(samples_at, samples);
+            break;
+        default:
+            d_pipeline.submit(samples_at, samples);
+        }
+    }
+
     core::stream_pipeline& d_pipeline;
     size_t d_delivered = 0; // items of the oldest chunk already delivered
 };
+
+/*!
+ * \brief Input samples per chunk a pipelined block aims at on \p device: large
+ * enough that transfers run at the bus's speed and launch and hand-over costs
+ * vanish, small enough to bound latency. A GPU needs 2^22 (with 2^19 a block
+ * inside GNU Radio ran at under a tenth of its engine's speed on an H100);
+ * CPU devices keep 2^19 (memory, latency).
+ */
+inline size_t chunk_samples_for(const core::device_info& device)
+{
+    return (device.type & CL_DEVICE_TYPE_GPU) ? size_t(1) << 22 : size_t(1) << 19;
+}
+
+/*!
+ * \brief Upstream buffers are sized from a block's output multiple (GNU Radio
+ * makes them at least twice decimation * output_multiple): a pipelined block
+ * asks for half a chunk per output multiple.
+ */
+inline size_t buffer_hint_samples_for(const core::device_info& device)
+{
+    return chunk_samples_for(device) / 2;
+}
 
 /*!
  * For check_topology(): with max_noutput_items below the output multiple (which

@@ -103,7 +103,27 @@ cl::Event fft_plan::enqueue(const cl::CommandQueue& queue,
         fail("this plan is in-place; call enqueue(queue, data, ...)");
     if (input() == output())
         fail("input and output are the same buffer; make the plan with in_place = true");
-    return run(queue, input, output, wait, batch);
+    return run(queue, input, 0, output, 0, wait, batch);
+}
+
+cl::Event fft_plan::enqueue_at(const cl::CommandQueue& queue,
+                               const cl::Buffer& input,
+                               size_t input_offset,
+                               const cl::Buffer& output,
+                               size_t output_offset,
+                               const std::vector<cl::Event>& wait,
+                               size_t batch) const
+{
+    if (d_options.in_place)
+        fail("this plan is in-place; call enqueue(queue, data, ...)");
+    if (input() == output()) {
+        const size_t b = checked_batch("fft_plan", batch, d_options.batch);
+        if (input_offset < output_offset + output_elements(b) &&
+            output_offset < input_offset + input_elements(b))
+            fail("the input and output ranges of one buffer overlap; make the plan "
+                 "with in_place = true");
+    }
+    return run(queue, input, input_offset, output, output_offset, wait, batch);
 }
 
 cl::Event fft_plan::enqueue(const cl::CommandQueue& queue,
@@ -113,7 +133,7 @@ cl::Event fft_plan::enqueue(const cl::CommandQueue& queue,
 {
     if (!d_options.in_place)
         fail("this plan is out-of-place; call enqueue(queue, input, output, ...)");
-    return run(queue, data, data, wait, batch);
+    return run(queue, data, 0, data, 0, wait, batch);
 }
 
 void check_buffer(const char* owner,
@@ -141,14 +161,17 @@ size_t checked_batch(const char* owner, size_t batch, size_t plan_batch)
 
 cl::Event fft_plan::run(const cl::CommandQueue& queue,
                         const cl::Buffer& input,
+                        size_t input_offset,
                         const cl::Buffer& output,
+                        size_t output_offset,
                         const std::vector<cl::Event>& wait,
                         size_t batch) const
 {
     batch = checked_batch("fft_plan", batch, d_options.batch);
-    check_buffer("fft_plan", "input", input, input_elements(batch));
-    check_buffer("fft_plan", "output", output, output_elements(batch));
-    return d_program->run(queue, input, output, nullptr, wait, batch);
+    check_buffer("fft_plan", "input", input, input_offset + input_elements(batch));
+    check_buffer("fft_plan", "output", output, output_offset + output_elements(batch));
+    return d_program->run(
+        queue, input, output, nullptr, wait, batch, input_offset, output_offset);
 }
 
 } // namespace core

@@ -138,6 +138,8 @@ struct fft_launch {
     size_t work_group_size;
     bool user_post_factors; // the convolution's spectrum, given at run time
     bool user_spectrum;
+    size_t src_offset, dst_offset; // the layouts' own offsets (args 2 and 5)
+    bool wide_index;               // those args are ulong
 };
 
 struct fft_program::impl {
@@ -409,6 +411,9 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
         l.work_group_size = pp.work_group_size();
         l.user_post_factors = s.ops.post_factor == table_source::user;
         l.user_spectrum = s.ops.convolution == table_source::user;
+        l.src_offset = lin.offset;
+        l.dst_offset = lout.offset;
+        l.wide_index = wide_index;
 
         if (!im.stage_tables.count(s.length))
             im.stage_tables[s.length] =
@@ -479,9 +484,17 @@ cl::Event fft_program::run(const cl::CommandQueue& queue,
                            const cl::Buffer& output,
                            const cl::Buffer* spectrum,
                            const std::vector<cl::Event>& wait,
-                           size_t batch) const
+                           size_t batch,
+                           size_t input_offset,
+                           size_t output_offset) const
 {
     const impl& im = *d_impl;
+    if (!im.launches.empty() && !im.launches.front().wide_index &&
+        std::max(input_offset + input_elements(batch),
+                 output_offset + output_elements(batch)) >= (size_t(1) << 32))
+        throw std::invalid_argument(std::string(d_spec.owner) +
+                                    ": buffer offsets beyond 2^32 elements need a plan "
+                                    "whose layout already reaches that far");
     std::lock_guard<std::mutex> lock(im.mutex);
     auto buffer = [&](role r) -> const cl::Buffer& {
         switch (r) {
@@ -501,6 +514,14 @@ cl::Event fft_program::run(const cl::CommandQueue& queue,
         cl::Kernel kernel = l.kernel;
         kernel.setArg(0, buffer(l.src));
         kernel.setArg(1, buffer(l.dst));
+        auto set_index = [&](cl_uint arg, size_t value) {
+            if (l.wide_index)
+                kernel.setArg(arg, static_cast<cl_ulong>(value));
+            else
+                kernel.setArg(arg, static_cast<cl_uint>(value));
+        };
+        set_index(2, l.src_offset + (l.src == role::input ? input_offset : 0));
+        set_index(5, l.dst_offset + (l.dst == role::output ? output_offset : 0));
         const size_t transforms = batch * l.columns;
         kernel.setArg(8, static_cast<cl_uint>(transforms));
         if (l.user_post_factors)

@@ -75,13 +75,17 @@ public:
     ~fft_program();
 
     /*! Enqueues the launches for \p batch transforms (1..spec.batch); \p
-     *  spectrum is the convolution's S (null for transforms). */
+     *  spectrum is the convolution's S (null for transforms). The offsets
+     *  (complex elements) move the input and output layouts within their
+     *  buffers for this call. */
     cl::Event run(const cl::CommandQueue& queue,
                   const cl::Buffer& input,
                   const cl::Buffer& output,
                   const cl::Buffer* spectrum,
                   const std::vector<cl::Event>& wait,
-                  size_t batch) const;
+                  size_t batch,
+                  size_t input_offset = 0,
+                  size_t output_offset = 0) const;
 
     size_t launches() const;
     const std::string& description() const;

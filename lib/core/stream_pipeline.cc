@@ -35,15 +35,16 @@ void stream_pipeline::fit_output(slot& s) const
     // The engine's output can grow (new taps, a longer channel map): the slot
     // being filled is free, so its buffers can be replaced.
     const size_t bytes = std::max<size_t>(d_engine.max_output_elements(), 1) * 8;
-    if (s.output && s.output->size() >= bytes)
-        return;
-    s.output.reset(new pinned_buffer(d_context, bytes));
-    s.device_output = cl::Buffer(d_context->context(), CL_MEM_READ_WRITE, bytes);
+    if (s.device_output() == nullptr || s.device_output.getInfo<CL_MEM_SIZE>() < bytes)
+        s.device_output = cl::Buffer(d_context->context(), CL_MEM_READ_WRITE, bytes);
+    if (!d_output_on_device && (!s.output || s.output->size() < bytes))
+        s.output.reset(new pinned_buffer(d_context, bytes));
 }
 
 stream_pipeline::~stream_pipeline() { discard(); }
 
-size_t stream_pipeline::submit(const std::complex<float>* input, size_t samples)
+template <typename Upload>
+size_t stream_pipeline::launch(size_t samples, bool source_in_use, Upload&& upload)
 {
     if (!can_submit())
         throw std::logic_error("stream_pipeline: submit() with every slot in flight");
@@ -64,18 +65,13 @@ size_t stream_pipeline::submit(const std::complex<float>* input, size_t samples)
 
     std::vector<cl::Event> uploaded;
     if (samples > 0) {
-        host_copy(s.input->data(), input, samples * 8);
-        const stream_engine::region r = d_engine.input_region();
         cl::Event e;
-        d_upload.enqueueWriteBuffer(r.buffer,
-                                    CL_FALSE,
-                                    r.offset * 8,
-                                    samples * 8,
-                                    s.input->data(),
-                                    region_free.empty() ? nullptr : &region_free,
-                                    &e);
-        uploaded.push_back(e);
+        upload(
+            s, d_engine.input_region(), region_free.empty() ? nullptr : &region_free, e);
         d_upload.flush();
+        if (source_in_use)
+            d_source_read = e;
+        uploaded.push_back(e);
     }
     s.elements =
         d_engine.run(d_compute, samples, s.device_output, uploaded, s.engine_done);
@@ -84,7 +80,7 @@ size_t stream_pipeline::submit(const std::complex<float>* input, size_t samples)
     while (d_engine_runs.size() > d_engine.input_regions())
         d_engine_runs.pop_front();
 
-    if (s.elements > 0) {
+    if (s.elements > 0 && !d_output_on_device) {
         std::vector<cl::Event> computed{ s.engine_done };
         d_download.enqueueReadBuffer(s.device_output,
                                      CL_FALSE,
@@ -99,6 +95,100 @@ size_t stream_pipeline::submit(const std::complex<float>* input, size_t samples)
     }
     d_in_flight.push_back(index);
     return s.elements;
+}
+
+size_t stream_pipeline::submit(const std::complex<float>* input, size_t samples)
+{
+    return launch(samples,
+                  false,
+                  [&](slot& s,
+                      const stream_engine::region& r,
+                      const std::vector<cl::Event>* region_free,
+                      cl::Event& done) {
+                      host_copy(s.input->data(), input, samples * 8);
+                      d_upload.enqueueWriteBuffer(r.buffer,
+                                                  CL_FALSE,
+                                                  r.offset * 8,
+                                                  samples * 8,
+                                                  s.input->data(),
+                                                  region_free,
+                                                  &done);
+                  });
+}
+
+size_t stream_pipeline::submit_pinned(const std::complex<float>* input, size_t samples)
+{
+    return launch(
+        samples,
+        true,
+        [&](slot&,
+            const stream_engine::region& r,
+            const std::vector<cl::Event>* region_free,
+            cl::Event& done) {
+            d_upload.enqueueWriteBuffer(
+                r.buffer, CL_FALSE, r.offset * 8, samples * 8, input, region_free, &done);
+        });
+}
+
+size_t
+stream_pipeline::submit_device(const cl::Buffer& source, size_t offset, size_t samples)
+{
+    return launch(samples,
+                  true,
+                  [&](slot&,
+                      const stream_engine::region& r,
+                      const std::vector<cl::Event>* region_free,
+                      cl::Event& done) {
+                      d_upload.enqueueCopyBuffer(source,
+                                                 r.buffer,
+                                                 offset * 8,
+                                                 r.offset * 8,
+                                                 samples * 8,
+                                                 region_free,
+                                                 &done);
+                  });
+}
+
+void stream_pipeline::set_output_on_device(bool on)
+{
+    if (!d_in_flight.empty() && on != d_output_on_device)
+        throw std::logic_error(
+            "stream_pipeline: set_output_on_device() with chunks in flight");
+    d_output_on_device = on;
+}
+
+void stream_pipeline::copy_oldest(size_t first,
+                                  size_t count,
+                                  const cl::Buffer& destination,
+                                  size_t offset)
+{
+    if (count == 0)
+        return;
+    const slot& s = d_slots[d_in_flight.front()];
+    const std::vector<cl::Event> computed{ s.engine_done };
+    d_download.enqueueCopyBuffer(
+        s.device_output, destination, first * 8, offset * 8, count * 8, &computed);
+}
+
+void stream_pipeline::read_oldest(size_t first,
+                                  size_t count,
+                                  std::complex<float>* destination)
+{
+    if (count == 0)
+        return;
+    const slot& s = d_slots[d_in_flight.front()];
+    const std::vector<cl::Event> computed{ s.engine_done };
+    d_download.enqueueReadBuffer(
+        s.device_output, CL_FALSE, first * 8, count * 8, destination, &computed);
+}
+
+void stream_pipeline::wait_deliveries() { d_download.finish(); }
+
+void stream_pipeline::wait_source_read()
+{
+    if (d_source_read())
+        d_source_read.wait();
+    d_source_read = cl::Event();
 }
 
 bool stream_pipeline::oldest_ready() const
@@ -118,6 +208,8 @@ void stream_pipeline::wait_oldest()
 
 const std::complex<float>* stream_pipeline::oldest() const
 {
+    if (d_output_on_device)
+        throw std::logic_error("stream_pipeline: oldest() with the output on the device");
     return static_cast<const std::complex<float>*>(
         d_slots[d_in_flight.front()].output->data());
 }

@@ -9,6 +9,7 @@
 namespace py = pybind11;
 
 void bind_core(py::module& m);
+void bind_edge_memory(py::module& m);
 void bind_fft_filter(py::module& m);
 void bind_fft_vcc(py::module& m);
 void bind_pfb_channelizer_ccf(py::module& m);
@@ -19,6 +20,7 @@ PYBIND11_MODULE(wideband_python, m)
     py::module::import("gnuradio.gr");
 
     bind_core(m);
+    bind_edge_memory(m);
     bind_fft_filter(m);
     bind_fft_vcc(m);
     bind_pfb_channelizer_ccf(m);

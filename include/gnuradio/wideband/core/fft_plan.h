@@ -131,6 +131,20 @@ public:
                       const std::vector<cl::Event>& wait = {},
                       size_t batch = 0) const;
 
+    /*!
+     * \brief As enqueue(queue, input, output, ...), with the input and output
+     * layouts moved by \p input_offset and \p output_offset complex elements
+     * for this call: transforms that sit at a different place of a larger
+     * buffer each time (a stream's ring buffer) need no copy or sub-buffer.
+     */
+    cl::Event enqueue_at(const cl::CommandQueue& queue,
+                         const cl::Buffer& input,
+                         size_t input_offset,
+                         const cl::Buffer& output,
+                         size_t output_offset,
+                         const std::vector<cl::Event>& wait = {},
+                         size_t batch = 0) const;
+
     //! Transforms \p data in place (plans made with in_place).
     cl::Event enqueue(const cl::CommandQueue& queue,
                       const cl::Buffer& data,
@@ -153,7 +167,9 @@ public:
 private:
     cl::Event run(const cl::CommandQueue& queue,
                   const cl::Buffer& input,
+                  size_t input_offset,
                   const cl::Buffer& output,
+                  size_t output_offset,
                   const std::vector<cl::Event>& wait,
                   size_t batch) const;
 

@@ -70,6 +70,13 @@ public:
  * once it is on the host. Outputs come out in submission order; nothing is
  * dropped or repeated. The output of a chunk is available at most depth - 1
  * submissions later (or at once through wait_oldest()).
+ *
+ * Input that is already where the device can reach it goes in without the
+ * host copy: submit_pinned() DMAs from page-locked memory, submit_device()
+ * copies from device memory of the same context. With output_on_device set,
+ * chunks stay in device memory and the caller moves the parts it wants with
+ * copy_oldest() (to device memory) or read_oldest() (to host memory), then
+ * wait_deliveries().
  */
 class WIDEBAND_CORE_API stream_pipeline
 {
@@ -94,8 +101,35 @@ public:
      * will have.
      */
     size_t submit(const std::complex<float>* input, size_t samples);
+    /*!
+     * \brief As submit(), from page-locked host memory (DMA, no host copy). The
+     * DMA may still be reading \p input when the call returns: call
+     * wait_source_read() before the memory is reused.
+     */
+    size_t submit_pinned(const std::complex<float>* input, size_t samples);
+    //! As submit_pinned(), from \p source at complex element \p offset (same context).
+    size_t submit_device(const cl::Buffer& source, size_t offset, size_t samples);
+    //! Waits until the last submit_pinned() or submit_device() has read its source.
+    void wait_source_read();
 
-    //! True when the oldest chunk's output is on the host.
+    /*!
+     * \brief Keep chunk outputs in device memory instead of downloading them
+     * (then oldest() is not available). Set it before the first submission.
+     */
+    void set_output_on_device(bool on);
+    bool output_on_device() const { return d_output_on_device; }
+    //! Enqueues a copy of \p count elements of the oldest chunk from \p first on
+    //! to \p destination at element \p offset (output on device).
+    void
+    copy_oldest(size_t first, size_t count, const cl::Buffer& destination, size_t offset);
+    //! Enqueues a read of \p count elements of the oldest chunk from \p first on
+    //! into host memory (output on device; page-locked memory reads by DMA).
+    void read_oldest(size_t first, size_t count, std::complex<float>* destination);
+    //! Waits for the copies and reads enqueued so far.
+    void wait_deliveries();
+
+    //! True when the oldest chunk's output is on the host (on the device with
+    //! output_on_device).
     bool oldest_ready() const;
     //! Waits until the oldest chunk's output is on the host.
     void wait_oldest();
@@ -116,6 +150,11 @@ private:
     };
 
     void fit_output(slot& s) const;
+    //! The rest of a submission once \p upload has enqueued the samples' way to
+    //! the engine's input region (after \p region_free); \p source_in_use: the
+    //! upload reads the caller's memory (see wait_source_read()).
+    template <typename Upload>
+    size_t launch(size_t samples, bool source_in_use, Upload&& upload);
 
     device_context::sptr d_context;
     stream_engine& d_engine;
@@ -124,6 +163,8 @@ private:
     std::deque<size_t> d_in_flight;      // slot indices, oldest first
     size_t d_next = 0;                   // slot of the next submission
     std::deque<cl::Event> d_engine_runs; // the last input_regions() engine runs
+    bool d_output_on_device = false;
+    cl::Event d_source_read; // the upload still reading the caller's memory
 };
 
 } // namespace core

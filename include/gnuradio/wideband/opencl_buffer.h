@@ -1,0 +1,141 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_WIDEBAND_OPENCL_BUFFER_H
+#define INCLUDED_WIDEBAND_OPENCL_BUFFER_H
+
+#include <gnuradio/block.h>
+#include <gnuradio/buffer_single_mapped.h>
+#include <gnuradio/buffer_type.h>
+#include <gnuradio/wideband/api.h>
+#include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/pinned_buffer.h>
+
+#include <memory>
+#include <mutex>
+
+namespace gr {
+namespace wideband {
+
+/*!
+ * \brief What a gr-wideband block tells the buffers on its edges: the device it
+ * computes on. Blocks of other modules that compute with gr-wideband's OpenCL
+ * runtime can join device-resident chains the same way: derive from this, name
+ * opencl_buffer::type in their signatures and use input_port()/output_port().
+ */
+class WIDEBAND_API opencl_block
+{
+public:
+    virtual ~opencl_block() = default;
+    //! The block's device; nullptr when it spreads over several.
+    virtual core::device_context::sptr opencl_context() const = 0;
+};
+
+/*!
+ * \brief GNU Radio 3.10 custom buffer for the edges of gr-wideband blocks.
+ *
+ The output signatures of the gr-wideband blocks name this type, so GNU Radio
+ * makes one for each of their outputs (their inputs take whatever buffer the
+ * writer has). The memory is chosen when the flowgraph first uses the buffer,
+ * from who is on the edge:
+ *
+ * - device: the writer and every reader are gr-wideband blocks on the same
+ *   device. The items live in device memory only (one cl::Buffer); the
+ *   pointers GNU Radio hands to work() lie in an address range reserved for
+ *   this buffer and never backed, so they only say where in the device buffer
+ *   the items are (byte_offset()); touching them would fault rather than read
+ *   stale data.
+ * - pinned_host: anything else. The items live in page-locked host memory of
+ *   the device's context, which host blocks read and write as usual and the
+ *   device reads and writes by DMA at full PCIe speed, with no staging copy.
+ *
+ * A gr-wideband block finishes every transfer that touches the buffer before
+ * its work() returns, so GNU Radio's bookkeeping (and the data moves that a
+ * single-mapped buffer makes when it wraps) never races the device.
+ */
+class WIDEBAND_API opencl_buffer : public gr::buffer_single_mapped
+{
+public:
+    enum class placement { device, pinned_host };
+
+    static gr::buffer_type type;
+
+    //! GNU Radio's factory (see gr::buftype).
+    static gr::buffer_sptr make_buffer(int nitems,
+                                       size_t sizeof_item,
+                                       uint64_t downstream_lcm_nitems,
+                                       uint32_t downstream_max_out_mult,
+                                       gr::block_sptr link,
+                                       gr::block_sptr buf_owner);
+
+    ~opencl_buffer() override;
+
+    //! Where the items live (decided at the first call, when all readers are known).
+    placement where();
+    const core::device_context::sptr& context() const { return d_context; }
+    //! The device memory (placement::device).
+    const cl::Buffer& device_memory();
+    //! Bytes from the start of the buffer to \p pointer (a work() pointer).
+    size_t byte_offset(const void* pointer) const;
+
+    void post_work(int nitems) override;
+    void update_reader_block_history(unsigned history, int delay) override;
+    void* write_pointer() override;
+    const void* _read_pointer(unsigned int read_index) override;
+    bool input_blocked_callback(int items_required,
+                                int items_avail,
+                                unsigned read_index) override;
+    bool output_blocked_callback(int output_multiple, bool force) override;
+
+protected:
+    bool do_allocate_buffer(size_t final_nitems, size_t sizeof_item) override;
+
+private:
+    opencl_buffer(int nitems,
+                  size_t sizeof_item,
+                  uint64_t downstream_lcm_nitems,
+                  uint32_t downstream_max_out_mult,
+                  gr::block_sptr link,
+                  gr::block_sptr buf_owner,
+                  core::device_context::sptr context);
+
+    void bind();
+    bool device_edge();
+    //! memcpy/memmove between two places of the device memory (blocking).
+    void* device_move(void* dst, const void* src, size_t bytes);
+
+    core::device_context::sptr d_context;
+    std::once_flag d_bound;
+    placement d_placement = placement::pinned_host;
+    size_t d_bytes = 0;
+    char* d_reserved = nullptr; // the never-backed address range (device placement)
+    cl::Buffer d_device;
+    cl::CommandQueue d_queue;
+    std::unique_ptr<core::pinned_buffer> d_pinned;
+};
+
+/*!
+ * \brief How an input or output of a gr-wideband block reaches its items in
+ * work(): through ordinary host memory (a buffer of another type), pinned host
+ * memory, or device memory (then \p buffer says where).
+ */
+struct WIDEBAND_API stream_port {
+    enum class kind { host, pinned_host, device };
+    kind where = kind::host;
+    opencl_buffer* buffer = nullptr; // pinned_host and device
+
+    //! Complex-element offset of \p pointer in the device memory (device ports).
+    size_t element_offset(const void* pointer) const;
+};
+
+WIDEBAND_API stream_port input_port(gr::block& block, int index);
+WIDEBAND_API stream_port output_port(gr::block& block, int index);
+
+} // namespace wideband
+} // namespace gr
+
+#endif /* INCLUDED_WIDEBAND_OPENCL_BUFFER_H */

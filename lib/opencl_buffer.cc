@@ -1,0 +1,284 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include <gnuradio/wideband/edge_memory.h>
+#include <gnuradio/wideband/opencl_buffer.h>
+
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer_reader.h>
+
+#include <sys/mman.h>
+#include <algorithm>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+
+namespace gr {
+namespace wideband {
+
+namespace {
+
+core::device_context::sptr context_of(const gr::block_sptr& block)
+{
+    const auto* ours = dynamic_cast<const opencl_block*>(block.get());
+    return ours ? ours->opencl_context() : nullptr;
+}
+
+} // namespace
+
+gr::buffer_type opencl_buffer::type(gr::buftype<opencl_buffer, opencl_buffer>{});
+
+gr::buffer_sptr opencl_buffer::make_buffer(int nitems,
+                                           size_t sizeof_item,
+                                           uint64_t downstream_lcm_nitems,
+                                           uint32_t downstream_max_out_mult,
+                                           gr::block_sptr link,
+                                           gr::block_sptr buf_owner)
+{
+    core::device_context::sptr context = context_of(buf_owner);
+    if (!context)
+        context = context_of(link);
+    if (!context)
+        throw std::logic_error("opencl_buffer: neither the writer nor the owner of the "
+                               "buffer is a gr-wideband block");
+    return gr::buffer_sptr(new opencl_buffer(nitems,
+                                             sizeof_item,
+                                             downstream_lcm_nitems,
+                                             downstream_max_out_mult,
+                                             link,
+                                             buf_owner,
+                                             std::move(context)));
+}
+
+opencl_buffer::opencl_buffer(int nitems,
+                             size_t sizeof_item,
+                             uint64_t downstream_lcm_nitems,
+                             uint32_t downstream_max_out_mult,
+                             gr::block_sptr link,
+                             gr::block_sptr buf_owner,
+                             core::device_context::sptr context)
+    : gr::buffer_single_mapped(nitems,
+                               sizeof_item,
+                               downstream_lcm_nitems,
+                               downstream_max_out_mult,
+                               link,
+                               buf_owner),
+      d_context(std::move(context))
+{
+    gr::configure_default_loggers(d_logger, d_debug_logger, "opencl_buffer");
+    if (!allocate_buffer(nitems))
+        throw std::bad_alloc();
+}
+
+opencl_buffer::~opencl_buffer()
+{
+    if (d_reserved)
+        munmap(d_reserved, d_bytes);
+}
+
+bool opencl_buffer::do_allocate_buffer(size_t final_nitems, size_t sizeof_item)
+{
+    // Only the address range now: which memory backs the items depends on the
+    // readers, which GNU Radio attaches after allocating.
+    d_bytes = final_nitems * sizeof_item;
+    void* range = mmap(nullptr, d_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (range == MAP_FAILED)
+        return false;
+    d_reserved = static_cast<char*>(range);
+    d_base = d_reserved;
+    return true;
+}
+
+bool opencl_buffer::device_edge()
+{
+    if (nreaders() == 0 || context_of(link()) != d_context)
+        return false;
+    for (size_t r = 0; r < nreaders(); ++r)
+        if (context_of(reader(r)->link()) != d_context)
+            return false;
+    return true;
+}
+
+void opencl_buffer::bind()
+{
+    std::call_once(d_bound, [this] {
+        d_queue = d_context->create_queue();
+        if (device_edge()) {
+            d_placement = placement::device;
+            d_device = cl::Buffer(d_context->context(), CL_MEM_READ_WRITE, d_bytes);
+            return;
+        }
+        d_placement = placement::pinned_host;
+        d_pinned.reset(new core::pinned_buffer(d_context, d_bytes));
+        // Readers with history read the items before the first write: zeros,
+        // as in GNU Radio's own buffers.
+        std::memset(d_pinned->data(), 0, d_bytes);
+        d_base = static_cast<char*>(d_pinned->data());
+    });
+}
+
+opencl_buffer::placement opencl_buffer::where()
+{
+    bind();
+    return d_placement;
+}
+
+const cl::Buffer& opencl_buffer::device_memory()
+{
+    bind();
+    return d_device;
+}
+
+size_t opencl_buffer::byte_offset(const void* pointer) const
+{
+    return size_t(static_cast<const char*>(pointer) - d_base);
+}
+
+void opencl_buffer::post_work(int) {}
+
+void opencl_buffer::update_reader_block_history(unsigned history, int delay)
+{
+    buffer_single_mapped::update_reader_block_history(history, delay);
+    // GNU Radio gives a buffer one transfer type and refuses a second, so a
+    // writer with device and host readers would fail to start. The placement
+    // comes from all readers instead (bind()): forget the type of the edge
+    // just connected (GNU Radio sets it right before adding the reader).
+    d_transfer_type = gr::transfer_type::DEFAULT_INVALID;
+}
+
+void* opencl_buffer::write_pointer()
+{
+    bind();
+    return d_base + size_t(d_write_index) * d_sizeof_item;
+}
+
+const void* opencl_buffer::_read_pointer(unsigned int read_index)
+{
+    bind();
+    return d_base + size_t(read_index) * d_sizeof_item;
+}
+
+void* opencl_buffer::device_move(void* dst, const void* src, size_t bytes)
+{
+    if (bytes == 0)
+        return dst;
+    const size_t to = byte_offset(dst);
+    const size_t from = byte_offset(src);
+    if (to + bytes <= from || from + bytes <= to) {
+        d_queue.enqueueCopyBuffer(d_device, d_device, from, to, bytes);
+    } else {
+        // clEnqueueCopyBuffer refuses overlapping ranges: go through a scratch buffer.
+        cl::Buffer scratch(d_context->context(), CL_MEM_READ_WRITE, bytes);
+        d_queue.enqueueCopyBuffer(d_device, scratch, from, 0, bytes);
+        d_queue.enqueueCopyBuffer(scratch, d_device, 0, to, bytes);
+    }
+    d_queue.finish();
+    return dst;
+}
+
+bool opencl_buffer::input_blocked_callback(int items_required,
+                                           int items_avail,
+                                           unsigned read_index)
+{
+    if (where() == placement::pinned_host)
+        return input_blocked_callback_logic(
+            items_required, items_avail, read_index, d_base, std::memcpy, std::memmove);
+    const auto move = [this](void* dst, const void* src, size_t bytes) {
+        return device_move(dst, src, bytes);
+    };
+    return input_blocked_callback_logic(
+        items_required, items_avail, read_index, d_base, move, move);
+}
+
+bool opencl_buffer::output_blocked_callback(int output_multiple, bool force)
+{
+    if (where() == placement::pinned_host)
+        return output_blocked_callback_logic(
+            output_multiple, force, d_base, std::memmove);
+    return output_blocked_callback_logic(
+        output_multiple, force, d_base, [this](void* dst, const void* src, size_t bytes) {
+            return device_move(dst, src, bytes);
+        });
+}
+
+size_t stream_port::element_offset(const void* pointer) const
+{
+    return buffer->byte_offset(pointer) / sizeof(std::complex<float>);
+}
+
+namespace {
+
+stream_port port_of(gr::buffer* b)
+{
+    stream_port port;
+    port.buffer = dynamic_cast<opencl_buffer*>(b);
+    if (port.buffer)
+        port.where = port.buffer->where() == opencl_buffer::placement::device
+                         ? stream_port::kind::device
+                         : stream_port::kind::pinned_host;
+    return port;
+}
+
+} // namespace
+
+stream_port input_port(gr::block& block, int index)
+{
+    return port_of(block.detail()->input(index)->buffer().get());
+}
+
+stream_port output_port(gr::block& block, int index)
+{
+    return port_of(block.detail()->output(index).get());
+}
+
+namespace {
+
+std::string memory_name(const stream_port& port)
+{
+    switch (port.where) {
+    case stream_port::kind::device:
+        return "device";
+    case stream_port::kind::pinned_host:
+        return "pinned host";
+    default:
+        return "host";
+    }
+}
+
+void check_port(const gr::block_sptr& block, int port, int ports, const char* what)
+{
+    if (!block || !block->detail())
+        throw std::invalid_argument(std::string(what) +
+                                    ": the block is not in a started flowgraph");
+    if (port < 0 || port >= ports)
+        throw std::invalid_argument(std::string(what) + ": port " + std::to_string(port) +
+                                    " does not exist (the block has " +
+                                    std::to_string(ports) + ")");
+}
+
+} // namespace
+
+std::string input_memory(gr::block_sptr block, int port)
+{
+    check_port(block,
+               port,
+               block && block->detail() ? block->detail()->ninputs() : 0,
+               "input_memory");
+    return memory_name(input_port(*block, port));
+}
+
+std::string output_memory(gr::block_sptr block, int port)
+{
+    check_port(block,
+               port,
+               block && block->detail() ? block->detail()->noutputs() : 0,
+               "output_memory");
+    return memory_name(output_port(*block, port));
+}
+
+} // namespace wideband
+} // namespace gr
