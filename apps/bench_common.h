@@ -17,6 +17,7 @@
 
 #include <gnuradio/wideband/core/device.h>
 
+#include <type_traits>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -336,10 +337,88 @@ measure_wall(const std::function<void()>& execute_and_wait, int warmup, int reps
     return { median_of(us), *std::min_element(us.begin(), us.end()) };
 }
 
+// ---- streaming over several devices ----------------------------------------
+
+/*
+ * One timed sequence through a streaming pipeline (core::stream_pipeline or
+ * core::multi_device_pipeline) as the GNU Radio blocks drive it: `calls` chunks
+ * of `chunk` samples from host memory, stream chunk c from ring + (c %
+ * ring_chunks) * chunk (c counts on in `chunk_index`, so the stream is the ring
+ * repeating), each submitted as soon as a slot is free; each chunk's output,
+ * once on the host, goes to take(output, elements) before it is released.
+ * Returns the host wall time in ms.
+ */
+template <class Pipeline, class Take>
+double stream_sequence(Pipeline& pipeline,
+                       const cfloat* ring,
+                       size_t ring_chunks,
+                       size_t chunk,
+                       size_t calls,
+                       size_t& chunk_index,
+                       Take&& take)
+{
+    auto take_oldest = [&] {
+        pipeline.wait_oldest();
+        take(pipeline.oldest(), pipeline.oldest_elements());
+        pipeline.pop();
+    };
+    const auto start = clock_type::now();
+    for (size_t k = 0; k < calls; ++k, ++chunk_index) {
+        if (!pipeline.can_submit())
+            take_oldest();
+        pipeline.submit(ring + (chunk_index % ring_chunks) * chunk, chunk);
+    }
+    while (pipeline.in_flight() > 0)
+        take_oldest();
+    return ms_since(start);
+}
+
+// One line of the device scaling table: a rate with the first 1, 2, ... devices
+// (NaN: not measured or failed).
+struct scaling_line {
+    std::string label;
+    std::vector<double> rates;
+};
+
+/*
+ * The table the benchmarks print when --device names several devices: the
+ * streaming rate with the first 1, 2, ... of them and the speed-up of the
+ * most over one.
+ */
+inline void print_scaling(const std::string& heading,
+                          const std::vector<core::device_context::sptr>& devices,
+                          const std::vector<scaling_line>& lines)
+{
+    std::cout << "\n" << heading << "\n";
+    for (size_t i = 0; i < devices.size(); ++i)
+        std::cout << "  device " << i + 1 << ": " << devices[i]->info().address() << " "
+                  << devices[i]->info().name << "\n";
+    size_t width = 12;
+    for (const auto& line : lines)
+        width = std::max(width, line.label.size() + 2);
+    std::string head = std::string(width, ' ');
+    for (size_t n = 1; n <= devices.size(); ++n)
+        head += pad(std::to_string(n) + (n == 1 ? " device" : " devices"), 11);
+    head += pad("speed-up", 10);
+    std::cout << head << "\n" << std::string(head.size(), '-') << "\n";
+    for (const auto& line : lines) {
+        std::string text = line.label + std::string(width - line.label.size(), ' ');
+        for (size_t n = 0; n < devices.size(); ++n)
+            text += pad(n < line.rates.size() ? number(line.rates[n]) : "-", 11);
+        const double gain = line.rates.size() == devices.size()
+                                ? line.rates.back() / line.rates.front()
+                                : nan_value;
+        text += pad(std::isfinite(gain) ? fmt("%.2fx", gain) : "-", 10);
+        std::cout << text << "\n";
+    }
+    std::cout << std::flush;
+}
+
 /*!
  * The main() of a bench app: options (a usage mistake: one line, exit 2), --help,
- * the device (none matching: exit 2), then Bench(options, context).run(); any
- * other error is one line and exit 1.
+ * the devices (none matching: exit 2), then Bench(options, contexts).run(), or
+ * Bench(options, context).run() for a bench of one device (then a device string
+ * naming several is a usage mistake); any other error is one line and exit 1.
  */
 template <class Bench, class Options>
 int bench_main(const char* program,
@@ -360,15 +439,27 @@ int bench_main(const char* program,
         return 0;
     }
     try {
-        core::device_context::sptr ctx;
+        using contexts = std::vector<core::device_context::sptr>;
+        contexts devices;
         try {
-            ctx = core::device_context::get(options.device);
+            devices = core::device_context::get_all(options.device);
         } catch (const std::invalid_argument& e) { // --device matches no device
             std::cerr << program << ": " << e.what() << std::endl;
             return 2;
         }
-        Bench b(options, ctx);
-        return b.run();
+        if constexpr (std::is_constructible_v<Bench, const Options&, contexts>) {
+            Bench b(options, devices);
+            return b.run();
+        } else {
+            if (devices.size() > 1) {
+                std::cerr << program << ": --device \"" << options.device << "\" names "
+                          << devices.size() << " devices; this benchmark runs on one"
+                          << std::endl;
+                return 2;
+            }
+            Bench b(options, devices.front());
+            return b.run();
+        }
     } catch (const cl::Error& e) {
         std::cerr << program << ": OpenCL error " << core::cl_error_name(e.err())
                   << " in " << e.what() << std::endl;

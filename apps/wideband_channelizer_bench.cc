@@ -11,11 +11,14 @@
  * device and with host <-> device transfers (serial and overlapped), measured in
  * one run beside the same channelization done as separate FIR + FFT passes, a
  * device-side buffer copy (the memory ceiling) and pinned host <-> device copies
- * (the PCIe ceiling). print_help() states the method.
+ * (the PCIe ceiling), and over several devices through
+ * core::multi_device_pipeline. print_help() states the method.
  */
 
 #include "bench_common.h"
 
+#include <gnuradio/wideband/core/host_copy.h>
+#include <gnuradio/wideband/core/multi_device_pipeline.h>
 #include <gnuradio/wideband/core/pfb_channelizer.h>
 
 #include <cstdlib>
@@ -36,8 +39,9 @@ constexpr double pi = 3.14159265358979323846;
 // call k - 2 is done (pfb_channelizer::enqueue keeps the history of call k - 1 at
 // the front of the window call k + 1 uses).
 constexpr size_t engine_windows = 2;
-constexpr size_t output_slots = 3; // output buffers in flight with transfers
-constexpr size_t input_ring = 4;   // pinned input chunks, cycled
+constexpr size_t output_slots = 3;   // output buffers in flight with transfers
+constexpr size_t input_ring = 4;     // pinned input chunks, cycled
+constexpr size_t pipeline_depth = 2; // chunks in flight per device (the blocks')
 constexpr cl_uint quiet_nan_bits = 0x7fc00001u;
 
 const std::vector<size_t> default_channels = { 16, 64, 256, 1024, 4096 };
@@ -111,6 +115,13 @@ ceiling: the same chunks copied host->device, device->host, and both at once on
 two queues; limit = min(h2d/8, d2h/o, both/(8+o)) Gsps, o = 8*outputs/D bytes
 out per input sample; %lim = overlap / limit.
 
+Over several devices (a --device naming N of them, e.g. gpu:all): the same
+sequences (2^C samples per chunk, from host memory) through
+core::multi_device_pipeline, as the GNU Radio blocks would run them, over the
+first 1, 2, ..., N devices (one engine each, chunks in turn, 2 chunks in flight
+per device, each chunk's output copied out); a table of Gsps by device count
+follows the main one. Everything else runs on the first device.
+
 Checks: every engine first runs three calls from zero history (2^S samples; a
 shorter call that leaves samples short of a frame; 2^S again) into NaN-filled
 output; sampled frames (first two, middle, last two) of sampled channels are
@@ -125,7 +136,8 @@ the band, channel-major.
 
 Options:
   --device STR            OpenCL device: "" = automatic (first GPU, else CPU; env
-                          WIDEBAND_DEVICE), gpu, cpu, P:D, or part of its name
+                          WIDEBAND_DEVICE), gpu, cpu, P:D, or part of its name;
+                          several (gpu:all, 0:0,0:1, ...): streaming scaling
   --channels LIST         M, comma-separated [)"
               << join(d.channels) << R"(]
   --taps-per-branch LIST  K [)"
@@ -152,6 +164,7 @@ Examples:
   wideband_channelizer_bench --channels 1024 --taps-per-branch 16 --oversample 2
   wideband_channelizer_bench --device cpu --samples-log2 14 --channels 16,64 --reps 2
   wideband_channelizer_bench --no-transfers --csv channelizer.csv
+  wideband_channelizer_bench --device gpu:all --channels 1024 --taps-per-branch 16
 
 Exit status: 0 done, every check passed; 1 an OpenCL or other run-time error, or
 a measurement that failed; 2 a bad command line or a --device that matches no
@@ -428,7 +441,8 @@ struct row_config {
 
 struct measurement {
     size_t row = 0;
-    std::string variant;       // engine, unfused, serial, overlap
+    std::string variant;       // engine, unfused, serial, overlap, devices
+    size_t devices = 1;        // devices: chunks spread over this many
     std::string status = "ok"; // ok, failed, skipped, not run (time limit)
     std::string note;
     bool fused = false;
@@ -472,7 +486,7 @@ struct pcie_measurement {
 class bench
 {
 public:
-    bench(const bench_options& options, core::device_context::sptr ctx);
+    bench(const bench_options& options, std::vector<core::device_context::sptr> devices);
     int run();
 
 private:
@@ -487,6 +501,7 @@ private:
                                         const cl::Buffer& out,
                                         size_t stride);
     void measure_transfers(size_t index, const std::vector<float>& taps);
+    measurement measure_devices(size_t index, const std::vector<float>& taps, size_t n);
     check_stats check_engine(core::pfb_channelizer& engine,
                              const row_config& row,
                              const cl::Buffer& out,
@@ -500,8 +515,10 @@ private:
     void ensure_signal(size_t samples);
     void print_measurement(const measurement& m) const;
     void print_table() const;
+    void print_device_scaling() const;
     void write_csv();
-    const measurement* find(size_t row, const std::string& variant) const;
+    const measurement*
+    find(size_t row, const std::string& variant, size_t devices = 1) const;
     double copy_ceiling_gbs() const;
     double pcie_gbs(const std::string& direction) const;
     double pcie_limit_gsps(const row_config& row) const;
@@ -509,7 +526,8 @@ private:
     void drain();
 
     bench_options d_opt;
-    core::device_context::sptr d_ctx;
+    std::vector<core::device_context::sptr> d_devices; // --device; streaming only
+    core::device_context::sptr d_ctx;                  // the first: everything else
     device_timer d_timer;
     cl::CommandQueue d_compute, d_upload, d_download; // no profiling
     std::vector<row_config> d_rows;
@@ -520,9 +538,11 @@ private:
     std::ofstream d_csv; // opened at the start, so a bad path fails at once
 };
 
-bench::bench(const bench_options& options, core::device_context::sptr ctx)
+bench::bench(const bench_options& options,
+             std::vector<core::device_context::sptr> devices)
     : d_opt(options),
-      d_ctx(std::move(ctx)),
+      d_devices(std::move(devices)),
+      d_ctx(d_devices.front()),
       d_timer(*d_ctx),
       d_compute(d_ctx->create_queue(false)),
       d_upload(d_ctx->create_queue(false)),
@@ -1063,17 +1083,113 @@ void bench::measure_row(size_t index)
     }
     if (d_opt.transfers)
         measure_transfers(index, taps);
+    if (d_opt.transfers && d_devices.size() > 1)
+        for (size_t n = 1; n <= d_devices.size(); ++n)
+            d_results.push_back(measure_devices(index, taps, n));
+}
+
+/*
+ * Chunks of 2^C samples from host memory through a multi_device_pipeline over
+ * the first n devices, each chunk's output copied out as a block would; sampled
+ * frames of the warm-up sequence's chunks are checked.
+ */
+measurement bench::measure_devices(size_t index, const std::vector<float>& taps, size_t n)
+{
+    const row_config& row = d_rows[index];
+    const size_t chunk = d_opt.chunk(), calls = d_opt.calls();
+    measurement m;
+    m.row = index;
+    m.variant = "devices";
+    m.devices = n;
+    m.samples = chunk * calls;
+    m.calls = calls;
+    try {
+        const auto start = clock_type::now();
+        const std::vector<core::device_context::sptr> contexts(d_devices.begin(),
+                                                               d_devices.begin() + n);
+        std::vector<std::unique_ptr<core::pfb_channelizer>> engines;
+        std::vector<core::splittable_engine*> split;
+        for (const auto& context : contexts) {
+            engines.emplace_back(new core::pfb_channelizer(
+                context, engine_options(row, taps, chunk + row.decimation() - 1, 0)));
+            split.push_back(engines.back().get());
+        }
+        const core::pfb_channelizer& engine = *engines.front();
+        core::multi_device_pipeline pipeline(contexts, split, pipeline_depth);
+        m.setup_ms = ms_since(start);
+        m.fused = engine.fused();
+        const size_t outputs = engine.outputs();
+        m.note = std::to_string(calls) + " chunks of " + std::to_string(chunk) +
+                 " samples over " + std::to_string(n) + " device" + (n > 1 ? "s" : "") +
+                 ", " + std::to_string(pipeline_depth) + " in flight per device";
+        ensure_signal(input_ring * chunk);
+        std::vector<cfloat> sink(std::max<size_t>(engine.max_output_elements(), 1));
+
+        struct point {
+            uint64_t frame;
+            size_t slot;
+            cfloat value;
+        };
+        std::vector<point> points;
+        bool sampling = true; // the warm-up sequence's outputs
+        uint64_t frames_out = 0;
+        auto take = [&](const cfloat* y, size_t elements) {
+            core::host_copy(sink.data(), y, elements * sizeof(cfloat));
+            const size_t frames = elements / outputs;
+            for (size_t f : sampling ? picks(frames, false) : std::vector<size_t>())
+                for (size_t slot : picks(outputs, true))
+                    points.push_back({ frames_out + f,
+                                       slot,
+                                       sink[row.frame_major ? f * outputs + slot
+                                                            : slot * frames + f] });
+            frames_out += frames;
+        };
+        size_t chunk_index = 0;
+        auto sequence = [&] {
+            return stream_sequence(
+                pipeline, d_signal.data(), input_ring, chunk, calls, chunk_index, take);
+        };
+        sequence();
+        sampling = false;
+        std::vector<double> ms;
+        for (int i = 0; i < d_opt.transfer_reps; ++i)
+            ms.push_back(sequence());
+        m.time = summarize(ms);
+
+        const uint64_t expected = uint64_t(chunk_index) * chunk / engine.decimation();
+        if (frames_out != expected)
+            m.check.problem = std::to_string(frames_out) + " frames, expected " +
+                              std::to_string(expected);
+        const auto twiddles = make_twiddles(row.M);
+        const size_t ring = input_ring * chunk;
+        auto x = [&](uint64_t k) { return d_signal[k % ring]; };
+        for (const point& p : points)
+            m.check.add(reference_output(x,
+                                         taps,
+                                         row.M,
+                                         engine.decimation(),
+                                         engine.channel_map()[p.slot],
+                                         p.frame,
+                                         twiddles),
+                        p.value);
+    } catch (const std::exception&) {
+        m.status = "failed";
+        m.note = current_error_text();
+    }
+    print_measurement(m);
+    return m;
 }
 
 void bench::print_measurement(const measurement& m) const
 {
     static const std::map<std::string, std::string> names = {
-        { "engine", "engine" },
-        { "unfused", "FIR+FFT passes" },
-        { "serial", "transfers serial" },
-        { "overlap", "transfers overlap" },
+        { "engine", "engine" },           { "unfused", "FIR+FFT passes" },
+        { "serial", "transfers serial" }, { "overlap", "transfers overlap" },
+        { "devices", "multi-device" },
     };
     std::string name = names.at(m.variant);
+    if (m.variant == "devices")
+        name += ", " + std::to_string(m.devices);
     if (m.variant == "engine" && m.ok())
         name += m.fused ? " (fused)" : " (passes)";
     std::cout << "  " << name << std::string(std::max<size_t>(1, 20 - name.size()), ' ');
@@ -1094,12 +1210,35 @@ void bench::print_measurement(const measurement& m) const
               << m.note << std::endl;
 }
 
-const measurement* bench::find(size_t row, const std::string& variant) const
+const measurement*
+bench::find(size_t row, const std::string& variant, size_t devices) const
 {
     for (const auto& m : d_results)
-        if (m.row == row && m.variant == variant)
+        if (m.row == row && m.variant == variant && m.devices == devices)
             return &m;
     return nullptr;
+}
+
+void bench::print_device_scaling() const
+{
+    std::vector<scaling_line> lines;
+    for (size_t i = 0; i < d_rows.size(); ++i) {
+        scaling_line line{ d_rows[i].describe(), {} };
+        for (size_t n = 1; n <= d_devices.size(); ++n) {
+            const measurement* m = find(i, "devices", n);
+            line.rates.push_back(m && m->ok() ? m->gsps() : nan_value);
+        }
+        lines.push_back(line);
+    }
+    print_scaling("Channelizer with transfers over several devices "
+                  "(core::multi_device_pipeline, " +
+                      std::to_string(pipeline_depth) +
+                      " chunks in flight per device, 2^" +
+                      std::to_string(size_t(std::log2(double(d_opt.chunk())))) +
+                      " samples per chunk): input Gsamples/s with the first 1, 2, ... "
+                      "devices",
+                  d_devices,
+                  lines);
 }
 
 // The faster of the copies at the start and the end (0: none).
@@ -1251,6 +1390,7 @@ void bench::write_csv()
                                                "output",
                                                "outputs",
                                                "variant",
+                                               "devices",
                                                "fused",
                                                "samples",
                                                "calls",
@@ -1324,6 +1464,7 @@ void bench::write_csv()
                             : "subset channel-major" },
             { "outputs", std::to_string(r.outputs()) },
             { "variant", m.variant },
+            { "devices", std::to_string(m.devices) },
             { "status", m.status },
             { "setup_ms", csv_number(m.setup_ms) },
             { "note", m.note }
@@ -1340,7 +1481,7 @@ void bench::write_csv()
                 fields["GBs"] = csv_number(m.gbs());
                 if (ceiling > 0)
                     fields["pct_copy"] = csv_number(100 * m.gbs() / ceiling);
-            } else {
+            } else if (m.devices == 1) { // the first device's bus
                 const double limit = pcie_limit_gsps(r);
                 fields["pcie_limit_Gsps"] = csv_number(limit);
                 fields["pcie_serial_limit_Gsps"] = csv_number(pcie_serial_limit_gsps(r));
@@ -1394,6 +1535,8 @@ int bench::run()
     if (!d_opt.csv.empty())
         write_csv();
     print_table();
+    if (d_opt.transfers && d_devices.size() > 1)
+        print_device_scaling();
 
     bool failed = false, check_failed = false;
     for (const auto& m : d_results) {

@@ -7,7 +7,7 @@
 
 /*
  * wideband_devices: the OpenCL platforms and devices of this machine, with the
- * limits that matter to gr-wideband's kernels, and the device that a device
+ * limits that matter to gr-wideband's kernels, and the devices that a device
  * string (by default "", i.e. automatic or $WIDEBAND_DEVICE) selects.
  * Built on libwideband-core alone (no GNU Radio).
  */
@@ -34,16 +34,20 @@ const char* const usage_text =
 Lists the OpenCL platforms and devices with the limits that matter to
 gr-wideband (compute units, local memory, work-group size, global memory,
 OpenCL version) and shows which device the automatic choice "" selects, and
-which one WIDEBAND_DEVICE selects when it is set. The device "" selects is
+which ones WIDEBAND_DEVICE selects when it is set. The devices "" selects are
 marked with '*'.
 
-With DEVICE, resolves that device string instead and shows only its device.
+With DEVICE, resolves that device string instead and shows only its devices.
 Device strings (case-insensitive):
   ""            automatic: the first GPU, else accelerator, else CPU;
                 WIDEBAND_DEVICE, when set, replaces ""
   gpu, cpu, accelerator   the first device of that type
   P:D           platform P, device D, as listed here (e.g. 0:1)
   TEXT          the first device whose name or platform name contains TEXT
+Several devices (blocks and benchmarks that spread chunks over devices):
+  all           every device of the type "" picks (every GPU, else ...)
+  gpu:all, cpu:all, accelerator:all   every device of that type
+  A,B,...       the devices of each entry, e.g. 0:0,0:1 (each device once)
 
 Options:
   -h, --help    this text
@@ -56,6 +60,7 @@ Examples:
   wideband_devices
   wideband_devices gpu
   wideband_devices 0:1
+  wideband_devices gpu:all
   WIDEBAND_DEVICE=cpu wideband_devices
 )";
 
@@ -93,6 +98,14 @@ std::string bytes(uint64_t b)
 bool same(const wb::device_info& a, const wb::device_info& b)
 {
     return a.platform_index == b.platform_index && a.device_index == b.device_index;
+}
+
+bool among(const wb::device_info& d, const std::vector<wb::device_info>& devices)
+{
+    for (const auto& e : devices)
+        if (same(d, e))
+            return true;
+    return false;
 }
 
 std::string short_name(const wb::device_info& d)
@@ -164,27 +177,37 @@ int run(int argc, char** argv)
 
     if (have_spec) {
         // Resolve first: a device string that selects nothing is one line on stderr.
-        const wb::device_info d = wb::find_device(spec);
+        const std::vector<wb::device_info> found = wb::find_devices(spec);
         const std::string effective = wb::effective_device_spec(spec);
-        std::printf(
-            "\"%s\"%s selects platform %zu: %s\n",
-            spec.c_str(),
-            effective != spec ? (" (WIDEBAND_DEVICE=\"" + effective + "\")").c_str() : "",
-            d.platform_index,
-            d.platform_name.c_str());
-        print_device(d, false);
+        const std::string origin =
+            effective != spec ? " (WIDEBAND_DEVICE=\"" + effective + "\")" : "";
+        if (found.size() > 1)
+            std::printf("\"%s\"%s selects %zu devices, chunks go to them in turn:\n",
+                        spec.c_str(),
+                        origin.c_str(),
+                        found.size());
+        // One device: '"cpu" selects platform 0: ...', as before lists existed.
+        const std::string lead =
+            found.size() > 1 ? "" : "\"" + spec + "\"" + origin + " selects ";
+        for (const auto& d : found) {
+            std::printf("%splatform %zu: %s\n",
+                        lead.c_str(),
+                        d.platform_index,
+                        d.platform_name.c_str());
+            print_device(d, false);
+        }
         return 0;
     }
 
-    // Which device "" selects: the automatic choice, or WIDEBAND_DEVICE.
+    // Which devices "" selects: the automatic choice, or WIDEBAND_DEVICE.
     const wb::device_info automatic = wb::find_device("auto");
     const char* env = std::getenv("WIDEBAND_DEVICE");
     const bool env_set = env && *env;
     std::string env_error;
-    wb::device_info selected = automatic;
+    std::vector<wb::device_info> selected = { automatic };
     if (env_set) {
         try {
-            selected = wb::find_device(""); // "" is WIDEBAND_DEVICE now
+            selected = wb::find_devices(""); // "" is WIDEBAND_DEVICE now
         } catch (const std::invalid_argument& e) {
             env_error = one_line(e.what());
         }
@@ -204,7 +227,7 @@ int run(int argc, char** argv)
         if (i == 0 || d.platform_index != devices[i - 1].platform_index)
             std::printf(
                 "\nplatform %zu: %s\n", d.platform_index, d.platform_name.c_str());
-        print_device(d, env_error.empty() && same(d, selected));
+        print_device(d, env_error.empty() && among(d, selected));
     }
     std::printf("\nautomatic (\"\"):  %s\n", short_name(automatic).c_str());
     if (!env_set) {
@@ -216,9 +239,11 @@ int run(int argc, char** argv)
         std::fprintf(stderr, "%s: %s\n", prog, env_error.c_str());
         return 2;
     }
-    std::printf("WIDEBAND_DEVICE:  \"%s\" selects %s, and so does \"\"\n",
-                env,
-                short_name(selected).c_str());
+    std::string names;
+    for (const auto& d : selected)
+        names += (names.empty() ? "" : ", ") + short_name(d);
+    std::printf(
+        "WIDEBAND_DEVICE:  \"%s\" selects %s, and so does \"\"\n", env, names.c_str());
     return 0;
 }
 

@@ -8,7 +8,8 @@
 /*
  * wideband_filter_bench: throughput of the core's streaming FIR filter
  * (core::fft_filter, overlap-save) device-resident and with host <-> device
- * transfers through core::stream_pipeline, and of its batched convolution
+ * transfers through core::stream_pipeline (core::multi_device_pipeline over
+ * several devices), and of its batched convolution
  * (core::batched_convolution) over the M x J by N grid of the classic OpenCL
  * batched-convolution study, each beside an FFTW implementation on the CPU in
  * the same run. print_help() states the method.
@@ -19,8 +20,8 @@
 #include <gnuradio/wideband/core/batched_convolution.h>
 #include <gnuradio/wideband/core/fft_filter.h>
 #include <gnuradio/wideband/core/host_copy.h>
+#include <gnuradio/wideband/core/multi_device_pipeline.h>
 #include <gnuradio/wideband/core/pinned_buffer.h>
-#include <gnuradio/wideband/core/stream_pipeline.h>
 
 #ifdef WIDEBAND_HAVE_FFTW
 #include <fftw3.h>
@@ -128,7 +129,11 @@ cut-off 0.4/D cycles per sample, DC gain 1; complex input uniform in [-1, 1)):
           the blocks use 2^19) copied from host memory into the pipeline, each
           chunk's output copied out of it once it is on the host; host wall time
           of 2^Q samples (Q = --stream-log2, at least 4 chunks), one warm-up
-          sequence, the median of --transfer-reps. lim: the PCIe limit from
+          sequence, the median of --transfer-reps. With a --device naming N
+          devices, also through core::multi_device_pipeline over the first
+          2..N of them (one engine each, chunks in turn; the device-resident,
+          FFTW and batched columns use the first device), in a table of
+          Msamples/s by device count. lim: the PCIe limit from
           pinned copies measured in the same run, min(h2d/8, d2h/(8/D),
           both/(8+8/D)) input samples per second.
   FFTW    the same filter by overlap-save on the CPU: in-place fftwf plans of
@@ -164,7 +169,8 @@ float64. err = relative L2 error over the sampled points; above 1e-4 fails.
 
 Options:
   --device STR            OpenCL device: "" = automatic (first GPU, else CPU; env
-                          WIDEBAND_DEVICE), gpu, cpu, P:D, or part of its name
+                          WIDEBAND_DEVICE), gpu, cpu, P:D, or part of its name;
+                          several (gpu:all, 0:0,0:1, ...): streaming scaling
   --taps LIST             FIR taps T, comma-separated [)"
               << join(d.taps) << R"(]
   --decimation LIST       FIR decimation D [1]
@@ -213,6 +219,7 @@ Examples:
   wideband_filter_bench --device cpu --samples-log2 14 --chunk-log2 12
       --stream-log2 14 --taps 16,100 --pairs 2x3 --conv-sizes 32,100 --reps 2
   wideband_filter_bench --time-limit 240 --csv filter.csv
+  wideband_filter_bench --device gpu:all --no-conv --no-fftw --taps 64,1024
 
 Exit status: 0 done, every check passed; 1 an OpenCL or other run-time error, or
 a measurement that failed; 2 a bad command line or a --device that matches no
@@ -853,6 +860,7 @@ struct filter_measurement {
     size_t row = 0;
     std::string variant;       // device, transfers, fftw
     size_t chunk_log2 = 0;     // transfers
+    size_t devices = 1;        // transfers: chunks spread over this many
     std::string status = "ok"; // ok, failed, skipped, not run
     std::string note;
     size_t fft_size = 0;
@@ -942,7 +950,7 @@ struct pcie_measurement {
 class bench
 {
 public:
-    bench(const bench_options& options, core::device_context::sptr ctx);
+    bench(const bench_options& options, std::vector<core::device_context::sptr> devices);
     int run();
 
 private:
@@ -957,7 +965,8 @@ private:
                                              const std::vector<cfloat>& taps);
     filter_measurement measure_filter_transfers(size_t index,
                                                 const std::vector<cfloat>& taps,
-                                                size_t chunk_log2);
+                                                size_t chunk_log2,
+                                                size_t devices);
     filter_measurement measure_filter_fftw(size_t index,
                                            const std::vector<cfloat>& taps,
                                            size_t gpu_fft_size);
@@ -973,10 +982,13 @@ private:
     void print_filter(const filter_measurement& m) const;
     void print_conv(const conv_cell& c) const;
     void print_filter_table() const;
+    void print_device_scaling() const;
     void print_conv_table() const;
     void write_csv();
-    const filter_measurement*
-    find(size_t row, const std::string& variant, size_t chunk_log2 = 0) const;
+    const filter_measurement* find(size_t row,
+                                   const std::string& variant,
+                                   size_t chunk_log2 = 0,
+                                   size_t devices = 1) const;
     double copy_ceiling_gbs() const;
     double pcie_gbs(const std::string& direction) const;
     double pcie_limit_msps(size_t D) const;
@@ -985,7 +997,8 @@ private:
     std::string fftw_text() const;
 
     bench_options d_opt;
-    core::device_context::sptr d_ctx;
+    std::vector<core::device_context::sptr> d_devices; // --device; streaming only
+    core::device_context::sptr d_ctx;                  // the first: everything else
     device_timer d_timer;
     cl::CommandQueue d_compute; // no profiling
     cl::Kernel d_fill;
@@ -1001,9 +1014,11 @@ private:
     std::ofstream d_csv; // opened at the start, so a bad path fails at once
 };
 
-bench::bench(const bench_options& options, core::device_context::sptr ctx)
+bench::bench(const bench_options& options,
+             std::vector<core::device_context::sptr> devices)
     : d_opt(options),
-      d_ctx(std::move(ctx)),
+      d_devices(std::move(devices)),
+      d_ctx(d_devices.front()),
       d_timer(*d_ctx),
       d_compute(d_ctx->create_queue(false)),
       d_pool(options.cpu_threads),
@@ -1071,6 +1086,13 @@ void bench::print_header() const
                   << " input samples per call (" << size_text(d_opt.samples() * 8.0)
                   << "), " << d_opt.warmup << " warm-up calls, median of " << d_opt.reps
                   << ", device-side timing\n";
+        if (d_opt.transfers && d_devices.size() > 1) {
+            std::cout << "# FIR with transfers also over the first 2.."
+                      << d_devices.size() << " of the devices";
+            for (const auto& d : d_devices)
+                std::cout << " " << d->info().address();
+            std::cout << " (multi_device_pipeline)\n";
+        }
         if (d_opt.transfers)
             std::cout << "# FIR with transfers: stream_pipeline depth " << d_opt.depth
                       << ", chunks of 2^" << join(d_opt.chunk_log2, ", 2^")
@@ -1330,7 +1352,8 @@ filter_measurement bench::measure_filter_device(size_t index,
  */
 filter_measurement bench::measure_filter_transfers(size_t index,
                                                    const std::vector<cfloat>& taps,
-                                                   size_t chunk_log2)
+                                                   size_t chunk_log2,
+                                                   size_t devices)
 {
     const filter_row& row = d_rows[index];
     const size_t chunk = size_t(1) << chunk_log2;
@@ -1340,6 +1363,7 @@ filter_measurement bench::measure_filter_transfers(size_t index,
     m.row = index;
     m.variant = "transfers";
     m.chunk_log2 = chunk_log2;
+    m.devices = devices;
     m.samples = chunk * calls;
     m.calls = calls;
     try {
@@ -1348,12 +1372,23 @@ filter_measurement bench::measure_filter_transfers(size_t index,
         o.taps = taps;
         o.decimation = row.D;
         o.max_input_samples = chunk;
-        core::fft_filter engine(d_ctx, o);
-        core::stream_pipeline pipeline(d_ctx, engine, d_opt.depth);
+        // One engine per device; with one, the pipeline is a plain stream_pipeline.
+        const std::vector<core::device_context::sptr> contexts(
+            d_devices.begin(), d_devices.begin() + devices);
+        std::vector<std::unique_ptr<core::fft_filter>> engines;
+        std::vector<core::splittable_engine*> split;
+        for (const auto& context : contexts) {
+            engines.emplace_back(new core::fft_filter(context, o));
+            split.push_back(engines.back().get());
+        }
+        const core::fft_filter& engine = *engines.front();
+        core::multi_device_pipeline pipeline(contexts, split, d_opt.depth);
         m.setup_ms = ms_since(start);
         m.fft_size = engine.fft_size();
         m.note = std::to_string(calls) + " chunks of 2^" + std::to_string(chunk_log2) +
                  ", depth " + std::to_string(d_opt.depth) +
+                 (devices > 1 ? " per device, " + std::to_string(devices) + " devices"
+                              : std::string()) +
                  (d_opt.copy_out ? ", outputs copied out" : ", outputs read in place");
 
         const size_t ring = input_ring * chunk;
@@ -1369,10 +1404,7 @@ filter_measurement bench::measure_filter_transfers(size_t index,
         uint64_t submitted = 0, delivered = 0;          // samples in, outputs out
         size_t chunk_index = 0;
         check_stats counts; // output count problems
-        auto pop = [&] {
-            pipeline.wait_oldest();
-            const size_t n = pipeline.oldest_elements();
-            const cfloat* y = pipeline.oldest();
+        auto take = [&](const cfloat* y, size_t n) {
             if (d_opt.copy_out) {
                 core::host_copy(sink.data(), y, n * sizeof(cfloat));
                 y = sink.data();
@@ -1384,21 +1416,11 @@ filter_measurement bench::measure_filter_transfers(size_t index,
             if (records.size() > 3)
                 records.pop_front();
             delivered += n;
-            pipeline.pop();
         };
         auto sequence = [&] {
-            const auto t0 = clock_type::now();
-            for (size_t k = 0; k < calls; ++k) {
-                if (!pipeline.can_submit())
-                    pop();
-                pipeline.submit(host_in.data() + (chunk_index % input_ring) * chunk,
-                                chunk);
-                submitted += chunk;
-                ++chunk_index;
-            }
-            while (pipeline.in_flight() > 0)
-                pop();
-            const double ms = ms_since(t0);
+            const double ms = stream_sequence(
+                pipeline, host_in.data(), input_ring, chunk, calls, chunk_index, take);
+            submitted += chunk * calls;
             if (delivered != submitted / row.D)
                 counts.fail(std::to_string(delivered) + " outputs after " +
                             std::to_string(submitted) + " samples, expected " +
@@ -1504,8 +1526,9 @@ void bench::measure_filter_row(size_t index)
     d_filter.push_back(measure_filter_device(index, taps));
     const size_t gpu_fft = d_filter.back().fft_size;
     if (d_opt.transfers)
-        for (size_t c : d_opt.chunk_log2)
-            d_filter.push_back(measure_filter_transfers(index, taps, c));
+        for (size_t n = 1; n <= d_devices.size(); ++n)
+            for (size_t c : d_opt.chunk_log2)
+                d_filter.push_back(measure_filter_transfers(index, taps, c, n));
     if (d_opt.fftw)
         d_filter.push_back(measure_filter_fftw(index, taps, gpu_fft));
 }
@@ -1757,11 +1780,15 @@ void bench::measure_conv_size(size_t N)
 
 void bench::print_filter(const filter_measurement& m) const
 {
-    std::string name = m.variant == "device" ? "device-resident"
-                       : m.variant == "fftw"
-                           ? "FFTW (CPU)"
-                           : "transfers 2^" + std::to_string(m.chunk_log2);
-    std::cout << "  " << name << std::string(std::max<size_t>(1, 18 - name.size()), ' ');
+    std::string name =
+        m.variant == "device" ? "device-resident"
+        : m.variant == "fftw"
+            ? "FFTW (CPU)"
+            : "transfers 2^" + std::to_string(m.chunk_log2) +
+                  (m.devices > 1 ? ", " + std::to_string(m.devices) + " devices"
+                                 : std::string());
+    std::cout << "  " << name
+              << std::string(name.size() < 18 ? 18 - name.size() : 1, ' ');
     if (!m.ok()) {
         std::cout << m.status << ": " << m.note << std::endl;
         return;
@@ -1808,11 +1835,14 @@ void bench::print_conv(const conv_cell& c) const
     std::cout << std::flush;
 }
 
-const filter_measurement*
-bench::find(size_t row, const std::string& variant, size_t chunk_log2) const
+const filter_measurement* bench::find(size_t row,
+                                      const std::string& variant,
+                                      size_t chunk_log2,
+                                      size_t devices) const
 {
     for (const auto& m : d_filter)
-        if (m.row == row && m.variant == variant && m.chunk_log2 == chunk_log2)
+        if (m.row == row && m.variant == variant && m.chunk_log2 == chunk_log2 &&
+            m.devices == devices)
             return &m;
     return nullptr;
 }
@@ -1947,8 +1977,31 @@ void bench::print_filter_table() const
             std::cout << "  " << d_rows[m.row].describe() << " " << m.variant
                       << (m.variant == "transfers" ? " 2^" + std::to_string(m.chunk_log2)
                                                    : "")
+                      << (m.devices > 1 ? " on " + std::to_string(m.devices) + " devices"
+                                        : "")
                       << ": " << m.status << ": " << m.note << "\n";
     std::cout << std::flush;
+}
+
+void bench::print_device_scaling() const
+{
+    std::vector<scaling_line> lines;
+    for (size_t i = 0; i < d_rows.size(); ++i)
+        for (size_t c : d_opt.chunk_log2) {
+            scaling_line line{ d_rows[i].describe() + ", 2^" + std::to_string(c), {} };
+            for (size_t n = 1; n <= d_devices.size(); ++n) {
+                const filter_measurement* t = find(i, "transfers", c, n);
+                line.rates.push_back(t && t->ok() ? t->msps() : nan_value);
+            }
+            lines.push_back(line);
+        }
+    print_scaling("FIR filter with transfers over several devices "
+                  "(core::multi_device_pipeline, depth " +
+                      std::to_string(d_opt.depth) +
+                      " per device): input Msamples/s with the first 1, 2, ... "
+                      "devices, chunks of 2^C samples",
+                  d_devices,
+                  lines);
 }
 
 void bench::print_conv_table() const
@@ -2030,6 +2083,7 @@ void bench::write_csv()
                                                "fft_size",
                                                "variant",
                                                "chunk",
+                                               "devices",
                                                "pairs_per_call",
                                                "pairs_timed",
                                                "samples",
@@ -2109,8 +2163,10 @@ void bench::write_csv()
                                                       { "setup_ms",
                                                         csv_number(m.setup_ms) },
                                                       { "note", m.note } };
-        if (m.variant == "transfers")
+        if (m.variant == "transfers") {
             fields["chunk"] = std::to_string(size_t(1) << m.chunk_log2);
+            fields["devices"] = std::to_string(m.devices);
+        }
         if (m.fft_size)
             fields["fft_size"] = std::to_string(m.fft_size);
         if (m.ok()) {
@@ -2227,6 +2283,8 @@ int bench::run()
         write_csv();
     if (d_opt.filter)
         print_filter_table();
+    if (d_opt.filter && d_opt.transfers && d_devices.size() > 1)
+        print_device_scaling();
     if (d_opt.conv)
         print_conv_table();
 

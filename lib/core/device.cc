@@ -132,73 +132,192 @@ std::string available_list(const std::vector<enumerated>& all)
     return s.str();
 }
 
-const enumerated* pick_by_type(const std::vector<enumerated>& all, cl_device_type type)
+const char* const single_forms =
+    "\"\" (automatic), \"gpu\", \"cpu\", \"accelerator\", \"P:D\" (platform and "
+    "device index, e.g. \"0:1\") or part of a device name";
+const char* const several_forms =
+    "\"all\", \"gpu:all\", \"cpu:all\", \"accelerator:all\" or a comma-separated "
+    "list of device strings (e.g. \"0:0,0:1\")";
+
+bool parse_type(const std::string& s, cl_device_type& type)
 {
-    for (const auto& e : all)
-        if (e.info.type & type)
-            return &e;
-    return nullptr;
+    if (s == "gpu")
+        type = CL_DEVICE_TYPE_GPU;
+    else if (s == "cpu")
+        type = CL_DEVICE_TYPE_CPU;
+    else if (s == "accelerator")
+        type = CL_DEVICE_TYPE_ACCELERATOR;
+    else
+        return false;
+    return true;
 }
 
-// Resolves spec against the enumerated devices; throws as documented in device.h.
+std::vector<const enumerated*> of_type(const std::vector<enumerated>& all,
+                                       cl_device_type type)
+{
+    std::vector<const enumerated*> found;
+    for (const auto& e : all)
+        if (e.info.type & type)
+            found.push_back(&e);
+    return found;
+}
+
+// The devices of the type "" prefers: GPUs, else accelerators, else CPUs, else all.
+std::vector<const enumerated*> automatic_choice(const std::vector<enumerated>& all)
+{
+    for (cl_device_type type :
+         { CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_CPU }) {
+        auto found = of_type(all, type);
+        if (!found.empty())
+            return found;
+    }
+    std::vector<const enumerated*> every;
+    for (const auto& e : all)
+        every.push_back(&e);
+    return every;
+}
+
+// Whether a (trimmed, lower-case) device string uses a several-device form.
+bool names_several(const std::string& spec)
+{
+    const std::string suffix = ":all";
+    return spec.find(',') != std::string::npos || spec == "all" ||
+           (spec.size() > suffix.size() &&
+            spec.compare(spec.size() - suffix.size(), suffix.size(), suffix) == 0);
+}
+
+/*
+ * Resolves one device string of find_device()'s forms (trimmed, lower-case);
+ * `named` says where it came from and `allowed` what the forms are, for messages.
+ */
+const enumerated& resolve_one(const std::vector<enumerated>& all,
+                              const std::string& spec,
+                              const std::string& named,
+                              const std::string& allowed)
+{
+    cl_device_type type = 0;
+    size_t p = 0, d = 0;
+    if (spec.empty() || spec == "auto" || spec == "default")
+        return *automatic_choice(all).front();
+    if (parse_type(spec, type)) {
+        const auto found = of_type(all, type);
+        if (found.empty())
+            throw std::invalid_argument(
+                named + ": this machine has no " + spec +
+                " OpenCL device; available:" + available_list(all));
+        return *found.front();
+    }
+    if (spec.find(':') != std::string::npos) {
+        if (!parse_index_pair(spec, p, d))
+            throw std::invalid_argument(named + " is malformed: use " + allowed +
+                                        "; available:" + available_list(all));
+        for (const auto& e : all)
+            if (e.info.platform_index == p && e.info.device_index == d)
+                return e;
+        throw std::invalid_argument(
+            named + ": no such platform:device; available:" + available_list(all));
+    }
+    for (const auto& e : all)
+        if (lower(e.info.name).find(spec) != std::string::npos ||
+            lower(e.info.platform_name).find(spec) != std::string::npos)
+            return e;
+    throw std::invalid_argument(
+        named + " matches no OpenCL device name; available:" + available_list(all));
+}
+
+// One entry of a several-device string: "all", "TYPE:all" or a single device.
+std::vector<const enumerated*> resolve_entry(const std::vector<enumerated>& all,
+                                             const std::string& entry,
+                                             const std::string& named,
+                                             const std::string& allowed)
+{
+    if (entry == "all")
+        return automatic_choice(all);
+    const size_t colon = entry.rfind(':');
+    if (colon != std::string::npos && entry.substr(colon + 1) == "all") {
+        const std::string type_name = entry.substr(0, colon);
+        cl_device_type type = 0;
+        if (!parse_type(type_name, type))
+            throw std::invalid_argument(named +
+                                        " is malformed: \":all\" follows gpu, "
+                                        "cpu or accelerator; use " +
+                                        allowed + "; available:" + available_list(all));
+        auto found = of_type(all, type);
+        if (found.empty())
+            throw std::invalid_argument(
+                named + ": this machine has no " + type_name +
+                " OpenCL device; available:" + available_list(all));
+        return found;
+    }
+    return { &resolve_one(all, entry, named, allowed) };
+}
+
+// Where a device string came from, so that a bad WIDEBAND_DEVICE is recognisable.
+std::string origin(const std::string& requested, const std::string& effective)
+{
+    return effective == requested ? "device \"" + requested + "\""
+                                  : "WIDEBAND_DEVICE=\"" + effective + "\"";
+}
+
+// Resolves a device string naming one device; throws as documented in device.h.
 const enumerated& resolve(const std::vector<enumerated>& all,
                           const std::string& requested)
 {
     const std::string effective = effective_device_spec(requested);
     const std::string spec = lower(trim(effective));
-    // Name where the string came from, so a bad WIDEBAND_DEVICE is recognisable.
-    const std::string named = effective == requested
-                                  ? "device \"" + requested + "\""
-                                  : "WIDEBAND_DEVICE=\"" + effective + "\"";
+    const std::string named = origin(requested, effective);
     if (all.empty())
         throw std::runtime_error(std::string("gr-wideband: ") + no_platform_help);
+    if (names_several(spec))
+        throw std::invalid_argument(named +
+                                    " names several devices, but one is needed here: "
+                                    "use " +
+                                    std::string(single_forms) +
+                                    "; available:" + available_list(all));
+    return resolve_one(all, spec, named, single_forms);
+}
 
-    const enumerated* found = nullptr;
-    size_t p = 0, d = 0;
-    if (spec.empty() || spec == "auto" || spec == "default") {
-        found = pick_by_type(all, CL_DEVICE_TYPE_GPU);
-        if (!found)
-            found = pick_by_type(all, CL_DEVICE_TYPE_ACCELERATOR);
-        if (!found)
-            found = pick_by_type(all, CL_DEVICE_TYPE_CPU);
-        if (!found)
-            found = &all.front();
-    } else if (spec == "gpu" || spec == "cpu" || spec == "accelerator") {
-        const cl_device_type type = spec == "gpu"   ? CL_DEVICE_TYPE_GPU
-                                    : spec == "cpu" ? CL_DEVICE_TYPE_CPU
-                                                    : CL_DEVICE_TYPE_ACCELERATOR;
-        found = pick_by_type(all, type);
-        if (!found)
-            throw std::invalid_argument(
-                named + ": this machine has no " + spec +
-                " OpenCL device; available:" + available_list(all));
-    } else if (spec.find(':') != std::string::npos) {
-        if (!parse_index_pair(spec, p, d))
-            throw std::invalid_argument(named +
-                                        " is malformed: use \"\" (automatic), \"gpu\", "
-                                        "\"cpu\", \"accelerator\", "
-                                        "\"P:D\" (platform and device index, e.g. "
-                                        "\"0:1\") or part of a device name; available:" +
-                                        available_list(all));
-        for (const auto& e : all)
-            if (e.info.platform_index == p && e.info.device_index == d)
-                found = &e;
-        if (!found)
-            throw std::invalid_argument(
-                named + ": no such platform:device; available:" + available_list(all));
-    } else {
-        for (const auto& e : all)
-            if (lower(e.info.name).find(spec) != std::string::npos ||
-                lower(e.info.platform_name).find(spec) != std::string::npos) {
-                found = &e;
-                break;
-            }
-        if (!found)
-            throw std::invalid_argument(
-                named +
-                " matches no OpenCL device name; available:" + available_list(all));
+// Resolves a device string naming one or more devices (find_devices()).
+std::vector<const enumerated*> resolve_several(const std::vector<enumerated>& all,
+                                               const std::string& requested)
+{
+    const std::string effective = effective_device_spec(requested);
+    const std::string spec = lower(trim(effective));
+    const std::string named = origin(requested, effective);
+    if (all.empty())
+        throw std::runtime_error(std::string("gr-wideband: ") + no_platform_help);
+    const std::string allowed =
+        std::string(single_forms) + ", or for several devices " + several_forms;
+    if (!names_several(spec))
+        return { &resolve_one(all, spec, named, allowed) };
+
+    std::vector<std::string> entries;
+    std::stringstream list(spec);
+    for (std::string entry; std::getline(list, entry, ',');)
+        entries.push_back(trim(entry));
+    if (spec.back() == ',') // getline drops a trailing empty entry
+        entries.push_back("");
+    std::vector<const enumerated*> devices;
+    std::vector<std::string> named_by; // the entry of each device
+    for (const std::string& entry : entries) {
+        if (entry.empty())
+            throw std::invalid_argument(named + " has an empty entry: use " + allowed +
+                                        "; available:" + available_list(all));
+        const std::string entry_named =
+            entries.size() > 1 ? named + ", entry \"" + entry + "\"" : named;
+        for (const enumerated* e : resolve_entry(all, entry, entry_named, allowed)) {
+            const auto seen = std::find(devices.begin(), devices.end(), e);
+            if (seen != devices.end())
+                throw std::invalid_argument(
+                    named + " names " + e->info.address() + " (" + e->info.name +
+                    ") twice, as \"" + named_by[size_t(seen - devices.begin())] +
+                    "\" and as \"" + entry +
+                    "\": name each device once; available:" + available_list(all));
+            devices.push_back(e);
+            named_by.push_back(entry);
+        }
     }
-    return *found;
+    return devices;
 }
 
 } // namespace
@@ -243,16 +362,24 @@ device_info find_device(const std::string& spec)
     return resolve(all, spec).info;
 }
 
-device_context::sptr device_context::get(const std::string& spec)
+std::vector<device_info> find_devices(const std::string& spec)
 {
-    // One context per device for the life of the process. Deliberately never
-    // destroyed: releasing OpenCL objects during static destruction, after
-    // some ICDs have unloaded, crashes at exit.
-    static std::mutex registry_mutex;
-    static auto* registry = new std::map<std::string, sptr>();
-
     const auto all = enumerate();
-    const enumerated& e = resolve(all, spec);
+    std::vector<device_info> found;
+    for (const enumerated* e : resolve_several(all, spec))
+        found.push_back(e->info);
+    return found;
+}
+
+namespace {
+
+// The one context of a device for the life of the process. Deliberately never
+// destroyed: releasing OpenCL objects during static destruction, after some
+// ICDs have unloaded, crashes at exit.
+device_context::sptr context_of(const enumerated& e)
+{
+    static std::mutex registry_mutex;
+    static auto* registry = new std::map<std::string, device_context::sptr>();
     // Indices can shift when ICDs change between runs, never within one.
     const std::string key = e.info.address() + "|" + e.info.name;
     std::lock_guard<std::mutex> lock(registry_mutex);
@@ -262,6 +389,23 @@ device_context::sptr device_context::get(const std::string& spec)
     auto ctx = std::make_shared<device_context>(e.info, e.device);
     registry->emplace(key, ctx);
     return ctx;
+}
+
+} // namespace
+
+device_context::sptr device_context::get(const std::string& spec)
+{
+    const auto all = enumerate();
+    return context_of(resolve(all, spec));
+}
+
+std::vector<device_context::sptr> device_context::get_all(const std::string& spec)
+{
+    const auto all = enumerate();
+    std::vector<sptr> contexts;
+    for (const enumerated* e : resolve_several(all, spec))
+        contexts.push_back(context_of(*e));
+    return contexts;
 }
 
 device_context::device_context(const device_info& info, const cl::Device& device)

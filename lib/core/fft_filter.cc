@@ -278,6 +278,13 @@ void fft_filter::set_taps(const std::vector<std::complex<float>>& taps)
 
 void fft_filter::reset() { d_impl->window->reset(); }
 
+size_t fft_filter::history_samples() const { return d_impl->window->history(); }
+
+size_t fft_filter::continue_at(uint64_t position)
+{
+    return d_impl->window->continue_with(size_t(position % d_impl->D));
+}
+
 } // namespace core
 } // namespace wideband
 } // namespace gr

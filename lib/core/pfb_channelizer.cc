@@ -380,6 +380,14 @@ void pfb_channelizer::reset()
     d_impl->window->reset();
 }
 
+size_t pfb_channelizer::history_samples() const { return d_impl->window->history(); }
+
+size_t pfb_channelizer::continue_at(uint64_t position)
+{
+    d_impl->frames_done = position / d_impl->D;
+    return d_impl->window->continue_with(size_t(position % d_impl->D));
+}
+
 } // namespace core
 } // namespace wideband
 } // namespace gr

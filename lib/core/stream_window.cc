@@ -8,6 +8,7 @@
 #include "stream_window.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace gr {
 namespace wideband {
@@ -78,8 +79,24 @@ void stream_window::reset()
     d_pending = history_move{ cl::Buffer(), 0, 0, keep() };
 }
 
+size_t stream_window::continue_with(size_t leftover)
+{
+    // The last call that carried its state may still be copying it into the
+    // window the caller is about to write: fresh windows keep them apart.
+    if (d_carried && !d_split)
+        allocate(d_capacity);
+    d_split = d_continued = true;
+    d_leftover = leftover;
+    d_pending.reset();
+    return keep();
+}
+
 void stream_window::prepare(const cl::CommandQueue& queue, std::vector<cl::Event>& deps)
 {
+    if (d_split && !d_continued)
+        throw std::logic_error("stream_window: a call of a split stream without "
+                               "continue_at() before it");
+    d_continued = false;
     if (!d_pending)
         return;
     cl::Event event;
@@ -116,7 +133,7 @@ void stream_window::advance(const cl::CommandQueue& queue,
     d_leftover = d_leftover + samples - consumed;
     const size_t keep_after = keep();
     const int other = 1 - d_current;
-    if (keep_after > 0)
+    if (keep_after > 0 && !d_split) {
         queue.enqueueCopyBuffer(d_window[d_current],
                                 d_window[other],
                                 (total - keep_after) * 8,
@@ -124,8 +141,10 @@ void stream_window::advance(const cl::CommandQueue& queue,
                                 keep_after * 8,
                                 deps.empty() ? nullptr : &deps,
                                 &done);
-    else
+        d_carried = true;
+    } else {
         queue.enqueueMarkerWithWaitList(deps.empty() ? nullptr : &deps, &done);
+    }
     d_current = other;
 }
 

@@ -56,6 +56,14 @@ public:
     void set_history(size_t history, size_t tail = 0);
     //! Zero history and leftover from the next call on.
     void reset();
+    /*!
+     * For a stream split over several engines (splittable_engine::continue_at()):
+     * the next call's history and leftover (\p leftover samples past the stream
+     * position) come from the caller, who writes those keep() samples in front
+     * of the new ones, from element 0 of the window. From then on no call carries
+     * anything over to the next, so every call needs this first. Returns keep().
+     */
+    size_t continue_with(size_t leftover);
     //! Enqueues the pending history work on \p queue after \p deps (updated).
     void prepare(const cl::CommandQueue& queue, std::vector<cl::Event>& deps);
     /*!
@@ -87,6 +95,9 @@ private:
     size_t d_capacity = 0;
     int d_current = 0;
     std::optional<history_move> d_pending;
+    bool d_carried = false;   // a call has copied its state to the other window
+    bool d_split = false;     // continue_with() gives each call its state
+    bool d_continued = false; // ... and has given the next call's
 };
 
 } // namespace core

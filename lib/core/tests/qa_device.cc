@@ -14,6 +14,7 @@
 #include <gnuradio/wideband/core/fft_plan.h>
 
 #include <unistd.h>
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -313,4 +314,158 @@ BOOST_AUTO_TEST_CASE(cl_error_names)
     BOOST_TEST(core::cl_error_name(CL_OUT_OF_RESOURCES) == "CL_OUT_OF_RESOURCES (-5)");
     BOOST_TEST(core::cl_error_name(-1001) == "CL_PLATFORM_NOT_FOUND_KHR (-1001)");
     BOOST_TEST(core::cl_error_name(-12345).find("-12345") != std::string::npos);
+}
+
+// ---- device strings naming several devices (find_devices, get_all) --------
+
+namespace {
+
+std::vector<std::string> addresses(const std::vector<core::device_info>& devices)
+{
+    std::vector<std::string> a;
+    for (const auto& d : devices)
+        a.push_back(d.address());
+    return a;
+}
+
+std::vector<std::string> addresses_of_type(cl_device_type type)
+{
+    std::vector<std::string> a;
+    for (const auto& d : core::list_devices())
+        if (d.type & type)
+            a.push_back(d.address());
+    return a;
+}
+
+// find_devices(spec) throws std::invalid_argument naming spec, containing
+// `reason` and listing every device.
+void check_several_rejected(const std::string& spec, const std::string& reason)
+{
+    BOOST_TEST_CONTEXT("spec \"" << spec << "\"")
+    {
+        try {
+            core::find_devices(spec);
+            BOOST_ERROR("accepted");
+        } catch (const std::invalid_argument& e) {
+            const std::string message = e.what();
+            BOOST_TEST(message.find("\"" + spec + "\"") != std::string::npos, message);
+            BOOST_TEST(message.find(reason) != std::string::npos, message);
+            for (const auto& d : core::list_devices())
+                BOOST_TEST(lists(message, d), d.address() << " not listed: " << message);
+        }
+    }
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(single_device_strings_name_one_device_in_find_devices)
+{
+    const scoped_env no_override("WIDEBAND_DEVICE", std::nullopt);
+    for (const auto& d : devices()) {
+        const auto found = core::find_devices(d.address());
+        BOOST_TEST_REQUIRE(found.size() == 1u);
+        BOOST_TEST(same_device(found.front(), d));
+    }
+    const auto automatic = core::find_devices("");
+    BOOST_TEST_REQUIRE(automatic.size() == 1u);
+    BOOST_TEST(same_device(automatic.front(), core::find_device("")));
+}
+
+BOOST_AUTO_TEST_CASE(type_all_names_every_device_of_the_type)
+{
+    const std::pair<const char*, cl_device_type> types[] = {
+        { "gpu:all", CL_DEVICE_TYPE_GPU },
+        { "CPU:ALL", CL_DEVICE_TYPE_CPU },
+        { "accelerator:all", CL_DEVICE_TYPE_ACCELERATOR }
+    };
+    for (const auto& [spec, type] : types) {
+        const auto expected = addresses_of_type(type);
+        if (expected.empty())
+            check_several_rejected(spec, "this machine has no");
+        else
+            BOOST_TEST(addresses(core::find_devices(spec)) == expected, spec);
+    }
+    // "all": every device of the type the automatic choice prefers.
+    std::vector<std::string> expected;
+    for (cl_device_type type :
+         { CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_CPU })
+        if (expected.empty())
+            expected = addresses_of_type(type);
+    const auto all = core::find_devices("all");
+    BOOST_TEST(addresses(all) == expected);
+    BOOST_TEST(same_device(all.front(), core::find_device("auto")));
+}
+
+BOOST_AUTO_TEST_CASE(lists_name_their_devices_in_order)
+{
+    const auto all = devices();
+    std::string forward, backward;
+    for (size_t i = 0; i < all.size(); ++i) {
+        forward += (i ? "," : "") + all[i].address();
+        backward += (i ? ", " : "") + all[all.size() - 1 - i].address();
+    }
+    BOOST_TEST(addresses(core::find_devices(forward)) == addresses(all), forward);
+    auto reversed = addresses(all);
+    std::reverse(reversed.begin(), reversed.end());
+    BOOST_TEST(addresses(core::find_devices(backward)) == reversed, backward);
+
+    // One context per device, shared with get().
+    const auto contexts = core::device_context::get_all(backward);
+    BOOST_TEST_REQUIRE(contexts.size() == all.size());
+    for (size_t i = 0; i < all.size(); ++i)
+        BOOST_TEST(contexts[i] == core::device_context::get(reversed[i]));
+}
+
+BOOST_AUTO_TEST_CASE(bad_lists_are_rejected_saying_why)
+{
+    const auto all = devices();
+    const std::string first = all.front().address();
+    check_several_rejected(first + "," + first, "twice");
+    check_several_rejected("all," + core::find_device("auto").address(), "twice");
+    check_several_rejected(first + ",,", "empty entry");
+    check_several_rejected("," + first, "empty entry");
+    check_several_rejected(",", "empty entry");
+    check_several_rejected("fast:all", "\":all\" follows gpu, cpu or accelerator");
+    check_several_rejected(first + ",99:0", "entry \"99:0\": no such platform:device");
+    check_several_rejected(first + ",x:1", "entry \"x:1\" is malformed");
+    check_several_rejected(first + ",no such device name", "matches no OpenCL device");
+}
+
+BOOST_AUTO_TEST_CASE(single_device_functions_reject_several_devices)
+{
+    const std::string first = devices().front().address();
+    const std::vector<std::string> specs = { "all", "cpu:all", first + "," + first };
+    for (const std::string& spec : specs) {
+        check_rejected_with_device_list(spec);
+        try {
+            core::device_context::get(spec);
+            BOOST_ERROR(spec << ": accepted");
+        } catch (const std::invalid_argument& e) {
+            BOOST_TEST(std::string(e.what()).find("names several devices") !=
+                           std::string::npos,
+                       e.what());
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(wideband_device_may_name_several_devices)
+{
+    const auto all = devices();
+    const scoped_env pick("WIDEBAND_DEVICE", all.back().address() + ",0:0");
+    if (all.size() == 1) { // the one device twice
+        BOOST_CHECK_THROW(core::find_devices(""), std::invalid_argument);
+        return;
+    }
+    const auto found = core::find_devices("");
+    BOOST_TEST_REQUIRE(found.size() == 2u);
+    BOOST_TEST(same_device(found[0], all.back()));
+    BOOST_TEST(same_device(found[1], all.front()));
+    // Single-device users name the variable in their message.
+    try {
+        core::find_device("");
+        BOOST_ERROR("accepted");
+    } catch (const std::invalid_argument& e) {
+        BOOST_TEST(std::string(e.what()).find("WIDEBAND_DEVICE=") != std::string::npos,
+                   e.what());
+    }
 }

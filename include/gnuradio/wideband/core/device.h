@@ -69,10 +69,28 @@ WIDEBAND_CORE_API std::vector<device_info> list_devices();
  *   "P:D"    platform index P, device index D (as listed by wideband_devices)
  *   text     the first device whose name (or platform name) contains the text
  *
- * \throws std::invalid_argument for a malformed string, or one no device matches
+ * \throws std::invalid_argument for a malformed string, one no device matches, or
+ *         one that names several devices (see find_devices())
  * \throws std::runtime_error when the machine has no OpenCL platform at all
  */
 WIDEBAND_CORE_API device_info find_device(const std::string& spec);
+
+/*!
+ * \brief Resolves a device string that may name several devices (for
+ * multi_device_pipeline), in the order given.
+ *
+ * Besides the forms of find_device(), which name one device each:
+ *   "all"    every device of the type "" picks: every GPU, else every
+ *            accelerator, else every CPU
+ *   "gpu:all", "cpu:all", "accelerator:all"   every device of that type
+ *   "A,B,..."  the devices of each comma-separated entry, each entry one of the
+ *            forms above (e.g. "0:0,0:1"); no device may appear twice
+ *
+ * \throws std::invalid_argument for a malformed string, an empty entry, an
+ *         entry no device matches or a device named twice
+ * \throws std::runtime_error when the machine has no OpenCL platform at all
+ */
+WIDEBAND_CORE_API std::vector<device_info> find_devices(const std::string& spec);
 
 /*!
  * \brief The device string in effect for \p spec: WIDEBAND_DEVICE when \p spec is
@@ -98,6 +116,9 @@ public:
 
     //! The context of the device that \p spec names (see find_device()).
     static sptr get(const std::string& spec = "");
+    //! The contexts of the devices that \p spec names (see find_devices()), one
+    //! for a single-device string.
+    static std::vector<sptr> get_all(const std::string& spec = "");
 
     const device_info& info() const { return d_info; }
     const cl::Context& context() const { return d_context; }

@@ -10,7 +10,7 @@
 
 #include <gnuradio/wideband/core/api.h>
 #include <gnuradio/wideband/core/device.h>
-#include <gnuradio/wideband/core/stream_pipeline.h>
+#include <gnuradio/wideband/core/multi_device_pipeline.h>
 
 #include <complex>
 #include <memory>
@@ -52,7 +52,7 @@ struct WIDEBAND_CORE_API fft_filter_options {
  * Use as pfb_channelizer: write new samples at input_region() (two input regions
  * alternate), then enqueue(). Not thread-safe.
  */
-class WIDEBAND_CORE_API fft_filter : public stream_engine
+class WIDEBAND_CORE_API fft_filter : public splittable_engine
 {
 public:
     /*!
@@ -65,7 +65,7 @@ public:
     fft_filter(const fft_filter&) = delete;
     fft_filter& operator=(const fft_filter&) = delete;
 
-    size_t decimation() const;
+    size_t decimation() const override;
     size_t fft_size() const;
     //! New samples per FFT block (a multiple of D).
     size_t block_step() const;
@@ -113,6 +113,10 @@ public:
                const cl::Buffer& output,
                const std::vector<cl::Event>& wait,
                cl::Event& done) override;
+
+    // splittable_engine: the history is taps - 1 samples.
+    size_t history_samples() const override;
+    size_t continue_at(uint64_t position) override;
 
     /*!
      * \brief The FFT length the filter picks for \p taps taps and decimation

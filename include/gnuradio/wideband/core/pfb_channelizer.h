@@ -11,7 +11,7 @@
 #include <gnuradio/wideband/core/api.h>
 #include <gnuradio/wideband/core/device.h>
 #include <gnuradio/wideband/core/fft_plan.h>
-#include <gnuradio/wideband/core/stream_pipeline.h>
+#include <gnuradio/wideband/core/multi_device_pipeline.h>
 
 #include <cstddef>
 #include <memory>
@@ -73,7 +73,7 @@ struct WIDEBAND_CORE_API pfb_channelizer_options {
  * the history) is enqueued by that enqueue(), on its queue, after its wait list.
  * Not thread-safe; the caller serialises its calls.
  */
-class WIDEBAND_CORE_API pfb_channelizer : public stream_engine
+class WIDEBAND_CORE_API pfb_channelizer : public splittable_engine
 {
 public:
     /*!
@@ -88,9 +88,9 @@ public:
     pfb_channelizer& operator=(const pfb_channelizer&) = delete;
 
     size_t channels() const;
-    size_t decimation() const;      //!< D = M / r input samples per frame
-    size_t taps_per_branch() const; //!< K = ceil(taps / M)
-    size_t outputs() const;         //!< mapped channels (output slots)
+    size_t decimation() const override; //!< D = M / r input samples per frame
+    size_t taps_per_branch() const;     //!< K = ceil(taps / M)
+    size_t outputs() const;             //!< mapped channels (output slots)
     size_t max_input_samples() const override;
     //! Frames one enqueue() of \p samples new samples produces.
     size_t frames_for(size_t samples) const;
@@ -142,6 +142,11 @@ public:
     void set_channel_map(const std::vector<size_t>& channel_map);
     //! Back to zero history, as at construction, from the next enqueue() on.
     void reset();
+
+    // splittable_engine: the history is K*M - D samples; continue_at() also
+    // sets the frame count, which the commutator position follows.
+    size_t history_samples() const override;
+    size_t continue_at(uint64_t position) override;
 
 private:
     class impl;

@@ -1,0 +1,149 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_WIDEBAND_CORE_MULTI_DEVICE_PIPELINE_H
+#define INCLUDED_WIDEBAND_CORE_MULTI_DEVICE_PIPELINE_H
+
+#include <gnuradio/wideband/core/api.h>
+#include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/stream_pipeline.h>
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+/*!
+ * \brief A streaming engine whose stream can be split over several engines:
+ * a call can start anywhere in the stream, with the state it needs (the filter
+ * history and the samples short of an output step) written by the caller
+ * instead of carried over from the engine's last call.
+ */
+class WIDEBAND_CORE_API splittable_engine : public stream_engine
+{
+public:
+    //! Input samples per output step (the channelizer's frame, the filter's
+    //! decimation).
+    virtual size_t decimation() const = 0;
+    //! Input samples before an output step that its outputs depend on.
+    virtual size_t history_samples() const = 0;
+    /*!
+     * \brief The next call continues the stream after \p position input samples
+     * with the state the caller writes, not the one of the engine's last call.
+     *
+     * Returns the number of samples, history_samples() + position %
+     * decimation(), that the caller writes in front of the call's new samples,
+     * i.e. ending at input_region().offset: the stream's samples right before
+     * \p position (zeros before its start). From the first continue_at() on the
+     * engine carries nothing from one call to the next, so every call needs one.
+     */
+    virtual size_t continue_at(uint64_t position) = 0;
+};
+
+/*!
+ * \brief stream_pipeline over several devices: consecutive chunks go to the
+ * devices in turn, their outputs come back in submission order, and the output
+ * equals that of one engine behind one stream_pipeline.
+ *
+ * One engine and one stream_pipeline (\p depth chunks in flight) per device.
+ * As each engine sees only every N-th chunk, the pipeline keeps the last
+ * history_samples() + decimation() - 1 input samples on the host and, with each
+ * chunk, writes the ones the chunk needs in front of it on its device
+ * (splittable_engine::continue_at()), on the device's compute queue, before the
+ * engine runs. That overlap is the cost of the split: history + (position mod
+ * D) samples more to the device per chunk. Samples the single engine would no
+ * longer hold after set_taps() grows its history count as zero here as there.
+ *
+ * With one engine the pipeline is a plain stream_pipeline on it: no history is
+ * sent and nothing else differs.
+ *
+ * The caller owns the engines and keeps them configured alike: set_taps(),
+ * set_channel_map() and the like go to every engine, between submissions.
+ * Not thread-safe, as stream_pipeline.
+ */
+class WIDEBAND_CORE_API multi_device_pipeline
+{
+public:
+    /*!
+     * \p engines[i] runs on \p contexts[i] (its own device; a context may
+     * repeat, then engines share that device).
+     *
+     * \throws std::invalid_argument for no engines, counts of contexts and
+     *         engines that differ, a null or repeated engine, a null context,
+     *         or engines whose decimation or max_input_samples() differ
+     */
+    multi_device_pipeline(const std::vector<device_context::sptr>& contexts,
+                          const std::vector<splittable_engine*>& engines,
+                          size_t depth = 2);
+    ~multi_device_pipeline();
+
+    multi_device_pipeline(const multi_device_pipeline&) = delete;
+    multi_device_pipeline& operator=(const multi_device_pipeline&) = delete;
+
+    //! Engines (devices) the chunks are spread over.
+    size_t devices() const { return d_lanes.size(); }
+    //! The most samples a chunk may have: the engines' max_input_samples().
+    size_t max_input_samples() const;
+
+    //! True when another chunk can be submitted (fewer than depth * devices()
+    //! in flight).
+    bool can_submit() const;
+    //! Chunks submitted and not yet popped.
+    size_t in_flight() const { return d_order.size(); }
+    /*!
+     * \brief Starts the next chunk of \p samples samples from \p input (host
+     * memory, read before the call returns) on the next device. Requires
+     * can_submit() and samples <= max_input_samples(). Returns the output
+     * elements the chunk will have.
+     *
+     * \throws std::logic_error when the engines' history lengths differ (a
+     *         setting applied to some engines only)
+     */
+    size_t submit(const std::complex<float>* input, size_t samples);
+
+    //! True when the oldest chunk's output is on the host.
+    bool oldest_ready() const;
+    //! Waits until the oldest chunk's output is on the host.
+    void wait_oldest();
+    //! The oldest chunk's output (after wait_oldest() or oldest_ready()).
+    const std::complex<float>* oldest() const;
+    size_t oldest_elements() const;
+    //! Releases the oldest chunk.
+    void pop();
+    //! Waits for everything in flight on every device and drops it.
+    void discard();
+
+private:
+    class lane;
+
+    const lane& oldest_lane() const;
+    bool split() const { return d_lanes.size() > 1; }
+    //! Zeros all but the last \p kept samples of the tail.
+    void forget_before(size_t kept);
+    //! Appends a chunk to the tail, keeping its last \p keep samples.
+    void remember(const std::complex<float>* input, size_t samples, size_t keep);
+
+    std::vector<std::unique_ptr<lane>> d_lanes;
+    std::deque<size_t> d_order; // lane of each chunk in flight, oldest first
+    size_t d_next = 0;          // lane of the next chunk
+    uint64_t d_position = 0;    // samples submitted
+    // The last input samples, zeros where the single engine would hold none.
+    std::vector<std::complex<float>> d_tail;
+    size_t d_last_history = 0; // the engines' history_samples() at the last chunk
+};
+
+} // namespace core
+} // namespace wideband
+} // namespace gr
+
+#endif /* INCLUDED_WIDEBAND_CORE_MULTI_DEVICE_PIPELINE_H */

@@ -1,0 +1,248 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include <gnuradio/wideband/core/multi_device_pipeline.h>
+#include <gnuradio/wideband/core/pinned_buffer.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+using cfloat = std::complex<float>;
+
+/*
+ * One device: its engine, and its stream_pipeline. When the stream is split,
+ * the pipeline drives the lane itself, which first writes the chunk's lead
+ * (the samples before it) in front of the chunk, on the compute queue, then
+ * runs the engine.
+ */
+class multi_device_pipeline::lane : public stream_engine
+{
+    struct staging {
+        std::unique_ptr<pinned_buffer> buffer;
+        cl::Event written;
+    };
+
+    device_context::sptr d_context;
+    std::vector<staging> d_staging; // one per chunk in flight
+    size_t d_next_staging = 0;
+    staging* d_current = nullptr;
+    size_t d_lead = 0;
+
+public:
+    lane(device_context::sptr context,
+         splittable_engine& device_engine,
+         size_t depth,
+         bool split)
+        : d_context(std::move(context)),
+          d_staging(std::max<size_t>(depth, 1)), // as stream_pipeline's slots
+          engine(device_engine),
+          pipeline(new stream_pipeline(d_context,
+                                       split ? static_cast<stream_engine&>(*this)
+                                             : device_engine,
+                                       depth))
+    {
+    }
+
+    splittable_engine& engine;
+    // Last, so that it is destroyed first: its destructor waits for the
+    // writes that read the staging buffers.
+    const std::unique_ptr<stream_pipeline> pipeline;
+
+    //! The next call's lead: the last \p lead samples of \p tail, zeros before it.
+    void stage_lead(const std::vector<cfloat>& tail, size_t lead)
+    {
+        d_lead = lead;
+        if (lead == 0)
+            return;
+        d_current = &d_staging[d_next_staging];
+        d_next_staging = (d_next_staging + 1) % d_staging.size();
+        // The write that used it is depth calls back, long done unless pop()
+        // came before the output was ready.
+        if (d_current->written() != nullptr)
+            d_current->written.wait();
+        if (!d_current->buffer || d_current->buffer->size() < lead * sizeof(cfloat))
+            d_current->buffer.reset(new pinned_buffer(d_context, lead * sizeof(cfloat)));
+        cfloat* to = static_cast<cfloat*>(d_current->buffer->data());
+        const size_t known = std::min(lead, tail.size());
+        std::fill(to, to + lead - known, cfloat(0));
+        std::copy(tail.end() - known, tail.end(), to + lead - known);
+    }
+
+    region input_region() const override { return engine.input_region(); }
+    size_t max_input_samples() const override { return engine.max_input_samples(); }
+    size_t max_output_elements() const override { return engine.max_output_elements(); }
+    size_t input_regions() const override { return engine.input_regions(); }
+    size_t run(const cl::CommandQueue& queue,
+               size_t samples,
+               const cl::Buffer& output,
+               const std::vector<cl::Event>& wait,
+               cl::Event& done) override
+    {
+        if (d_lead > 0) {
+            // In-order queue: after the engine's earlier calls, before this one.
+            const region r = engine.input_region();
+            queue.enqueueWriteBuffer(r.buffer,
+                                     CL_FALSE,
+                                     (r.offset - d_lead) * sizeof(cfloat),
+                                     d_lead * sizeof(cfloat),
+                                     d_current->buffer->data(),
+                                     nullptr,
+                                     &d_current->written);
+        }
+        return engine.run(queue, samples, output, wait, done);
+    }
+};
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what)
+{
+    throw std::invalid_argument("multi_device_pipeline: " + what);
+}
+
+} // namespace
+
+multi_device_pipeline::multi_device_pipeline(
+    const std::vector<device_context::sptr>& contexts,
+    const std::vector<splittable_engine*>& engines,
+    size_t depth)
+{
+    if (engines.empty())
+        fail("no engines: give one engine per device");
+    if (contexts.size() != engines.size())
+        fail(std::to_string(contexts.size()) + " device contexts for " +
+             std::to_string(engines.size()) + " engines: give one context per engine");
+    for (size_t i = 0; i < engines.size(); ++i) {
+        if (!engines[i] || !contexts[i])
+            fail("engine or context " + std::to_string(i) + " is null");
+        if (std::find(engines.begin(), engines.begin() + i, engines[i]) !=
+            engines.begin() + i)
+            fail("engine " + std::to_string(i) +
+                 " appears twice: each device needs its own engine");
+        if (engines[i]->decimation() != engines[0]->decimation() ||
+            engines[i]->max_input_samples() != engines[0]->max_input_samples())
+            fail("engine " + std::to_string(i) + " differs from engine 0 (decimation " +
+                 std::to_string(engines[i]->decimation()) + " vs " +
+                 std::to_string(engines[0]->decimation()) + ", max_input_samples " +
+                 std::to_string(engines[i]->max_input_samples()) + " vs " +
+                 std::to_string(engines[0]->max_input_samples()) +
+                 "): configure every engine alike");
+    }
+    const bool split = engines.size() > 1;
+    for (size_t i = 0; i < engines.size(); ++i)
+        d_lanes.emplace_back(new lane(contexts[i], *engines[i], depth, split));
+    d_last_history = engines[0]->history_samples();
+}
+
+multi_device_pipeline::~multi_device_pipeline() = default;
+
+size_t multi_device_pipeline::max_input_samples() const
+{
+    return d_lanes.front()->engine.max_input_samples();
+}
+
+bool multi_device_pipeline::can_submit() const
+{
+    return d_lanes[d_next]->pipeline->can_submit();
+}
+
+void multi_device_pipeline::forget_before(size_t kept)
+{
+    if (d_tail.size() > kept)
+        std::fill(d_tail.begin(), d_tail.end() - kept, cfloat(0));
+}
+
+void multi_device_pipeline::remember(const cfloat* input, size_t samples, size_t keep)
+{
+    const size_t from_input = std::min(samples, keep);
+    const size_t from_tail = std::min(keep - from_input, d_tail.size());
+    d_tail.erase(d_tail.begin(), d_tail.end() - from_tail);
+    d_tail.insert(d_tail.end(), input + samples - from_input, input + samples);
+}
+
+size_t multi_device_pipeline::submit(const cfloat* input, size_t samples)
+{
+    if (!can_submit())
+        throw std::logic_error(
+            "multi_device_pipeline: submit() with every slot in flight");
+    lane& next = *d_lanes[d_next];
+    size_t elements;
+    if (split()) {
+        if (samples > max_input_samples())
+            fail("chunk of " + std::to_string(samples) +
+                 " samples exceeds the engines' " + std::to_string(max_input_samples()));
+        const size_t history = next.engine.history_samples();
+        for (const auto& l : d_lanes)
+            if (l->engine.history_samples() != history)
+                throw std::logic_error(
+                    "multi_device_pipeline: the engines' histories differ (" +
+                    std::to_string(l->engine.history_samples()) + " and " +
+                    std::to_string(history) +
+                    " samples): apply set_taps() to every engine");
+        const size_t D = next.engine.decimation();
+        // A longer history: as in one engine, what it held before counts, the
+        // samples older than that are zero.
+        if (history > d_last_history)
+            forget_before(d_last_history + size_t(d_position % D));
+        d_last_history = history;
+        next.stage_lead(d_tail, next.engine.continue_at(d_position));
+        elements = next.pipeline->submit(input, samples);
+        remember(input, samples, history + D - 1);
+    } else {
+        elements = next.pipeline->submit(input, samples);
+    }
+    d_position += samples;
+    d_order.push_back(d_next);
+    d_next = (d_next + 1) % d_lanes.size();
+    return elements;
+}
+
+const multi_device_pipeline::lane& multi_device_pipeline::oldest_lane() const
+{
+    if (d_order.empty())
+        throw std::logic_error("multi_device_pipeline: nothing in flight");
+    return *d_lanes[d_order.front()];
+}
+
+bool multi_device_pipeline::oldest_ready() const
+{
+    return !d_order.empty() && oldest_lane().pipeline->oldest_ready();
+}
+
+void multi_device_pipeline::wait_oldest() { oldest_lane().pipeline->wait_oldest(); }
+
+const cfloat* multi_device_pipeline::oldest() const
+{
+    return oldest_lane().pipeline->oldest();
+}
+
+size_t multi_device_pipeline::oldest_elements() const
+{
+    return oldest_lane().pipeline->oldest_elements();
+}
+
+void multi_device_pipeline::pop()
+{
+    oldest_lane().pipeline->pop();
+    d_order.pop_front();
+}
+
+void multi_device_pipeline::discard()
+{
+    for (const auto& l : d_lanes)
+        l->pipeline->discard();
+    d_order.clear();
+}
+
+} // namespace core
+} // namespace wideband
+} // namespace gr

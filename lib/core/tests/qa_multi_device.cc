@@ -1,0 +1,395 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/*
+ * multi_device_pipeline: a stream split over several engines (one per device,
+ * chunks in turn) must give the output of one engine behind one
+ * stream_pipeline, chunk by chunk, for the channelizer and the FFT filter:
+ * channel counts, oversampling (r = 1, 2 and 16/12), channel subsets in both
+ * layouts, taps that are and are not a multiple of M, real and complex filter
+ * taps, decimation, many chunks of random sizes (0, 1, < D, the maximum), and
+ * set_taps() (longer and shorter histories) and set_channel_map() between
+ * chunks. The engines' correctness against float64 references is their own
+ * tests' job; this one compares the split with the single stream.
+ *
+ * Devices: those "" names, i.e. WIDEBAND_DEVICE (ctest sets "cpu:all" with
+ * PoCL's two pthread devices). With fewer devices than engines the devices
+ * repeat, so the split is exercised on one device too.
+ */
+
+#define BOOST_TEST_MODULE qa_multi_device
+#include <boost/test/unit_test.hpp>
+
+#include "conv_check.h"
+#include "stream_chunks.h"
+
+#include <gnuradio/wideband/core/fft_filter.h>
+#include <gnuradio/wideband/core/multi_device_pipeline.h>
+#include <gnuradio/wideband/core/pfb_channelizer.h>
+
+#include <map>
+#include <memory>
+
+using namespace conv_check;
+
+namespace {
+
+constexpr size_t depth = 2; // the blocks'
+// Per element, relative to the single stream's rms: split and single compute
+// each output from the same samples in the same kernel, so they agree to
+// rounding at most (bit for bit where the devices are alike).
+constexpr double tolerance = 1e-6;
+
+const std::vector<core::device_context::sptr>& devices()
+{
+    static const auto all = core::device_context::get_all("");
+    return all;
+}
+
+// The context of each of `engines` engines: the devices in turn.
+std::vector<core::device_context::sptr> contexts_for(size_t engines)
+{
+    std::vector<core::device_context::sptr> contexts;
+    for (size_t i = 0; i < engines; ++i)
+        contexts.push_back(devices()[i % devices().size()]);
+    return contexts;
+}
+
+// Logs the devices, the time and the kernels built (what the run time is).
+struct device_report {
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    void setup()
+    {
+        for (const auto& d : devices())
+            BOOST_TEST_MESSAGE("device " << d->info().address() << ": "
+                                         << d->info().name);
+    }
+    void teardown()
+    {
+        size_t compiled = 0, loaded = 0;
+        for (const auto& d : devices()) {
+            compiled += d->compilations();
+            loaded += d->disk_cache_loads();
+        }
+        BOOST_TEST_MESSAGE(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+                .count()
+            << " s; " << compiled << " kernel programs compiled, " << loaded
+            << " loaded from the disk cache, on " << devices().size() << " devices");
+    }
+};
+
+} // namespace
+
+BOOST_TEST_GLOBAL_FIXTURE(device_report);
+
+namespace {
+
+// A stream, its chunks, and the settings changes before some chunks (applied
+// to the single engine and to every split engine alike).
+template <class Engine>
+struct stream_case {
+    std::function<std::unique_ptr<Engine>(core::device_context::sptr)> make;
+    std::vector<cfloat> input;
+    std::vector<size_t> chunks;
+    std::map<size_t, std::function<void(Engine&)>> before_chunk;
+};
+
+struct stream_output {
+    std::vector<cfloat> samples;  // the chunks' outputs, in order
+    std::vector<size_t> elements; // per chunk
+};
+
+// Drives a pipeline as the blocks do: submits while a slot is free, else takes
+// the oldest chunk's output.
+template <class Pipeline, class Engine>
+stream_output run_stream(Pipeline& pipeline,
+                         const std::vector<Engine*>& engines,
+                         const stream_case<Engine>& c)
+{
+    stream_output out;
+    auto take_oldest = [&] {
+        pipeline.wait_oldest();
+        const cfloat* y = pipeline.oldest();
+        out.samples.insert(out.samples.end(), y, y + pipeline.oldest_elements());
+        out.elements.push_back(pipeline.oldest_elements());
+        pipeline.pop();
+    };
+    size_t position = 0;
+    for (size_t k = 0; k < c.chunks.size(); ++k) {
+        const auto change = c.before_chunk.find(k);
+        if (change != c.before_chunk.end())
+            for (Engine* e : engines)
+                change->second(*e);
+        while (!pipeline.can_submit())
+            take_oldest();
+        pipeline.submit(c.input.data() + position, c.chunks[k]);
+        position += c.chunks[k];
+    }
+    while (pipeline.in_flight() > 0)
+        take_oldest();
+    return out;
+}
+
+// The stream through one engine and stream_pipeline, and split over
+// `engines` engines by a multi_device_pipeline: the same output, chunk by chunk.
+template <class Engine>
+void check_split(const stream_case<Engine>& c, size_t engines, const std::string& what)
+{
+    BOOST_TEST_CONTEXT(what << ", " << c.chunks.size() << " chunks over " << engines
+                            << " engines")
+    {
+        const auto contexts = contexts_for(engines);
+        const auto single = c.make(contexts.front());
+        core::stream_pipeline reference(contexts.front(), *single, depth);
+        const stream_output expected =
+            run_stream(reference, std::vector<Engine*>{ single.get() }, c);
+
+        std::vector<std::unique_ptr<Engine>> owned;
+        std::vector<Engine*> typed;
+        std::vector<core::splittable_engine*> split_engines;
+        for (const auto& context : contexts) {
+            owned.push_back(c.make(context));
+            typed.push_back(owned.back().get());
+            split_engines.push_back(owned.back().get());
+        }
+        core::multi_device_pipeline split(contexts, split_engines, depth);
+        BOOST_TEST(split.devices() == engines);
+        const stream_output got = run_stream(split, typed, c);
+
+        BOOST_TEST(got.elements == expected.elements);
+        BOOST_TEST_REQUIRE(got.samples.size() == expected.samples.size());
+        BOOST_TEST_REQUIRE(!expected.samples.empty());
+        if (engines == 1) { // a plain stream_pipeline
+            check_identical(got.samples, expected.samples, what);
+            return;
+        }
+        double norm = 0, worst = 0;
+        size_t identical = 0, worst_at = 0;
+        for (size_t k = 0; k < got.samples.size(); ++k) {
+            norm += std::norm(expected.samples[k]);
+            const double e = std::abs(got.samples[k] - expected.samples[k]);
+            if (!(e <= worst)) {
+                worst = e;
+                worst_at = k;
+            }
+            identical +=
+                std::memcmp(&got.samples[k], &expected.samples[k], sizeof(cfloat)) == 0;
+        }
+        const double rms = std::sqrt(norm / double(got.samples.size()));
+        BOOST_TEST_MESSAGE(what << ": " << got.samples.size() << " outputs, " << identical
+                                << " bit-identical, worst difference " << worst / rms
+                                << " * rms");
+        BOOST_TEST(worst <= tolerance * rms,
+                   "output " << worst_at << ": " << got.samples[worst_at] << " vs "
+                             << expected.samples[worst_at] << " (single)");
+    }
+}
+
+// Random taps, scaled to keep the outputs near 1.
+std::vector<float> random_taps(size_t count, uint32_t seed)
+{
+    std::vector<float> taps = random_reals(count, seed);
+    for (auto& t : taps)
+        t /= std::sqrt(float(count));
+    return taps;
+}
+
+struct channelizer_setup {
+    size_t M;
+    double r;
+    size_t taps;
+    std::vector<size_t> map = {}; // empty: all
+    core::channel_layout layout = core::channel_layout::channel_major;
+};
+
+stream_case<core::pfb_channelizer>
+channelizer_case(const channelizer_setup& s, size_t total, uint32_t seed)
+{
+    core::pfb_channelizer_options o;
+    o.channels = s.M;
+    o.oversample_rate = s.r;
+    o.taps = random_taps(s.taps, seed);
+    o.channel_map = s.map;
+    o.layout = s.layout;
+    o.max_input_samples = 6 * s.M;
+    const size_t D = size_t(std::llround(double(s.M) / s.r));
+    stream_case<core::pfb_channelizer> c;
+    c.make = [o](core::device_context::sptr context) {
+        return std::make_unique<core::pfb_channelizer>(context, o);
+    };
+    c.input = random_signal(total, seed + 1);
+    c.chunks = random_chunks(total, D, o.max_input_samples / D * D, seed + 2);
+    return c;
+}
+
+std::vector<cfloat> complex_taps(size_t count, uint32_t seed)
+{
+    std::vector<cfloat> h = random_signal(count, seed);
+    for (auto& t : h)
+        t /= std::sqrt(float(count));
+    return h;
+}
+
+// fft_filter_ccf's taps: real.
+std::vector<cfloat> real_taps(size_t count, uint32_t seed)
+{
+    std::vector<cfloat> h;
+    for (float t : random_taps(count, seed))
+        h.emplace_back(t, 0.0f);
+    return h;
+}
+
+stream_case<core::fft_filter> filter_case(const std::vector<cfloat>& taps,
+                                          size_t decimation,
+                                          size_t total,
+                                          uint32_t seed)
+{
+    core::fft_filter_options o;
+    o.taps = taps;
+    o.decimation = decimation;
+    o.max_input_samples = 700;
+    stream_case<core::fft_filter> c;
+    c.make = [o](core::device_context::sptr context) {
+        return std::make_unique<core::fft_filter>(context, o);
+    };
+    c.input = random_signal(total, seed);
+    c.chunks = random_chunks(total, decimation, o.max_input_samples, seed + 1);
+    return c;
+}
+
+} // namespace
+
+// ---- the channelizer ------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(channelizer_critically_sampled_with_new_taps_and_map)
+{
+    // K = 4 -> 6 (a longer history: what one engine no longer held is zero)
+    // -> a channel subset.
+    auto c = channelizer_case({ 16, 1.0, 64 }, 6000, 10);
+    const size_t n = c.chunks.size();
+    c.before_chunk[n / 3] = [](core::pfb_channelizer& e) {
+        e.set_taps(random_taps(96, 11));
+    };
+    c.before_chunk[2 * n / 3] = [](core::pfb_channelizer& e) {
+        e.set_channel_map({ 3, 0, 15, 3 });
+    };
+    check_split(c, 2, "M=16 r=1, 64 -> 96 taps, then 4 channels");
+}
+
+BOOST_AUTO_TEST_CASE(channelizer_oversampled_taps_not_a_multiple_of_m)
+{
+    // K = 4 -> 3, taps not a multiple of M.
+    auto c = channelizer_case({ 16, 2.0, 53 }, 5000, 20);
+    c.before_chunk[c.chunks.size() / 2] = [](core::pfb_channelizer& e) {
+        e.set_taps(random_taps(41, 21));
+    };
+    check_split(c, 2, "M=16 r=2, 53 -> 41 taps");
+}
+
+BOOST_AUTO_TEST_CASE(channelizer_subsets_frame_major)
+{
+    auto c = channelizer_case(
+        { 64, 2.0, 175, { 5, 63, 0, 32, 5 }, core::channel_layout::frame_major },
+        12000,
+        30);
+    c.before_chunk[c.chunks.size() / 2] = [](core::pfb_channelizer& e) {
+        e.set_channel_map({ 1, 2, 62 });
+    };
+    check_split(c, 2, "M=64 r=2, 175 taps, frame-major subsets");
+}
+
+BOOST_AUTO_TEST_CASE(channelizer_subset_channel_major)
+{
+    auto c = channelizer_case({ 64, 1.0, 128, { 9, 40, 0 } }, 12000, 40);
+    check_split(c, 2, "M=64 r=1, 128 taps, 3 channels");
+}
+
+BOOST_AUTO_TEST_CASE(channelizer_frame_phase_over_three_engines)
+{
+    // D = 12 does not divide M = 16: the commutator phase of a frame depends on
+    // its index modulo 4, so each engine must know where its chunks start.
+    auto c = channelizer_case({ 16, 16.0 / 12.0, 64 }, 6000, 50);
+    check_split(c, 3, "M=16 r=16/12, 64 taps");
+}
+
+BOOST_AUTO_TEST_CASE(one_engine_is_a_plain_stream_pipeline)
+{
+    auto c = channelizer_case({ 16, 1.0, 64 }, 3000, 60);
+    c.before_chunk[c.chunks.size() / 2] = [](core::pfb_channelizer& e) {
+        e.set_taps(random_taps(96, 61));
+    };
+    check_split(c, 1, "M=16 r=1, one engine");
+}
+
+// ---- the FFT filter -------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(filter_real_taps_with_new_taps)
+{
+    // 37 -> 70 (longer history) -> 20 taps.
+    auto c = filter_case(real_taps(37, 70), 1, 8000, 71);
+    const size_t n = c.chunks.size();
+    c.before_chunk[n / 3] = [](core::fft_filter& e) { e.set_taps(real_taps(70, 72)); };
+    c.before_chunk[2 * n / 3] = [](core::fft_filter& e) {
+        e.set_taps(real_taps(20, 73));
+    };
+    check_split(c, 2, "ccf, 37 -> 70 -> 20 taps, D=1");
+}
+
+BOOST_AUTO_TEST_CASE(filter_complex_taps_decimating)
+{
+    auto c = filter_case(complex_taps(100, 80), 3, 9000, 81);
+    c.before_chunk[c.chunks.size() / 2] = [](core::fft_filter& e) {
+        e.set_taps(complex_taps(130, 82));
+    };
+    check_split(c, 2, "ccc, 100 -> 130 taps, D=3");
+    check_split(c, 3, "ccc, 100 -> 130 taps, D=3");
+}
+
+// ---- what the pipeline rejects -------------------------------------------
+
+BOOST_AUTO_TEST_CASE(invalid_engines_and_calls)
+{
+    const auto contexts = contexts_for(2);
+    auto make = [&](size_t i, size_t decimation) {
+        core::fft_filter_options o;
+        o.taps = real_taps(37, 70);
+        o.decimation = decimation;
+        o.max_input_samples = 700;
+        return std::make_unique<core::fft_filter>(contexts[i], o);
+    };
+    const auto a = make(0, 1), b = make(1, 1), decimating = make(1, 3);
+    using engines = std::vector<core::splittable_engine*>;
+    auto build = [](const std::vector<core::device_context::sptr>& c, const engines& e) {
+        return [=] { core::multi_device_pipeline p(c, e); };
+    };
+    check_rejected(build({}, {}), { "no engines" });
+    check_rejected(build(contexts, { a.get() }), { "2 device contexts for 1 engines" });
+    check_rejected(build(contexts, { a.get(), nullptr }), { "null" });
+    check_rejected(build({ contexts[0], nullptr }, { a.get(), b.get() }), { "null" });
+    check_rejected(build(contexts, { a.get(), a.get() }), { "appears twice" });
+    check_rejected(build(contexts, { a.get(), decimating.get() }),
+                   { "engine 1 differs", "decimation 3 vs 1" });
+
+    core::multi_device_pipeline p(contexts, { a.get(), b.get() });
+    BOOST_TEST(!p.oldest_ready());
+    BOOST_CHECK_THROW(p.wait_oldest(), std::logic_error);
+    BOOST_CHECK_THROW(p.oldest(), std::logic_error);
+    BOOST_CHECK_THROW(p.pop(), std::logic_error);
+    const std::vector<cfloat> x = random_signal(701, 90);
+    check_rejected([&] { p.submit(x.data(), 701); }, { "701 samples exceeds" });
+    BOOST_TEST(p.in_flight() == 0u);
+
+    b->set_taps(real_taps(50, 91)); // not applied to a
+    BOOST_CHECK_THROW(p.submit(x.data(), 100), std::logic_error);
+    a->set_taps(real_taps(50, 91));
+    p.submit(x.data(), 100);
+    p.wait_oldest();
+    BOOST_TEST(p.oldest_elements() == 100u);
+    p.discard();
+    BOOST_TEST(p.in_flight() == 0u);
+}
