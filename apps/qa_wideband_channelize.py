@@ -16,17 +16,24 @@ sets it to the build tree's test_modules)."""
 import json
 import math
 import os
+import queue
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
 
 import numpy as np
 
 APP = os.environ.get("WIDEBAND_CHANNELIZE") or os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "wideband_channelize")
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python",
+                             "wideband"))
+from stream_qa_helpers import consecutive_free_ports  # noqa: E402 (after its folder)
 
 
 def run_app(*args, cwd=None):
@@ -51,6 +58,13 @@ def table_rows(stdout):
         if m:
             rows[int(m.group(1))] = (float(m.group(3)), m.group(5) or "")
     return rows
+
+
+def read_lines(stream, lines):
+    """Puts each line of stream into the queue lines, then "" at its end."""
+    for line in stream:
+        lines.put(line)
+    lines.put("")
 
 
 class Case(unittest.TestCase):
@@ -247,6 +261,109 @@ class FileInputs(Case):
         self.check_tone(data[5], 0.0)
 
 
+class ZeroMQ(Case):
+    """--zmq over loopback: a PULL consumer on each printed endpoint receives its
+    channel, every sample in order, the same as the channel's recording."""
+
+    M = 16
+    N = 1 << 18
+
+    def start(self, channels, *args):
+        """Starts the program; returns {channel: endpoint} from the lines it prints
+        before it streams (it then waits for the consumers)."""
+        self.stderr = open(self.path("stderr.txt"), "w")
+        self.addCleanup(self.stderr.close)
+        self.app = subprocess.Popen([sys.executable, APP] + [str(a) for a in args],
+                                    stdout=subprocess.PIPE, stderr=self.stderr, text=True)
+        self.addCleanup(self.app.stdout.close)
+        self.addCleanup(self.app.wait, 60)
+        self.addCleanup(self.app.kill)
+        self.lines = queue.Queue()
+        self.reader = threading.Thread(target=read_lines, args=(self.app.stdout, self.lines),
+                                       daemon=True)
+        self.reader.start()
+        self.stdout = ""
+        endpoints = {}
+        while len(endpoints) < channels:
+            try:
+                line = self.lines.get(timeout=120)
+            except queue.Empty:
+                self.fail("not all endpoints printed within 120 s:\n" + self.stdout)
+            if not line:
+                with open(self.path("stderr.txt")) as f:
+                    self.fail("the program ended before printing all endpoints:\n%s%s"
+                              % (self.stdout, f.read()))
+            self.stdout += line
+            m = re.match(r"^zeromq: +channel (\d+) \(.*\) on (tcp://\S+)$", line)
+            if m:
+                endpoints[int(m.group(1))] = m.group(2)
+        return endpoints
+
+    def receive(self, endpoints, count):
+        """Pulls from every endpoint until the program ends and count samples came
+        from each (or 30 s more passed); returns {channel: samples}."""
+        from gnuradio import blocks, gr, zeromq
+        tb = gr.top_block()
+        sinks = {}
+        for c, endpoint in endpoints.items():
+            sinks[c] = blocks.vector_sink_c()
+            tb.connect(zeromq.pull_source(gr.sizeof_gr_complex, 1, endpoint), sinks[c])
+        tb.start()
+        try:
+            status = self.app.wait(timeout=300)
+            self.reader.join(10)
+            while not self.lines.empty():
+                self.stdout += self.lines.get()
+            with open(self.path("stderr.txt")) as f:
+                self.assertEqual(status, 0, "exit status %d\n--- stdout\n%s--- stderr\n%s"
+                                 % (status, self.stdout, f.read()))
+            deadline = time.monotonic() + 30
+            while any(s.nitems_read(0) < count for s in sinks.values()) and \
+                    time.monotonic() < deadline:
+                time.sleep(0.01)
+        finally:
+            tb.stop()
+            tb.wait()
+        return {c: np.asarray(s.data(), np.complex64) for c, s in sinks.items()}
+
+    def check_received(self, received, recordings):
+        for c, samples in received.items():
+            self.assertEqual(len(samples), len(recordings[c]), "channel %d: sample count" % c)
+            np.testing.assert_array_equal(samples, recordings[c], "channel %d" % c)
+        # The channels differ, so each endpoint carried its own.
+        for a in received:
+            for b in recordings:
+                if a != b:
+                    self.assertFalse(np.array_equal(received[a], recordings[b]))
+
+    def test_every_sample_of_each_channel_in_order(self):
+        port = consecutive_free_ports(3)
+        endpoints = self.start(3, "-c", self.M, "--samples", self.N, "-l", "5,2,-3",
+                               "--zmq", "tcp://127.0.0.1:%d" % port, "--no-plot", "-o", self.dir)
+        self.assertIn("zeromq:      PUSH sockets, %d complex64 samples per channel"
+                      % (self.N // self.M), self.stdout)
+        # PORT + the channel's position in --channels-list.
+        self.assertEqual(endpoints, {5: "tcp://127.0.0.1:%d" % port,
+                                     2: "tcp://127.0.0.1:%d" % (port + 1),
+                                     13: "tcp://127.0.0.1:%d" % (port + 2)})
+        received = self.receive(endpoints, self.N // self.M)
+        recordings = self.check_sigmf(self.dir, "synthetic", self.M, [5, 2, 13], 100e6, 0.0,
+                                      1, self.N)
+        self.check_received(received, recordings)
+
+    def test_any_free_port_vector_layout_quiet(self):
+        R = 2
+        endpoints = self.start(2, "-c", self.M, "-r", R, "--samples", self.N, "-l", "0,8",
+                               "--zmq", "tcp://127.0.0.1:*", "--output-layout", "vector",
+                               "--quiet", "--no-plot", "-o", self.dir)
+        self.assertEqual(sorted(endpoints), [0, 8])
+        self.assertEqual(len(set(endpoints.values())), 2)
+        received = self.receive(endpoints, self.N * R // self.M)
+        recordings = self.check_sigmf(self.dir, "synthetic", self.M, [0, 8], 100e6, 0.0, R,
+                                      self.N)
+        self.check_received(received, recordings)
+
+
 class Errors(Case):
     """User mistakes: exit status 2 (usage) or 1 (files), one line, no traceback."""
 
@@ -289,6 +406,24 @@ class Errors(Case):
         open(self.path("empty.cfile"), "wb").close()
         self.one_line(1, self.path("empty.cfile"), regex="holds 0 samples")
         self.one_line(1, "--taps", self.path("missing-taps.txt"), regex="taps file")
+
+    def test_zmq(self):
+        self.one_line(2, "--zmq", "5600", regex=r"--zmq '5600': wants tcp://HOST:PORT")
+        self.one_line(2, "--zmq", "udp://*:5600", regex="wants tcp://HOST:PORT")
+        self.one_line(2, "--zmq", "tcp://*:0", regex="PORT must be 1..65535")
+        self.one_line(2, "-c", "16", "--zmq", "tcp://*:65530",
+                      regex="16 channels need ports up to 65545")
+        self.one_line(2, "-c", "512", "--zmq", "tcp://*:5600", regex="at most 256")
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            port = taken.getsockname()[1]
+            self.one_line(1, "-c", "16", "-l", "7", "--zmq", "tcp://127.0.0.1:%d" % port,
+                          "-o", self.dir,
+                          regex=r"cannot bind tcp://127.0.0.1:%d for channel 7: Address "
+                                r"already in use" % port)
+        self.one_line(1, "-c", "16", "-l", "7", "--zmq", "tcp://no-such-interface:5600",
+                      "-o", self.dir, regex="HOST must be an address of this machine")
 
 
 if __name__ == "__main__":

@@ -4,10 +4,12 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 """Flowgraph pieces shared by the blocks' QA (qa_fft_filter,
-qa_pfb_channelizer_ccf, qa_fft_vcc): random never-zero input, an upstream block
-that passes items in random pieces, a gate that holds the stream, a stall-safe
-wait, a stream comparison. Imported from the tests' own folder; not installed."""
+qa_pfb_channelizer_ccf, qa_fft_vcc, qa_zeromq): random never-zero input, an
+upstream block that passes items in random pieces, a gate that holds the stream,
+a stall-safe wait, a stream comparison, free loopback ports. Imported from the
+tests' own folder (and by apps/qa_wideband_channelize.py); not installed."""
 
+import socket
 import threading
 import time
 
@@ -94,3 +96,23 @@ def assert_same_stream(ours, ref, element_tol, l2_tol, what=""):
     relative_l2 = np.linalg.norm(ours - ref) / np.linalg.norm(ref)
     if relative_l2 > l2_tol:
         raise AssertionError(f"{what}: relative L2 difference {relative_l2:.3g} > {l2_tol}")
+
+
+def consecutive_free_ports(count):
+    """The first of `count` consecutive TCP ports of 127.0.0.1 that are free now,
+    for a program that binds PORT, PORT + 1, ..."""
+    def free(port):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+                return True
+            except OSError:
+                return False
+
+    for _ in range(100):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))  # the system's pick
+            first = probe.getsockname()[1]
+        if first + count - 1 <= 65535 and all(map(free, range(first, first + count))):
+            return first
+    raise RuntimeError(f"no {count} consecutive free TCP ports on 127.0.0.1")
