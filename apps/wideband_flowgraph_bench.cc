@@ -1,0 +1,622 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/*
+ * wideband_flowgraph_bench: gr-wideband blocks inside real GNU Radio flowgraphs
+ * (C++, GNU Radio's runtime, no Python), beside the machine's PCIe bandwidth
+ * measured in the same run. print_help() states the method.
+ */
+
+#include "bench_common.h"
+
+#include <gnuradio/blocks/null_sink.h>
+#include <gnuradio/blocks/null_source.h>
+#include <gnuradio/blocks/stream_to_streams.h>
+#include <gnuradio/blocks/vector_source.h>
+#include <gnuradio/filter/firdes.h>
+#include <gnuradio/filter/pfb_channelizer_ccf.h>
+#include <gnuradio/io_signature.h>
+#include <gnuradio/sync_block.h>
+#include <gnuradio/top_block.h>
+#include <gnuradio/wideband/core/pinned_buffer.h>
+#include <gnuradio/wideband/edge_memory.h>
+#include <gnuradio/wideband/fft_filter.h>
+#include <gnuradio/wideband/fft_vcc.h>
+#include <gnuradio/wideband/opencl_buffer.h>
+#include <gnuradio/wideband/pfb_channelizer_ccf.h>
+
+#include <fstream>
+#include <iomanip>
+#include <random>
+#include <thread>
+
+using namespace bench_common;
+namespace wb = gr::wideband;
+
+namespace {
+
+const char* const program = "wideband_flowgraph_bench";
+
+struct bench_options {
+    bool help = false;
+    std::string device;
+    double seconds = 3.0;
+    std::vector<size_t> channels{ 64, 256, 1024 };
+    size_t taps_per_channel = 8;
+    size_t chain_taps = 256;
+    size_t chain_channels = 64;
+    std::string source = "vector";
+    bool pcie = true;
+    bool baseline = false;
+    std::string csv;
+};
+
+void print_help()
+{
+    std::cout << R"(usage: wideband_flowgraph_bench [options]
+
+gr-wideband blocks in GNU Radio flowgraphs run by GNU Radio's own scheduler
+(C++, no Python), each flowgraph for a fixed time:
+
+  pcie      the machine's host<->device bandwidth through OpenCL: pinned
+            (CL_MEM_ALLOC_HOST_PTR, mapped) host->device, device->host and
+            both at once, and host->device from ordinary (pageable) memory.
+            256 MiB per copy, 1 warm-up, median of 5.
+  source    the host source alone into a null sink: what the host side can
+            feed at most.
+  host-in   source -> pfb_channelizer_ccf (M channels, r = 1, K*M taps, every
+            channel an output) -> M null sinks: pinned buffers on both host
+            edges, so the source writes where the GPU DMAs from. Again with a
+            feed (a host source that produces items without writing them, as
+            a receiver's driver that DMAs them would: the block's edge without
+            the source's cost), and with the channels as one vector output
+            into one sink (without GNU Radio's M sink threads).
+  alone     each block of the chain between a device-resident feed and drain
+            (test blocks of this program that produce and consume device
+            memory without touching it): the block's throughput inside GNU
+            Radio with its data on the device.
+  chain     feed -> fft_filter_ccc (T taps) -> pfb_channelizer_ccf (M, vector
+            output) -> fft_vcc (M) -> drain, device buffers on every edge; and
+            the same chain from the host source to a null sink.
+  in-tree   (--baseline) GNU Radio's own stream_to_streams +
+            filter.pfb_channelizer_ccf at the first M, same source and sinks.
+
+Throughput: input samples of the flowgraph's first gr-wideband block per
+second (nitems_read), counted over --seconds after a 1 s warm-up. Every
+flowgraph prints where the data of its edges lives (device / pinned host /
+host, see wideband.input_memory()).
+
+options:
+  --device SPEC            OpenCL device (as the blocks' device argument)
+  --seconds S              time per flowgraph after warm-up (default 3)
+  --channels LIST          M of the host-in rows (default 64,256,1024)
+  --taps-per-channel K     channelizer taps per channel (default 8)
+  --chain-taps T           fft_filter_ccc taps in the chain (default 256)
+  --chain-channels M       channelizer and fft_vcc size in the chain (default 64)
+  --source vector|null     host source: vector_source_c repeating 2^20 random
+                           samples (default), or null_source (zeros, memset)
+  --baseline               also run GNU Radio's in-tree channelizer
+  --no-pcie                skip the PCIe measurement
+  --csv FILE               also write the rows as CSV
+  -h, --help
+
+examples:
+  wideband_flowgraph_bench --device gpu
+  wideband_flowgraph_bench --device gpu --channels 64,1024 --baseline --csv fg.csv
+  wideband_flowgraph_bench --device cpu --seconds 0.5 --channels 16 --chain-taps 32
+)";
+}
+
+bench_options parse_command_line(int argc, char** argv)
+{
+    bench_options o;
+    std::string arg;
+    auto sizes = [&](const std::string& v, size_t lowest, size_t highest) {
+        std::vector<size_t> list;
+        for (const auto& item : split(arg, v))
+            list.push_back(parse_count(arg, item, lowest, highest));
+        return list;
+    };
+    parse_arguments(
+        argc,
+        argv,
+        arg,
+        {
+            { "--device", [&](const std::string& v) { o.device = v; } },
+            { "--seconds",
+              [&](const std::string& v) { o.seconds = parse_number(arg, v, 0.05); } },
+            { "--channels",
+              [&](const std::string& v) { o.channels = sizes(v, 2, 65536); } },
+            { "--taps-per-channel",
+              [&](const std::string& v) {
+                  o.taps_per_channel = parse_count(arg, v, 1, 256);
+              } },
+            { "--chain-taps",
+              [&](const std::string& v) {
+                  o.chain_taps = parse_count(arg, v, 1, 1 << 20);
+              } },
+            { "--chain-channels",
+              [&](const std::string& v) {
+                  o.chain_channels = parse_count(arg, v, 2, 65536);
+              } },
+            { "--source",
+              [&](const std::string& v) {
+                  if (v != "vector" && v != "null")
+                      throw usage_error("--source: '" + v + "' is not vector or null");
+                  o.source = v;
+              } },
+            { "--csv", [&](const std::string& v) { o.csv = v; } },
+        },
+        {
+            { "-h", [&] { o.help = true; } },
+            { "--help", [&] { o.help = true; } },
+            { "--no-pcie", [&] { o.pcie = false; } },
+            { "--baseline", [&] { o.baseline = true; } },
+        });
+    return o;
+}
+
+// ---- test blocks ------------------------------------------------------------
+
+// Buffer of the feeds: large batches, as a real wideband source would deliver.
+constexpr size_t feed_buffer_samples = size_t(1) << 21;
+
+/*
+ * A host source that costs nothing: produces items without writing them, as
+ * when a receiver's driver DMAs samples into the buffer. What a gr-wideband
+ * block's host edge sustains when the source is not the limit.
+ */
+class host_feed : public gr::sync_block
+{
+public:
+    host_feed()
+        : gr::sync_block("host_feed",
+                         gr::io_signature::make(0, 0, 0),
+                         gr::io_signature::make(1, 1, sizeof(gr_complex)))
+    {
+        set_min_output_buffer(long(feed_buffer_samples));
+    }
+    int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star&) override
+    {
+        return noutput_items;
+    }
+};
+
+
+/*
+ * Produces items in device memory without computing them (the buffer is
+ * filled with random samples once): a source as fast as the buffer allows.
+ */
+class device_feed : public gr::sync_block, public wb::opencl_block
+{
+public:
+    device_feed(core::device_context::sptr context, size_t vlen)
+        : gr::sync_block("device_feed",
+                         gr::io_signature::make(0, 0, 0),
+                         gr::io_signature::make(
+                             1, 1, vlen * sizeof(gr_complex), wb::opencl_buffer::type)),
+          d_context(std::move(context))
+    {
+        set_min_output_buffer(long(feed_buffer_samples / vlen));
+    }
+    core::device_context::sptr opencl_context() const override { return d_context; }
+
+    int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star&) override
+    {
+        if (!d_filled) {
+            wb::stream_port port = wb::output_port(*this, 0);
+            if (port.where == wb::stream_port::kind::device) {
+                const cl::Buffer& memory = port.buffer->device_memory();
+                const size_t bytes = memory.getInfo<CL_MEM_SIZE>();
+                std::vector<cfloat> noise(bytes / sizeof(cfloat));
+                std::mt19937 rng(1);
+                std::normal_distribution<float> normal;
+                for (auto& x : noise)
+                    x = cfloat(normal(rng), normal(rng));
+                cl::CommandQueue queue = d_context->create_queue();
+                queue.enqueueWriteBuffer(memory, CL_TRUE, 0, bytes, noise.data());
+            }
+            d_filled = true;
+        }
+        return noutput_items;
+    }
+
+private:
+    core::device_context::sptr d_context;
+    bool d_filled = false;
+};
+
+//! Consumes items in device memory without reading them.
+class device_drain : public gr::sync_block, public wb::opencl_block
+{
+public:
+    device_drain(core::device_context::sptr context, size_t vlen)
+        : gr::sync_block("device_drain",
+                         gr::io_signature::make(
+                             1, 1, vlen * sizeof(gr_complex), wb::opencl_buffer::type),
+                         gr::io_signature::make(0, 0, 0)),
+          d_context(std::move(context))
+    {
+    }
+    core::device_context::sptr opencl_context() const override { return d_context; }
+
+    int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star&) override
+    {
+        return noutput_items;
+    }
+
+private:
+    core::device_context::sptr d_context;
+};
+
+// ---- measurements ----------------------------------------------------------
+
+struct row {
+    std::string flowgraph;
+    std::string what;
+    std::string edges; // where the data of the edges lives
+    double msps = nan_value;
+    double gbs = nan_value; // PCIe rows
+};
+
+class bench
+{
+public:
+    bench(const bench_options& options, core::device_context::sptr ctx)
+        : d_opt(options), d_ctx(std::move(ctx))
+    {
+        if (!d_opt.csv.empty()) {
+            d_csv.open(d_opt.csv);
+            if (!d_csv)
+                throw std::runtime_error("cannot write " + d_opt.csv);
+        }
+    }
+
+    int run()
+    {
+        std::cout << program << ": " << d_ctx->info().name << " ("
+                  << d_ctx->info().platform_name << "), " << d_opt.seconds
+                  << " s per flowgraph, source " << d_opt.source << std::endl;
+        if (d_opt.pcie)
+            measure_pcie();
+        measure_source();
+        for (size_t m : d_opt.channels) {
+            measure_host_channelizer(m, false, false);
+            measure_host_channelizer(m, true, false);
+            measure_host_channelizer(m, true, true);
+        }
+        measure_chain();
+        if (d_opt.baseline)
+            measure_in_tree(d_opt.channels.front());
+        print_table();
+        return 0;
+    }
+
+private:
+    void add(const row& r)
+    {
+        d_rows.push_back(r);
+        std::cout << "  " << std::left << std::setw(10) << r.flowgraph << std::setw(58)
+                  << r.what << std::right
+                  << (std::isnan(r.msps) ? bench_common::fmt("%8.1f GB/s", r.gbs)
+                                         : bench_common::fmt("%8.0f Msps", r.msps))
+                  << "  " << r.edges << std::endl;
+    }
+
+    void measure_pcie()
+    {
+        const size_t bytes = size_t(256) << 20;
+        cl::CommandQueue up = d_ctx->create_queue(), down = d_ctx->create_queue();
+        cl::Buffer device_a(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
+        cl::Buffer device_b(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
+        core::pinned_buffer pinned_a(d_ctx, bytes), pinned_b(d_ctx, bytes);
+        std::vector<char> pageable(bytes, 1);
+        auto gbs = [&](double per_direction_bytes, const std::function<void()>& copy) {
+            const wall_timing t = measure_wall(copy, 1, 5);
+            return per_direction_bytes / (t.median_us * 1e-6) / 1e9;
+        };
+        auto h2d = [&](const void* from) {
+            up.enqueueWriteBuffer(device_a, CL_FALSE, 0, bytes, from);
+            up.finish();
+        };
+        add({ "pcie", "host->device, pinned", "", nan_value, gbs(bytes, [&] {
+                  h2d(pinned_a.data());
+              }) });
+        add({ "pcie", "device->host, pinned", "", nan_value, gbs(bytes, [&] {
+                  down.enqueueReadBuffer(device_b, CL_FALSE, 0, bytes, pinned_b.data());
+                  down.finish();
+              }) });
+        add({ "pcie", "both at once, pinned (each way)", "", nan_value, gbs(bytes, [&] {
+                  up.enqueueWriteBuffer(device_a, CL_FALSE, 0, bytes, pinned_a.data());
+                  down.enqueueReadBuffer(device_b, CL_FALSE, 0, bytes, pinned_b.data());
+                  up.flush();
+                  down.finish();
+                  up.finish();
+              }) });
+        add({ "pcie", "host->device, pageable", "", nan_value, gbs(bytes, [&] {
+                  h2d(pageable.data());
+              }) });
+    }
+
+    gr::basic_block_sptr make_source() const
+    {
+        if (d_opt.source == "null")
+            return gr::blocks::null_source::make(sizeof(gr_complex));
+        std::vector<gr_complex> noise(size_t(1) << 20);
+        std::mt19937 rng(2);
+        std::normal_distribution<float> normal;
+        for (auto& x : noise)
+            x = gr_complex(normal(rng), normal(rng));
+        return gr::blocks::vector_source_c::make(noise, true);
+    }
+
+    //! Runs \p tb until \p tail has seen output (kernels are built at first
+    //! launch), a 1 s warm-up and d_opt.seconds; returns the input samples per
+    //! second of \p counted (its input 0) and, in \p edges, where its edges are.
+    double run_for(const gr::top_block_sptr& tb,
+                   const gr::block_sptr& counted,
+                   const gr::block_sptr& tail,
+                   const std::function<std::string()>& describe,
+                   std::string& edges)
+    {
+        tb->start();
+        const auto started = clock_type::now();
+        while (tail->nitems_read(0) == 0 && ms_since(started) < 120e3)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        edges = describe();
+        const uint64_t first = counted->nitems_read(0);
+        const auto start = clock_type::now();
+        std::this_thread::sleep_for(std::chrono::duration<double>(d_opt.seconds));
+        const uint64_t last = counted->nitems_read(0);
+        const double seconds = ms_since(start) * 1e-3;
+        tb->stop();
+        tb->wait();
+        if (last == first)
+            throw std::runtime_error("flowgraph '" + tb->name() +
+                                     "' made no progress in the timed window");
+        return double(last - first) / seconds / 1e6;
+    }
+
+    void measure_source()
+    {
+        auto tb = gr::make_top_block("source");
+        auto src = make_source();
+        auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
+        tb->connect(src, 0, sink, 0);
+        std::string edges;
+        const double msps = run_for(
+            tb, sink, sink, [] { return std::string("host"); }, edges);
+        add({ "source", d_opt.source + " source -> null sink", edges, msps });
+    }
+
+    std::vector<float> channel_taps(size_t m) const
+    {
+        return gr::filter::firdes::low_pass_2(
+            1.0, double(m), 0.45, 0.1, 80, gr::fft::window::WIN_BLACKMAN_hARRIS);
+    }
+
+    std::vector<float> exact_taps(size_t m) const
+    {
+        std::vector<float> taps = channel_taps(m);
+        taps.resize(m * d_opt.taps_per_channel, 0.0f);
+        return taps;
+    }
+
+    //! Host source -> channelizer (M, r = 1) -> M null sinks, or one sink of
+    //! M-vectors; the source is d_opt.source, or a host_feed.
+    void measure_host_channelizer(size_t m, bool feed, bool vector_output)
+    {
+        auto tb = gr::make_top_block("host-in");
+        gr::basic_block_sptr src =
+            feed ? gnuradio::make_block_sptr<host_feed>() : make_source();
+        auto ch = wb::pfb_channelizer_ccf::make(
+            unsigned(m), exact_taps(m), 1.0f, {}, d_opt.device, 100.0f, vector_output);
+        tb->connect(src, 0, ch, 0);
+        gr::block_sptr sink;
+        const size_t sinks = vector_output ? 1 : m;
+        for (size_t c = 0; c < sinks; ++c) {
+            sink =
+                gr::blocks::null_sink::make((vector_output ? m : 1) * sizeof(gr_complex));
+            tb->connect(ch, int(c), sink, 0);
+        }
+        std::string edges;
+        const double msps = run_for(
+            tb,
+            ch,
+            sink,
+            [&] {
+                return "in: " + wb::input_memory(ch) + ", out: " + wb::output_memory(ch);
+            },
+            edges);
+        add({ "host-in",
+              std::string(feed ? "feed" : d_opt.source) +
+                  " -> channelizer M=" + std::to_string(m) +
+                  " K=" + std::to_string(d_opt.taps_per_channel) + " -> " +
+                  (vector_output ? std::string("1 sink of vectors")
+                                 : std::to_string(m) + " sinks"),
+              edges,
+              msps });
+    }
+
+    struct chain_blocks {
+        gr::block_sptr filter, channelizer, fft;
+    };
+
+    chain_blocks make_chain() const
+    {
+        const size_t m = d_opt.chain_channels;
+        std::vector<gr_complex> taps(d_opt.chain_taps);
+        std::mt19937 rng(3);
+        std::uniform_real_distribution<float> uniform(-1, 1);
+        for (auto& t : taps)
+            t = gr_complex(uniform(rng), uniform(rng)) / float(taps.size());
+        return { wb::fft_filter_ccc::make(1, taps, d_opt.device),
+                 wb::pfb_channelizer_ccf::make(
+                     unsigned(m), exact_taps(m), 1.0f, {}, d_opt.device, 100.0f, true),
+                 wb::fft_vcc::make(int(m), true, {}, false, d_opt.device) };
+    }
+
+    //! One block between a device feed and drain.
+    void measure_alone(const std::string& name,
+                       const gr::block_sptr& block,
+                       size_t in_vlen,
+                       size_t out_vlen)
+    {
+        auto tb = gr::make_top_block("alone");
+        auto feed = gnuradio::make_block_sptr<device_feed>(d_ctx, in_vlen);
+        auto drain = gnuradio::make_block_sptr<device_drain>(d_ctx, out_vlen);
+        tb->connect(feed, 0, block, 0);
+        tb->connect(block, 0, drain, 0);
+        std::string edges;
+        const double rate = run_for(
+            tb,
+            block,
+            drain,
+            [&] {
+                return "in: " + wb::input_memory(block) +
+                       ", out: " + wb::output_memory(block);
+            },
+            edges);
+        add({ "alone", name, edges, rate * double(in_vlen) });
+    }
+
+    void measure_chain()
+    {
+        const size_t m = d_opt.chain_channels;
+        const std::string filter_name =
+            "fft_filter_ccc " + std::to_string(d_opt.chain_taps) + " taps";
+        const std::string channelizer_name =
+            "channelizer M=" + std::to_string(m) + " vector out";
+        const std::string fft_name = "fft_vcc " + std::to_string(m);
+        {
+            chain_blocks c = make_chain();
+            measure_alone(filter_name, c.filter, 1, 1);
+            measure_alone(channelizer_name, c.channelizer, 1, m);
+            measure_alone(fft_name, c.fft, m, m);
+        }
+        const std::string chain_name = "filter -> channelizer -> fft_vcc";
+        for (bool from_host : { false, true }) {
+            chain_blocks c = make_chain();
+            auto tb = gr::make_top_block("chain");
+            gr::basic_block_sptr head;
+            gr::block_sptr tail;
+            if (from_host) {
+                head = make_source();
+                tail = gr::blocks::null_sink::make(m * sizeof(gr_complex));
+            } else {
+                head = gnuradio::make_block_sptr<device_feed>(d_ctx, 1);
+                tail = gnuradio::make_block_sptr<device_drain>(d_ctx, m);
+            }
+            tb->connect(head, 0, c.filter, 0);
+            tb->connect(c.filter, 0, c.channelizer, 0);
+            tb->connect(c.channelizer, 0, c.fft, 0);
+            tb->connect(c.fft, 0, tail, 0);
+            std::string edges;
+            const double msps = run_for(
+                tb,
+                c.filter,
+                tail,
+                [&] {
+                    return wb::input_memory(c.filter) + " | " +
+                           wb::output_memory(c.filter) + " | " +
+                           wb::output_memory(c.channelizer) + " | " +
+                           wb::output_memory(c.fft);
+                },
+                edges);
+            add({ "chain",
+                  (from_host ? "host -> " : "feed -> ") + chain_name +
+                      (from_host ? " -> host" : " -> drain"),
+                  edges,
+                  msps });
+        }
+    }
+
+    void measure_in_tree(size_t m)
+    {
+        auto tb = gr::make_top_block("in-tree");
+        auto src = make_source();
+        auto split = gr::blocks::stream_to_streams::make(sizeof(gr_complex), m);
+        auto ch = gr::filter::pfb_channelizer_ccf::make(unsigned(m), exact_taps(m), 1.0f);
+        tb->connect(src, 0, split, 0);
+        gr::block_sptr sink;
+        for (size_t c = 0; c < m; ++c) {
+            sink = gr::blocks::null_sink::make(sizeof(gr_complex));
+            tb->connect(split, int(c), ch, int(c));
+            tb->connect(ch, int(c), sink, 0);
+        }
+        std::string edges;
+        const double msps = run_for(
+            tb, split, sink, [] { return std::string("host"); }, edges);
+        add({ "in-tree",
+              "stream_to_streams + pfb_channelizer_ccf M=" + std::to_string(m),
+              edges,
+              msps });
+    }
+
+    double pcie_gbs(const std::string& what) const
+    {
+        for (const auto& r : d_rows)
+            if (r.flowgraph == "pcie" && r.what == what)
+                return r.gbs;
+        return nan_value;
+    }
+
+    void print_table()
+    {
+        const double h2d = pcie_gbs("host->device, pinned");
+        double slowest_alone = nan_value;
+        for (const auto& r : d_rows)
+            if (r.flowgraph == "alone" &&
+                (std::isnan(slowest_alone) || r.msps < slowest_alone))
+                slowest_alone = r.msps;
+        std::cout << "\n"
+                  << std::left << std::setw(10) << "flowgraph" << std::setw(58) << "what"
+                  << std::right << std::setw(8) << "Msps" << std::setw(9) << "GB/s in"
+                  << "  ratio" << std::endl;
+        if (d_csv)
+            d_csv << "flowgraph,what,edges,msps,gbs,ratio,ratio_of" << std::endl;
+        for (const auto& r : d_rows) {
+            const double in_gbs = std::isnan(r.msps) ? r.gbs : r.msps * 8e-3;
+            double ratio = nan_value;
+            std::string of;
+            if (r.flowgraph == "host-in") {
+                ratio = in_gbs / h2d;
+                of = "of pinned host->device";
+            } else if (r.flowgraph == "chain" && r.what.rfind("feed", 0) == 0) {
+                ratio = r.msps / slowest_alone;
+                of = "of the slowest block alone";
+            }
+            std::cout << std::left << std::setw(10) << r.flowgraph << std::setw(58)
+                      << r.what << std::right << std::setw(8)
+                      << (std::isnan(r.msps) ? "" : bench_common::fmt("%.0f", r.msps))
+                      << std::setw(9) << bench_common::fmt("%.1f", in_gbs)
+                      << (std::isnan(ratio)
+                              ? ""
+                              : "  " + bench_common::fmt("%.2f ", ratio) + of)
+                      << std::endl;
+            if (d_csv)
+                d_csv << csv_field(r.flowgraph) << ',' << csv_field(r.what) << ','
+                      << csv_field(r.edges) << ',' << csv_number(r.msps) << ','
+                      << csv_number(in_gbs) << ',' << csv_number(ratio) << ','
+                      << csv_field(of) << std::endl;
+        }
+    }
+
+    bench_options d_opt;
+    core::device_context::sptr d_ctx;
+    std::vector<row> d_rows;
+    std::ofstream d_csv;
+};
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    return bench_main<bench, bench_options>(
+        program, argc, argv, parse_command_line, print_help);
+}
