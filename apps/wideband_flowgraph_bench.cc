@@ -69,8 +69,9 @@ gr-wideband blocks in GNU Radio flowgraphs run by GNU Radio's own scheduler
   source    the host source alone into a null sink: what the host side can
             feed at most.
   host-in   source -> pfb_channelizer_ccf (M channels, r = 1, K*M taps, every
-            channel an output) -> M null sinks: pinned buffers on both host
-            edges, so the source writes where the GPU DMAs from. Again with a
+            channel an output) -> M null sinks: the block copies its input
+            from GNU Radio's buffer into pinned staging memory and DMAs its
+            output straight into the sinks' pinned buffers. Again with a
             feed (a host source that produces items without writing them, as
             a receiver's driver that DMAs them would: the block's edge without
             the source's cost), and with the channels as one vector output
@@ -166,9 +167,8 @@ bench_options parse_command_line(int argc, char** argv)
 constexpr size_t feed_buffer_samples = size_t(1) << 21;
 
 /*
- * A host source that costs nothing: produces items without writing them, as
- * when a receiver's driver DMAs samples into the buffer. What a gr-wideband
- * block's host edge sustains when the source is not the limit.
+ * A host source that costs nothing: produces items without writing them. What
+ * a gr-wideband block's host edges sustain when the source is not the limit.
  */
 class host_feed : public gr::sync_block
 {

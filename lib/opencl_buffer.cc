@@ -106,9 +106,9 @@ bool opencl_buffer::device_edge()
 void opencl_buffer::bind()
 {
     std::call_once(d_bound, [this] {
-        d_queue = d_context->create_queue();
         if (device_edge()) {
             d_placement = placement::device;
+            d_queue = d_context->create_queue(); // for the moves of the callbacks
             d_device = cl::Buffer(d_context->context(), CL_MEM_READ_WRITE, d_bytes);
             return;
         }

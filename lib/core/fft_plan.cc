@@ -99,11 +99,9 @@ cl::Event fft_plan::enqueue(const cl::CommandQueue& queue,
                             const std::vector<cl::Event>& wait,
                             size_t batch) const
 {
-    if (d_options.in_place)
-        fail("this plan is in-place; call enqueue(queue, data, ...)");
-    if (input() == output())
+    if (!d_options.in_place && input() == output())
         fail("input and output are the same buffer; make the plan with in_place = true");
-    return run(queue, input, 0, output, 0, wait, batch);
+    return enqueue_at(queue, input, 0, output, 0, wait, batch);
 }
 
 cl::Event fft_plan::enqueue_at(const cl::CommandQueue& queue,

@@ -35,8 +35,10 @@ void stream_pipeline::fit_output(slot& s) const
     // The engine's output can grow (new taps, a longer channel map): the slot
     // being filled is free, so its buffers can be replaced.
     const size_t bytes = std::max<size_t>(d_engine.max_output_elements(), 1) * 8;
-    if (s.device_output() == nullptr || s.device_output.getInfo<CL_MEM_SIZE>() < bytes)
+    if (s.device_output_bytes < bytes) {
         s.device_output = cl::Buffer(d_context->context(), CL_MEM_READ_WRITE, bytes);
+        s.device_output_bytes = bytes;
+    }
     if (!d_output_on_device && (!s.output || s.output->size() < bytes))
         s.output.reset(new pinned_buffer(d_context, bytes));
 }

@@ -145,6 +145,7 @@ private:
     struct slot {
         std::unique_ptr<pinned_buffer> input, output;
         cl::Buffer device_output;
+        size_t device_output_bytes = 0;
         cl::Event engine_done, downloaded;
         size_t elements = 0;
     };
