@@ -52,7 +52,13 @@ struct bench_options {
     std::string source = "vector";
     bool pcie = true;
     bool baseline = false;
+    std::vector<std::string> only; // row groups to run; empty: all
     std::string csv;
+
+    bool runs(const std::string& group) const
+    {
+        return only.empty() || std::find(only.begin(), only.end(), group) != only.end();
+    }
 };
 
 void print_help()
@@ -102,6 +108,9 @@ options:
                            samples (default), or null_source (zeros, memset)
   --baseline               also run GNU Radio's in-tree channelizer
   --no-pcie                skip the PCIe measurement
+  --only GROUPS            run only these row groups (comma-separated: pcie,
+                           source, host-in, chain, in-tree; chain includes
+                           the blocks alone)
   --csv FILE               also write the rows as CSV
   -h, --help
 
@@ -151,6 +160,17 @@ bench_options parse_command_line(int argc, char** argv)
                   o.source = v;
               } },
             { "--csv", [&](const std::string& v) { o.csv = v; } },
+            { "--only",
+              [&](const std::string& v) {
+                  for (const auto& group : split(arg, v)) {
+                      if (group != "pcie" && group != "source" && group != "host-in" &&
+                          group != "chain" && group != "in-tree")
+                          throw usage_error("--only: '" + group +
+                                            "' is not pcie, source, host-in, chain "
+                                            "or in-tree");
+                      o.only.push_back(group);
+                  }
+              } },
         },
         {
             { "-h", [&] { o.help = true; } },
@@ -281,16 +301,19 @@ public:
         std::cout << program << ": " << d_ctx->info().name << " ("
                   << d_ctx->info().platform_name << "), " << d_opt.seconds
                   << " s per flowgraph, source " << d_opt.source << std::endl;
-        if (d_opt.pcie)
+        if (d_opt.pcie && d_opt.runs("pcie"))
             measure_pcie();
-        measure_source();
-        for (size_t m : d_opt.channels) {
-            measure_host_channelizer(m, false, false);
-            measure_host_channelizer(m, true, false);
-            measure_host_channelizer(m, true, true);
-        }
-        measure_chain();
-        if (d_opt.baseline)
+        if (d_opt.runs("source"))
+            measure_source();
+        if (d_opt.runs("host-in"))
+            for (size_t m : d_opt.channels) {
+                measure_host_channelizer(m, false, false);
+                measure_host_channelizer(m, true, false);
+                measure_host_channelizer(m, true, true);
+            }
+        if (d_opt.runs("chain"))
+            measure_chain();
+        if (d_opt.baseline && d_opt.runs("in-tree"))
             measure_in_tree(d_opt.channels.front());
         print_table();
         return 0;

@@ -19,8 +19,6 @@ namespace wideband {
 
 namespace {
 
-constexpr size_t pipeline_depth = 2;
-
 std::vector<std::complex<float>> complex_taps(const std::vector<gr_complex>& taps)
 {
     return taps;
@@ -83,7 +81,7 @@ bool fft_filter_impl<TAP_T>::check_topology(int, int)
 template <class TAP_T>
 bool fft_filter_impl<TAP_T>::start()
 {
-    d_pipeline.reset(new core::stream_pipeline(d_context, *d_engine, pipeline_depth));
+    d_pipeline.reset(new core::stream_pipeline(d_context, *d_engine, pipeline_depth()));
     d_work.reset(new pipelined_work(*d_pipeline));
     d_stream_begins = true;
     return block::start();
@@ -94,6 +92,8 @@ bool fft_filter_impl<TAP_T>::stop()
 {
     if (d_pipeline)
         d_pipeline->discard();
+    if (d_work && !d_work->profile_report().empty())
+        this->d_logger->info("profile: {:s}", d_work->profile_report());
     d_work.reset();
     d_pipeline.reset();
     // A restarted flowgraph starts a new stream.
@@ -143,7 +143,7 @@ std::string fft_filter_impl<TAP_T>::device_name() const
 template <class TAP_T>
 unsigned int fft_filter_impl<TAP_T>::latency() const
 {
-    return unsigned(pipeline_depth * d_engine->max_input_samples());
+    return unsigned(pipeline_depth() * d_engine->max_input_samples());
 }
 
 template <class TAP_T>

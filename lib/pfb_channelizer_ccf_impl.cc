@@ -22,8 +22,6 @@ namespace wideband {
 
 namespace {
 
-constexpr size_t pipeline_depth = 2;
-
 void check_numchans(unsigned int numchans)
 {
     if (numchans < 1)
@@ -198,7 +196,7 @@ bool pfb_channelizer_ccf_impl::start()
         d_settings_changed = false;
     }
     d_engine.reset(new core::pfb_channelizer(d_context, options));
-    d_pipeline.reset(new core::stream_pipeline(d_context, *d_engine, pipeline_depth));
+    d_pipeline.reset(new core::stream_pipeline(d_context, *d_engine, pipeline_depth()));
     d_work.reset(new pipelined_work(*d_pipeline));
     d_stream_begins = true;
     return block::start();
@@ -208,6 +206,8 @@ bool pfb_channelizer_ccf_impl::stop()
 {
     if (d_pipeline)
         d_pipeline->discard();
+    if (d_work && !d_work->profile_report().empty())
+        d_logger->info("profile: {:s}", d_work->profile_report());
     d_work.reset();
     d_pipeline.reset();
     d_engine.reset();
@@ -284,7 +284,7 @@ std::string pfb_channelizer_ccf_impl::device_name() const
 
 unsigned int pfb_channelizer_ccf_impl::latency() const
 {
-    return unsigned(pipeline_depth *
+    return unsigned(pipeline_depth() *
                     std::max<size_t>(chunk_samples_for(d_context->info()), d_decimation));
 }
 

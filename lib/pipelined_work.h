@@ -15,7 +15,9 @@
 
 #include <gnuradio/wideband/opencl_buffer.h>
 
+#include "work_profile.h"
 #include <algorithm>
+#include <cstdlib>
 
 namespace gr {
 namespace wideband {
@@ -65,17 +67,20 @@ public:
                 size_t& consumed,
                 Deliver&& deliver)
     {
+        d_profile.begin_call();
         consumed = 0;
         if (d_pipeline.can_submit() && available > 0) {
             consumed = std::min(available, max_chunk);
             submit(port, input, consumed);
         }
+        d_profile.mark(work_profile::submit);
         size_t produced = 0;
         while (d_pipeline.in_flight() > 0 && produced < room) {
             if (!d_pipeline.oldest_ready()) {
                 if (d_pipeline.can_submit() && consumed > 0)
                     break;
                 d_pipeline.wait_oldest();
+                d_profile.mark(work_profile::wait_output);
             }
             const size_t items = d_pipeline.oldest_elements() / elements_per_item;
             const size_t count = std::min(room - produced, items - d_delivered);
@@ -90,16 +95,23 @@ public:
                 d_pipeline.pop();
                 d_delivered = 0;
             }
+            d_profile.mark(work_profile::deliver);
         }
         // GNU Radio may reuse the input and hand the output on as soon as
         // work() returns; the upload of this chunk and the delivery of the last
         // ran at the same time (both PCIe directions, or copy engines).
         if (consumed > 0)
             d_pipeline.wait_source_read();
+        d_profile.mark(work_profile::wait_source);
         if (produced > 0 && d_pipeline.output_on_device())
             d_pipeline.wait_deliveries();
+        d_profile.mark(work_profile::wait_delivery);
+        d_profile.end_call(consumed, produced);
         return produced;
     }
+
+    //! WIDEBAND_PROFILE's line for this block (empty when off).
+    std::string profile_report() const { return d_profile.report(); }
 
     /*!
      * \brief Moves \p count elements of the oldest chunk, from element \p first
@@ -144,6 +156,7 @@ private:
 
     core::stream_pipeline& d_pipeline;
     size_t d_delivered = 0; // items of the oldest chunk already delivered
+    work_profile d_profile;
 };
 
 /*!
@@ -155,7 +168,17 @@ private:
  */
 inline size_t chunk_samples_for(const core::device_info& device)
 {
+    if (const char* v = std::getenv("WIDEBAND_CHUNK_SAMPLES"))
+        return std::max<size_t>(std::strtoull(v, nullptr, 0), 1024);
     return (device.type & CL_DEVICE_TYPE_GPU) ? size_t(1) << 22 : size_t(1) << 19;
+}
+
+//! Chunks in flight per block.
+inline size_t pipeline_depth()
+{
+    if (const char* v = std::getenv("WIDEBAND_PIPELINE_DEPTH"))
+        return std::max<size_t>(std::strtoull(v, nullptr, 0), 1);
+    return 2;
 }
 
 /*!
