@@ -52,7 +52,7 @@ fft_filter_impl<TAP_T>::fft_filter_impl(int decimation,
                                         const std::vector<TAP_T>& taps,
                                         const std::string& device)
     : gr::block(std::is_same<TAP_T, float>::value ? "fft_filter_ccf" : "fft_filter_ccc",
-                gr::io_signature::make(1, 1, sizeof(gr_complex)),
+                gr::io_signature::make(1, 1, sizeof(gr_complex), opencl_buffer::type),
                 gr::io_signature::make(1, 1, sizeof(gr_complex), opencl_buffer::type)),
       d_decimation(checked_decimation(decimation)),
       d_context(core::device_context::get(device)),

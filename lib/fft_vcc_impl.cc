@@ -6,6 +6,7 @@
  */
 
 #include "fft_vcc_impl.h"
+#include "pipelined_work.h"
 #include <gnuradio/io_signature.h>
 
 #include <algorithm>
@@ -17,16 +18,10 @@ namespace wideband {
 
 namespace {
 
-// Device memory traffic one work() call aims at: enough to amortise a
-// transfer's and a launch's fixed costs, small enough for low latency.
-constexpr size_t bytes_per_call = size_t(4) << 20;
-
 // The block's input and output signature. Checks the arguments first, before
 // anything is built, so that bad ones give one clear message instead of an
 // io_signature or OpenCL error.
-gr::io_signature::sptr checked_signature(int fft_size,
-                                         const std::vector<float>& window,
-                                         bool output)
+gr::io_signature::sptr checked_signature(int fft_size, const std::vector<float>& window)
 {
     constexpr int largest = INT_MAX / int(sizeof(gr_complex)); // io_signature's item size
     if (fft_size < 1 || fft_size > largest)
@@ -39,11 +34,10 @@ gr::io_signature::sptr checked_signature(int fft_size,
                                     " values; it must be empty (no window) or have "
                                     "fft_size (" +
                                     std::to_string(fft_size) + ") values");
-    // Outputs name gr-wideband's buffer type (device-resident to gr-wideband
-    // readers); inputs take what the writer gives (see opencl_buffer).
-    return output ? gr::io_signature::make(
-                        1, 1, fft_size * sizeof(gr_complex), opencl_buffer::type)
-                  : gr::io_signature::make(1, 1, fft_size * sizeof(gr_complex));
+    // gr-wideband's buffer type: device memory to and from gr-wideband blocks,
+    // pinned host memory to and from host blocks (see opencl_buffer).
+    return gr::io_signature::make(
+        1, 1, fft_size * sizeof(gr_complex), opencl_buffer::type);
 }
 
 size_t vectors_per_call(const core::device_info& info, size_t fft_size)
@@ -54,7 +48,10 @@ size_t vectors_per_call(const core::device_info& info, size_t fft_size)
             "wideband.fft_vcc: fft_size " + std::to_string(fft_size) + " needs " +
             std::to_string(vector_bytes) + "-byte buffers; " + info.name +
             " allocates at most " + std::to_string(info.max_alloc_bytes) + " bytes");
-    const size_t budget = std::min<size_t>(bytes_per_call, info.max_alloc_bytes);
+    // As many samples per call as the streaming blocks take (enough to amortise
+    // a transfer's and a launch's fixed costs, small enough for low latency).
+    const size_t budget =
+        std::min<size_t>(chunk_samples_for(info) * sizeof(gr_complex), info.max_alloc_bytes);
     return std::max<size_t>(1, budget / vector_bytes);
 }
 
@@ -76,8 +73,8 @@ fft_vcc_impl::fft_vcc_impl(int fft_size,
                            bool shift,
                            const std::string& device)
     : gr::sync_block("fft_vcc",
-                     checked_signature(fft_size, window, false),
-                     checked_signature(fft_size, window, true)),
+                     checked_signature(fft_size, window),
+                     checked_signature(fft_size, window)),
       d_fft_size(fft_size),
       d_forward(forward),
       d_shift(shift),

@@ -11,6 +11,7 @@
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_reader.h>
 
+#include "work_profile.h"
 #include <sys/mman.h>
 #include <algorithm>
 #include <cstring>
@@ -45,13 +46,22 @@ gr::buffer_sptr opencl_buffer::make_buffer(int nitems,
     if (!context)
         throw std::logic_error("opencl_buffer: neither the writer nor the owner of the "
                                "buffer is a gr-wideband block");
-    return gr::buffer_sptr(new opencl_buffer(nitems,
-                                             sizeof_item,
-                                             downstream_lcm_nitems,
-                                             downstream_max_out_mult,
-                                             link,
-                                             buf_owner,
-                                             std::move(context)));
+    auto* made = new opencl_buffer(nitems,
+                                   sizeof_item,
+                                   downstream_lcm_nitems,
+                                   downstream_max_out_mult,
+                                   link,
+                                   buf_owner,
+                                   std::move(context));
+    gr::buffer_sptr buffer(made);
+    // GNU Radio 3.10 calls the factory with a writer other than the owner when
+    // it replaces a host writer's buffer for a gr-wideband reader
+    // (block::replace_buffer): remember the writer's outputs as they are, to
+    // find the one replaced once GNU Radio has installed this buffer.
+    if (link && link != buf_owner && link->detail())
+        for (int p = 0; p < link->detail()->noutputs(); ++p)
+            made->d_replaced_outputs.push_back(link->detail()->output(p));
+    return buffer;
 }
 
 opencl_buffer::opencl_buffer(int nitems,
@@ -76,6 +86,11 @@ opencl_buffer::opencl_buffer(int nitems,
 
 opencl_buffer::~opencl_buffer()
 {
+    if (d_moves > 0 && work_profile::enabled())
+        d_logger->info("profile: {:d} moves of unread items, {:.1f} MB, {:.3f} ms in all",
+                       d_moves,
+                       double(d_moved_bytes) / 1e6,
+                       std::chrono::duration<double>(d_move_time).count() * 1e3);
     if (d_reserved)
         munmap(d_reserved, d_bytes);
 }
@@ -140,9 +155,44 @@ size_t opencl_buffer::byte_offset(const void* pointer) const
 
 void opencl_buffer::post_work(int) {}
 
+void opencl_buffer::adopt_readers_of_replaced()
+{
+    const std::vector<gr::buffer_sptr> before = std::move(d_replaced_outputs);
+    d_replaced_outputs.clear();
+    const gr::block_detail_sptr writer = link()->detail();
+    gr::buffer_sptr self, replaced;
+    for (size_t p = 0; p < before.size() && !self; ++p)
+        if (writer->output(p).get() == this) {
+            self = writer->output(p);
+            replaced = before[p];
+        }
+    if (!replaced || replaced == self)
+        return;
+    // GNU Radio replaces the buffer once per gr-wideband reader and leaves the
+    // readers connected before on the old one, which nobody writes any more.
+    // Move them here, each with the history and delay it was given.
+    std::vector<gr::buffer_reader*> readers;
+    for (size_t r = 0; r < replaced->nreaders(); ++r)
+        readers.push_back(replaced->reader(r));
+    for (gr::buffer_reader* old : readers) {
+        const gr::block_sptr block = old->link();
+        const gr::block_detail_sptr detail = block->detail();
+        for (int i = 0; i < detail->ninputs(); ++i)
+            if (detail->input(i).get() == old)
+                detail->set_input(
+                    i,
+                    gr::buffer_add_reader(
+                        self, int(block->history()) - 1, block, int(old->sample_delay())));
+    }
+}
+
 void opencl_buffer::update_reader_block_history(unsigned history, int delay)
 {
     buffer_single_mapped::update_reader_block_history(history, delay);
+    // GNU Radio adds the reader that made it replace a buffer right after the
+    // replacement, which is complete by then.
+    if (!d_replaced_outputs.empty())
+        adopt_readers_of_replaced();
     // GNU Radio gives a buffer one transfer type and refuses a second, so a
     // writer with device and host readers would fail to start. The placement
     // comes from all readers instead (bind()): forget the type of the edge
@@ -171,25 +221,44 @@ void* opencl_buffer::device_move(void* dst, const void* src, size_t bytes)
     if (to + bytes <= from || from + bytes <= to) {
         d_queue.enqueueCopyBuffer(d_device, d_device, from, to, bytes);
     } else {
-        // clEnqueueCopyBuffer refuses overlapping ranges: go through a scratch buffer.
-        cl::Buffer scratch(d_context->context(), CL_MEM_READ_WRITE, bytes);
-        d_queue.enqueueCopyBuffer(d_device, scratch, from, 0, bytes);
-        d_queue.enqueueCopyBuffer(scratch, d_device, 0, to, bytes);
+        // clEnqueueCopyBuffer refuses overlapping ranges: go through a scratch
+        // buffer, kept for the next move.
+        if (d_scratch_bytes < bytes) {
+            d_scratch = cl::Buffer(d_context->context(), CL_MEM_READ_WRITE, bytes);
+            d_scratch_bytes = bytes;
+        }
+        d_queue.enqueueCopyBuffer(d_device, d_scratch, from, 0, bytes);
+        d_queue.enqueueCopyBuffer(d_scratch, d_device, 0, to, bytes);
     }
     d_queue.finish();
     return dst;
+}
+
+template <typename Move>
+auto opencl_buffer::counted(Move&& move)
+{
+    return [this, move](void* dst, const void* src, size_t bytes) {
+        const auto started = std::chrono::steady_clock::now();
+        void* result = move(dst, src, bytes);
+        ++d_moves;
+        d_moved_bytes += bytes;
+        d_move_time += std::chrono::steady_clock::now() - started;
+        return result;
+    };
 }
 
 bool opencl_buffer::input_blocked_callback(int items_required,
                                            int items_avail,
                                            unsigned read_index)
 {
-    if (where() == placement::pinned_host)
+    if (where() == placement::pinned_host) {
+        const auto move = counted(std::memmove);
         return input_blocked_callback_logic(
-            items_required, items_avail, read_index, d_base, std::memcpy, std::memmove);
-    const auto move = [this](void* dst, const void* src, size_t bytes) {
+            items_required, items_avail, read_index, d_base, move, move);
+    }
+    const auto move = counted([this](void* dst, const void* src, size_t bytes) {
         return device_move(dst, src, bytes);
-    };
+    });
     return input_blocked_callback_logic(
         items_required, items_avail, read_index, d_base, move, move);
 }
@@ -198,11 +267,14 @@ bool opencl_buffer::output_blocked_callback(int output_multiple, bool force)
 {
     if (where() == placement::pinned_host)
         return output_blocked_callback_logic(
-            output_multiple, force, d_base, std::memmove);
+            output_multiple, force, d_base, counted(std::memmove));
     return output_blocked_callback_logic(
-        output_multiple, force, d_base, [this](void* dst, const void* src, size_t bytes) {
+        output_multiple,
+        force,
+        d_base,
+        counted([this](void* dst, const void* src, size_t bytes) {
             return device_move(dst, src, bytes);
-        });
+        }));
 }
 
 size_t stream_port::element_offset(const void* pointer) const

@@ -140,7 +140,7 @@ pfb_channelizer_ccf_impl::pfb_channelizer_ccf_impl(unsigned int numchans,
                                                    float atten,
                                                    bool vector_output)
     : gr::block("pfb_channelizer_ccf",
-                gr::io_signature::make(1, 1, sizeof(gr_complex)),
+                gr::io_signature::make(1, 1, sizeof(gr_complex), opencl_buffer::type),
                 channel_outputs(numchans, channel_map, vector_output)),
       d_numchans(numchans),
       d_decimation(checked_decimation(numchans, oversample_rate)),

@@ -88,9 +88,9 @@ class qa_opencl_buffers(gr_unittest.TestCase):
         for limit in (None, 3000):
             with self.subTest(max_noutput_items=limit):
                 (spectra, filtered), edges = self.chain(True, x, h1, h2, ptaps, m, limit)
-                # a's input is the host source's buffer; a has a host reader
-                # too: pinned; b -> ch -> f are device edges.
-                self.assertEqual(edges, ["host", "pinned host", "device",
+                # The host source writes into a's pinned input buffer; a has a
+                # host reader too: pinned; b -> ch -> f are device edges.
+                self.assertEqual(edges, ["pinned host", "pinned host", "device",
                                          "device", "pinned host"])
                 self.assertEqual(len(filtered), len(x))
                 self.assertEqual(len(spectra), len(x) // m * m)
@@ -103,39 +103,55 @@ class qa_opencl_buffers(gr_unittest.TestCase):
                                    "end of the device chain")
 
     def test_002_host_output_to_several_wideband_blocks(self):
-        """One host output, two gr-wideband readers: GNU Radio's buffer, shared."""
+        """One host output, two gr-wideband readers and a host reader, connected
+        in either order: GNU Radio replaces the writer's buffer once per
+        gr-wideband reader; every reader ends up on the last, pinned one."""
         x = never_zero(self.rng, 200000)
         h1, h2 = self.taps(17, True), self.taps(33, True)
-        tb = gr.top_block()
-        src = blocks.vector_source_c(x)
-        chunks = random_chunks(7000, 8)
-        a, b = wideband.fft_filter_ccc(1, h1), wideband.fft_filter_ccc(1, h2)
-        sa, sb = blocks.vector_sink_c(), blocks.vector_sink_c()
-        tb.connect(src, chunks)
-        tb.connect(chunks, a, sa)
-        tb.connect(chunks, b, sb)
-        tb.start()
-        tb.wait()
-        self.assertEqual([wideband.input_memory(a), wideband.input_memory(b)],
-                         ["host"] * 2)
-        for sink, h in ((sa, h1), (sb, h2)):
-            ref = np.convolve(x.astype(np.complex128), h)[:len(x)]
-            assert_same_stream(np.array(sink.data()), ref, ELEMENT_TOL, L2_TOL, "reader")
+        ref = {id(h): np.convolve(x.astype(np.complex128), h)[:len(x)] for h in (h1, h2)}
+        for host_first in (True, False):
+            with self.subTest(host_first=host_first):
+                tb = gr.top_block()
+                src = blocks.vector_source_c(x)
+                chunks = random_chunks(7000, 8)
+                a, b = wideband.fft_filter_ccc(1, h1), wideband.fft_filter_ccc(1, h2)
+                sa, sb, host = (blocks.vector_sink_c() for _ in range(3))
+                tb.connect(src, chunks)
+                if host_first:
+                    tb.connect(chunks, host)
+                tb.connect(chunks, a, sa)
+                tb.connect(chunks, b, sb)
+                if not host_first:
+                    tb.connect(chunks, host)
+                tb.run()
+                self.assertEqual([wideband.input_memory(a), wideband.input_memory(b)],
+                                 ["pinned host"] * 2)
+                np.testing.assert_array_equal(np.array(host.data()), x)
+                for sink, h in ((sa, h1), (sb, h2)):
+                    assert_same_stream(np.array(sink.data()), ref[id(h)],
+                                       ELEMENT_TOL, L2_TOL, "reader")
 
-    def test_003_host_output_to_host_and_wideband_blocks(self):
-        """A host output with host and gr-wideband readers."""
-        x = never_zero(self.rng, 150000)
+    def test_003_host_writer_with_several_outputs(self):
+        """A host block with two outputs of one size, one of them read by a
+        gr-wideband block and a host block: the right output is replaced, the
+        other keeps GNU Radio's buffer."""
+        x = never_zero(self.rng, 2 * 60000)
         h = self.taps(29, True)
         tb = gr.top_block()
         src = blocks.vector_source_c(x)
+        split = blocks.deinterleave(gr.sizeof_gr_complex)
         ours = wideband.fft_filter_ccc(1, h)
-        host, filtered = blocks.vector_sink_c(), blocks.vector_sink_c()
-        tb.connect(src, host)
-        tb.connect(src, ours, filtered)
+        even, odd, filtered = (blocks.vector_sink_c() for _ in range(3))
+        tb.connect(src, split)
+        tb.connect((split, 0), even)
+        tb.connect((split, 1), odd)
+        tb.connect((split, 1), ours, filtered)
         tb.run()
-        self.assertEqual(wideband.output_memory(src), "host")
-        np.testing.assert_array_equal(np.array(host.data()), x)
-        ref = np.convolve(x.astype(np.complex128), h)[:len(x)]
+        self.assertEqual([wideband.output_memory(split, 0), wideband.output_memory(split, 1)],
+                         ["host", "pinned host"])
+        np.testing.assert_array_equal(np.array(even.data()), x[0::2])
+        np.testing.assert_array_equal(np.array(odd.data()), x[1::2])
+        ref = np.convolve(x[1::2].astype(np.complex128), h)[:len(x) // 2]
         assert_same_stream(np.array(filtered.data()), ref, ELEMENT_TOL, L2_TOL, "filtered")
 
     def test_004_host_reader_with_history(self):

@@ -15,8 +15,10 @@
 #include <gnuradio/wideband/core/device.h>
 #include <gnuradio/wideband/core/pinned_buffer.h>
 
+#include <chrono>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 namespace gr {
 namespace wideband {
@@ -105,8 +107,14 @@ private:
 
     void bind();
     bool device_edge();
+    //! After GNU Radio replaced a host writer's buffer with this one: the
+    //! readers of the buffer replaced read this one instead.
+    void adopt_readers_of_replaced();
     //! memcpy/memmove between two places of the device memory (blocking).
     void* device_move(void* dst, const void* src, size_t bytes);
+    //! \p move, counted for WIDEBAND_PROFILE.
+    template <typename Move>
+    auto counted(Move&& move);
 
     core::device_context::sptr d_context;
     std::once_flag d_bound;
@@ -115,7 +123,15 @@ private:
     char* d_reserved = nullptr; // the never-backed address range (device placement)
     cl::Buffer d_device;
     cl::CommandQueue d_queue;
+    cl::Buffer d_scratch; // for moves within the device memory that overlap
+    size_t d_scratch_bytes = 0;
     std::unique_ptr<core::pinned_buffer> d_pinned;
+    // what the callbacks moved (reported when WIDEBAND_PROFILE is set)
+    size_t d_moves = 0, d_moved_bytes = 0;
+    std::chrono::steady_clock::duration d_move_time{};
+    // The writer's outputs before GNU Radio replaced one of them with this
+    // buffer; empty once adopt_readers_of_replaced() has run.
+    std::vector<gr::buffer_sptr> d_replaced_outputs;
 };
 
 /*!
