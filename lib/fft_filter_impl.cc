@@ -51,24 +51,27 @@ template <class TAP_T>
 fft_filter_impl<TAP_T>::fft_filter_impl(int decimation,
                                         const std::vector<TAP_T>& taps,
                                         const std::string& device)
-    : gr::block(std::is_same<TAP_T, float>::value ? "fft_filter_ccf" : "fft_filter_ccc",
-                gr::io_signature::make(1, 1, sizeof(gr_complex), opencl_buffer::type),
-                gr::io_signature::make(1, 1, sizeof(gr_complex), opencl_buffer::type)),
+    : gr::block(
+          std::is_same<TAP_T, float>::value ? "fft_filter_ccf" : "fft_filter_ccc",
+          gr::io_signature::make(1, 1, sizeof(gr_complex), stream_buffer_type(device)),
+          gr::io_signature::make(1, 1, sizeof(gr_complex), stream_buffer_type(device))),
       d_decimation(checked_decimation(decimation)),
-      d_context(core::device_context::get(device)),
+      d_contexts(core::device_context::get_all(device)),
       d_taps(taps),
       d_tags(uint64_t(d_decimation))
 {
+    const core::device_info& info = d_contexts.front()->info();
     core::fft_filter_options options;
     options.taps = complex_taps(taps);
     options.decimation = size_t(decimation);
     options.max_input_samples =
-        std::max<size_t>(chunk_samples_for(d_context->info()), size_t(decimation));
-    d_engine.reset(new core::fft_filter(d_context, options));
+        std::max<size_t>(chunk_samples_for(info), size_t(decimation));
+    for (const auto& context : d_contexts)
+        d_engines.emplace_back(new core::fft_filter(context, options));
     this->set_relative_rate(1, uint64_t(decimation));
     this->set_tag_propagation_policy(gr::block::TPP_DONT); // decimated_tags does it
-    this->set_output_multiple(int(std::max<size_t>(
-        1, buffer_hint_samples_for(d_context->info()) / size_t(decimation))));
+    this->set_output_multiple(
+        int(std::max<size_t>(1, buffer_hint_samples_for(info) / size_t(decimation))));
 }
 
 template <class TAP_T>
@@ -81,7 +84,7 @@ bool fft_filter_impl<TAP_T>::check_topology(int, int)
 template <class TAP_T>
 bool fft_filter_impl<TAP_T>::start()
 {
-    d_pipeline.reset(new core::stream_pipeline(d_context, *d_engine, pipeline_depth()));
+    d_pipeline = make_pipeline(d_contexts, d_engines);
     d_work.reset(new pipelined_work(*d_pipeline));
     d_stream_begins = true;
     return block::start();
@@ -97,7 +100,8 @@ bool fft_filter_impl<TAP_T>::stop()
     d_work.reset();
     d_pipeline.reset();
     // A restarted flowgraph starts a new stream.
-    d_engine->reset();
+    for (const auto& engine : d_engines)
+        engine->reset();
     return block::stop();
 }
 
@@ -125,25 +129,26 @@ std::vector<TAP_T> fft_filter_impl<TAP_T>::taps() const
 template <class TAP_T>
 int fft_filter_impl<TAP_T>::fft_size() const
 {
-    return int(d_engine->fft_size());
+    return int(d_engines.front()->fft_size());
 }
 
 template <class TAP_T>
 core::device_context::sptr fft_filter_impl<TAP_T>::opencl_context() const
 {
-    return d_context;
+    return single_context(d_contexts);
 }
 
 template <class TAP_T>
 std::string fft_filter_impl<TAP_T>::device_name() const
 {
-    return d_context->info().name;
+    return device_names(d_contexts);
 }
 
 template <class TAP_T>
 unsigned int fft_filter_impl<TAP_T>::latency() const
 {
-    return unsigned(pipeline_depth() * d_engine->max_input_samples());
+    return unsigned(pipeline_depth() * d_contexts.size() *
+                    d_engines.front()->max_input_samples());
 }
 
 template <class TAP_T>
@@ -181,26 +186,26 @@ int fft_filter_impl<TAP_T>::general_work(int noutput_items,
     {
         std::lock_guard<std::mutex> lock(d_mutex);
         if (d_taps_changed) {
-            d_engine->set_taps(complex_taps(d_taps));
+            for (const auto& engine : d_engines)
+                engine->set_taps(complex_taps(d_taps));
             d_taps_changed = false;
         }
     }
     if (d_stream_begins) { // the buffers are connected now
-        d_input_port = input_port(*this, 0);
-        d_output_port = output_port(*this, 0);
-        d_work->set_output_on_device(d_output_port.where != stream_port::kind::host);
+        const stream_port output = output_port(*this, 0);
+        d_work->bind(
+            input_port(*this, 0), { output }, output.where != stream_port::kind::host);
     }
     size_t consumed = 0;
     const size_t produced = d_work->step(
-        d_input_port,
         input_items[0],
         ninput_items[0],
-        d_engine->max_input_samples(),
+        d_pipeline->max_input_samples(),
         noutput_items,
         1,
         consumed,
         [&](const gr_complex* chunk, size_t, size_t first, size_t count, size_t at) {
-            d_work->move_out(chunk, first, count, d_output_port, output_items[0], at);
+            d_work->move_out(chunk, first, count, 0, output_items[0], at);
         });
     propagate_tags(consumed, produced, output_items.size());
     this->consume(0, int(consumed));

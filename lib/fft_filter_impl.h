@@ -11,7 +11,7 @@
 #include "decimated_tags.h"
 #include "pipelined_work.h"
 #include <gnuradio/wideband/core/fft_filter.h>
-#include <gnuradio/wideband/core/stream_pipeline.h>
+#include <gnuradio/wideband/core/multi_device_pipeline.h>
 #include <gnuradio/wideband/fft_filter.h>
 
 #include <memory>
@@ -47,19 +47,20 @@ public:
 
 private:
     const int d_decimation;
-    core::device_context::sptr d_context;
+    const std::vector<core::device_context::sptr>
+        d_contexts; // one, or several to split over
 
     mutable std::mutex d_mutex; // guards the taps against the work thread
     std::vector<TAP_T> d_taps;
     bool d_taps_changed = false;
 
-    // built at construction, so that bad arguments fail before the flowgraph runs
-    std::unique_ptr<core::fft_filter> d_engine;
-    std::unique_ptr<core::stream_pipeline> d_pipeline;
+    // one per device, built at construction, so that bad arguments fail before
+    // the flowgraph runs
+    std::vector<std::unique_ptr<core::fft_filter>> d_engines;
+    std::unique_ptr<core::multi_device_pipeline> d_pipeline;
     std::unique_ptr<pipelined_work> d_work;
     decimated_tags d_tags;
     bool d_stream_begins = true;
-    stream_port d_input_port, d_output_port; // known from the first work() on
 
     void propagate_tags(size_t consumed, size_t produced, size_t outputs);
 };

@@ -50,8 +50,8 @@ size_t vectors_per_call(const core::device_info& info, size_t fft_size)
             " allocates at most " + std::to_string(info.max_alloc_bytes) + " bytes");
     // As many samples per call as the streaming blocks take (enough to amortise
     // a transfer's and a launch's fixed costs, small enough for low latency).
-    const size_t budget =
-        std::min<size_t>(chunk_samples_for(info) * sizeof(gr_complex), info.max_alloc_bytes);
+    const size_t budget = std::min<size_t>(chunk_samples_for(info) * sizeof(gr_complex),
+                                           info.max_alloc_bytes);
     return std::max<size_t>(1, budget / vector_bytes);
 }
 
@@ -162,23 +162,38 @@ int fft_vcc_impl::work(int noutput_items,
     const size_t vectors = std::min<size_t>(noutput_items, d_max_vectors);
     const size_t bytes = vectors * d_fft_size * sizeof(gr_complex);
 
-    // Device-resident neighbours are transformed in place in their buffers;
-    // host memory (pinned or not) goes through the block's own device buffers.
+    // Device-resident neighbours are transformed in place in their buffers,
+    // ordered by the buffers' events; host memory (pinned or not) goes through
+    // the block's own device buffers and is done with when work() returns.
     // One in-order queue: the transform waits for the upload, the blocking
-    // read-back (or finish) for the transform.
+    // read-back for the transform.
     const bool input_on_device = d_input_port.where == stream_port::kind::device;
     const bool output_on_device = d_output_port.where == stream_port::kind::device;
-    if (!input_on_device)
-        d_queue.enqueueWriteBuffer(d_input, CL_FALSE, 0, bytes, input_items[0]);
-    plan->enqueue_at(d_queue,
-                     input_on_device ? d_input_port.buffer->device_memory() : d_input,
-                     input_on_device ? d_input_port.element_offset(input_items[0]) : 0,
-                     output_on_device ? d_output_port.buffer->device_memory() : d_output,
-                     output_on_device ? d_output_port.element_offset(output_items[0]) : 0,
-                     {},
-                     vectors);
+    std::vector<cl::Event> after;
+    cl::Event uploaded;
+    if (input_on_device)
+        after = d_input_port.buffer->read_after();
+    else
+        d_queue.enqueueWriteBuffer(
+            d_input, CL_FALSE, 0, bytes, input_items[0], nullptr, &uploaded);
     if (output_on_device)
-        d_queue.finish();
+        for (const cl::Event& e : d_output_port.buffer->write_after())
+            after.push_back(e);
+    const cl::Event transformed = plan->enqueue_at(
+        d_queue,
+        input_on_device ? d_input_port.buffer->device_memory() : d_input,
+        input_on_device ? d_input_port.element_offset(input_items[0]) : 0,
+        output_on_device ? d_output_port.buffer->device_memory() : d_output,
+        output_on_device ? d_output_port.element_offset(output_items[0]) : 0,
+        after,
+        vectors);
+    d_queue.flush();
+    if (input_on_device)
+        d_input_port.buffer->read_by(this, transformed);
+    else if (output_on_device)
+        uploaded.wait();
+    if (output_on_device)
+        d_output_port.buffer->written_by(transformed);
     else
         d_queue.enqueueReadBuffer(d_output, CL_TRUE, 0, bytes, output_items[0]);
     return static_cast<int>(vectors);

@@ -153,6 +153,35 @@ size_t opencl_buffer::byte_offset(const void* pointer) const
     return size_t(static_cast<const char*>(pointer) - d_base);
 }
 
+std::vector<cl::Event> opencl_buffer::read_after()
+{
+    std::lock_guard<std::mutex> lock(d_events_mutex);
+    if (d_last_write() == nullptr)
+        return {};
+    return { d_last_write };
+}
+
+void opencl_buffer::read_by(const void* reader, const cl::Event& read)
+{
+    std::lock_guard<std::mutex> lock(d_events_mutex);
+    d_last_read[reader] = read;
+}
+
+std::vector<cl::Event> opencl_buffer::write_after()
+{
+    std::lock_guard<std::mutex> lock(d_events_mutex);
+    std::vector<cl::Event> reads;
+    for (const auto& r : d_last_read)
+        reads.push_back(r.second);
+    return reads;
+}
+
+void opencl_buffer::written_by(const cl::Event& write)
+{
+    std::lock_guard<std::mutex> lock(d_events_mutex);
+    d_last_write = write;
+}
+
 void opencl_buffer::post_work(int) {}
 
 void opencl_buffer::adopt_readers_of_replaced()
@@ -179,10 +208,11 @@ void opencl_buffer::adopt_readers_of_replaced()
         const gr::block_detail_sptr detail = block->detail();
         for (int i = 0; i < detail->ninputs(); ++i)
             if (detail->input(i).get() == old)
-                detail->set_input(
-                    i,
-                    gr::buffer_add_reader(
-                        self, int(block->history()) - 1, block, int(old->sample_delay())));
+                detail->set_input(i,
+                                  gr::buffer_add_reader(self,
+                                                        int(block->history()) - 1,
+                                                        block,
+                                                        int(old->sample_delay())));
     }
 }
 
@@ -218,6 +248,12 @@ void* opencl_buffer::device_move(void* dst, const void* src, size_t bytes)
         return dst;
     const size_t to = byte_offset(dst);
     const size_t from = byte_offset(src);
+    // After every read and write of the items that is still pending.
+    std::vector<cl::Event> pending = write_after();
+    for (const cl::Event& e : read_after())
+        pending.push_back(e);
+    if (!pending.empty())
+        d_queue.enqueueBarrierWithWaitList(&pending);
     if (to + bytes <= from || from + bytes <= to) {
         d_queue.enqueueCopyBuffer(d_device, d_device, from, to, bytes);
     } else {

@@ -79,15 +79,16 @@ std::vector<int> full_map(const std::vector<int>& map, unsigned int numchans)
 // a bad numchans or map is reported as such rather than as a bad signature.
 gr::io_signature::sptr channel_outputs(unsigned int numchans,
                                        const std::vector<int>& channel_map,
-                                       bool vector_output)
+                                       bool vector_output,
+                                       const std::string& device)
 {
     check_numchans(numchans);
     check_map(channel_map, numchans);
     const size_t channels = full_map(channel_map, numchans).size();
-    return vector_output ? gr::io_signature::make(
-                               1, 1, sizeof(gr_complex) * channels, opencl_buffer::type)
-                         : gr::io_signature::make(
-                               1, int(channels), sizeof(gr_complex), opencl_buffer::type);
+    const gr::buffer_type buffers = stream_buffer_type(device);
+    return vector_output
+               ? gr::io_signature::make(1, 1, sizeof(gr_complex) * channels, buffers)
+               : gr::io_signature::make(1, int(channels), sizeof(gr_complex), buffers);
 }
 
 } // namespace
@@ -139,13 +140,14 @@ pfb_channelizer_ccf_impl::pfb_channelizer_ccf_impl(unsigned int numchans,
                                                    const std::string& device,
                                                    float atten,
                                                    bool vector_output)
-    : gr::block("pfb_channelizer_ccf",
-                gr::io_signature::make(1, 1, sizeof(gr_complex), opencl_buffer::type),
-                channel_outputs(numchans, channel_map, vector_output)),
+    : gr::block(
+          "pfb_channelizer_ccf",
+          gr::io_signature::make(1, 1, sizeof(gr_complex), stream_buffer_type(device)),
+          channel_outputs(numchans, channel_map, vector_output, device)),
       d_numchans(numchans),
       d_decimation(checked_decimation(numchans, oversample_rate)),
       d_vector_output(vector_output),
-      d_context(core::device_context::get(device)),
+      d_contexts(core::device_context::get_all(device)),
       d_taps(taps_or_design(taps, numchans, atten)),
       d_map(full_map(channel_map, numchans)),
       d_slots(vector_output ? d_map.size() : 0),
@@ -153,8 +155,8 @@ pfb_channelizer_ccf_impl::pfb_channelizer_ccf_impl(unsigned int numchans,
 {
     set_relative_rate(1, d_decimation);
     set_tag_propagation_policy(TPP_DONT); // decimated_tags does it
-    set_output_multiple(int(
-        std::max<size_t>(1, buffer_hint_samples_for(d_context->info()) / d_decimation)));
+    set_output_multiple(int(std::max<size_t>(
+        1, buffer_hint_samples_for(d_contexts.front()->info()) / d_decimation)));
 }
 
 std::vector<size_t>
@@ -188,15 +190,16 @@ bool pfb_channelizer_ccf_impl::start()
     options.layout = d_vector_output ? core::channel_layout::frame_major
                                      : core::channel_layout::channel_major;
     options.max_input_samples =
-        std::max<size_t>(chunk_samples_for(d_context->info()), d_decimation);
+        std::max<size_t>(chunk_samples_for(d_contexts.front()->info()), d_decimation);
     {
         std::lock_guard<std::mutex> lock(d_mutex);
         options.taps = d_taps;
         options.channel_map = engine_map(d_map);
         d_settings_changed = false;
     }
-    d_engine.reset(new core::pfb_channelizer(d_context, options));
-    d_pipeline.reset(new core::stream_pipeline(d_context, *d_engine, pipeline_depth()));
+    for (const auto& context : d_contexts)
+        d_engines.emplace_back(new core::pfb_channelizer(context, options));
+    d_pipeline = make_pipeline(d_contexts, d_engines);
     d_work.reset(new pipelined_work(*d_pipeline));
     d_stream_begins = true;
     return block::start();
@@ -210,7 +213,7 @@ bool pfb_channelizer_ccf_impl::stop()
         d_logger->info("profile: {:s}", d_work->profile_report());
     d_work.reset();
     d_pipeline.reset();
-    d_engine.reset();
+    d_engines.clear();
     return block::stop();
 }
 
@@ -258,34 +261,34 @@ std::vector<int> pfb_channelizer_ccf_impl::channel_map() const
 
 core::device_context::sptr pfb_channelizer_ccf_impl::opencl_context() const
 {
-    return d_context;
+    return single_context(d_contexts);
 }
 
 void pfb_channelizer_ccf_impl::bind_ports(size_t outputs)
 {
-    d_input_port = input_port(*this, 0);
-    d_output_ports.clear();
+    std::vector<stream_port> ports;
     bool any_device = false;
     for (size_t o = 0; o < outputs; ++o) {
-        d_output_ports.push_back(output_port(*this, int(o)));
-        any_device |= d_output_ports.back().where == stream_port::kind::device;
+        ports.push_back(output_port(*this, int(o)));
+        any_device |= ports.back().where == stream_port::kind::device;
     }
     // Channel rows to many host outputs go fastest as one download and parallel
     // host copies; one vector output, or any device output, is moved directly.
     const bool one_pinned_output =
-        d_vector_output && d_output_ports[0].where == stream_port::kind::pinned_host;
-    d_work->set_output_on_device(any_device || one_pinned_output);
+        d_vector_output && ports[0].where == stream_port::kind::pinned_host;
+    d_work->bind(input_port(*this, 0), ports, any_device || one_pinned_output);
 }
 
 std::string pfb_channelizer_ccf_impl::device_name() const
 {
-    return d_context->info().name;
+    return device_names(d_contexts);
 }
 
 unsigned int pfb_channelizer_ccf_impl::latency() const
 {
-    return unsigned(pipeline_depth() *
-                    std::max<size_t>(chunk_samples_for(d_context->info()), d_decimation));
+    return unsigned(
+        pipeline_depth() * d_contexts.size() *
+        std::max<size_t>(chunk_samples_for(d_contexts.front()->info()), d_decimation));
 }
 
 void pfb_channelizer_ccf_impl::forecast(int, gr_vector_int& ninput_items_required)
@@ -319,8 +322,10 @@ int pfb_channelizer_ccf_impl::general_work(int noutput_items,
     {
         std::lock_guard<std::mutex> lock(d_mutex);
         if (d_settings_changed) {
-            d_engine->set_taps(d_taps);
-            d_engine->set_channel_map(engine_map(d_map));
+            for (const auto& engine : d_engines) {
+                engine->set_taps(d_taps);
+                engine->set_channel_map(engine_map(d_map));
+            }
             d_settings_changed = false;
         }
     }
@@ -331,10 +336,9 @@ int pfb_channelizer_ccf_impl::general_work(int noutput_items,
     // A chunk's output: channel-major rows of its frames, or one vector per frame.
     size_t consumed = 0;
     const size_t produced = d_work->step(
-        d_input_port,
         input_items[0],
         ninput_items[0],
-        d_engine->max_input_samples(),
+        d_pipeline->max_input_samples(),
         noutput_items,
         d_slots,
         consumed,
@@ -347,19 +351,15 @@ int pfb_channelizer_ccf_impl::general_work(int noutput_items,
                 d_work->move_out(chunk,
                                  first * d_slots,
                                  count * d_slots,
-                                 d_output_ports[0],
+                                 0,
                                  output_items[0],
                                  at * d_slots);
                 return;
             }
             if (d_pipeline->output_on_device()) {
                 for (size_t s = 0; s < d_slots; ++s)
-                    d_work->move_out(chunk,
-                                     s * frames + first,
-                                     count,
-                                     d_output_ports[s],
-                                     output_items[s],
-                                     at);
+                    d_work->move_out(
+                        chunk, s * frames + first, count, s, output_items[s], at);
                 return;
             }
             const auto copy_channel = [&](size_t s) {

@@ -10,8 +10,8 @@
 
 #include "decimated_tags.h"
 #include "pipelined_work.h"
+#include <gnuradio/wideband/core/multi_device_pipeline.h>
 #include <gnuradio/wideband/core/pfb_channelizer.h>
-#include <gnuradio/wideband/core/stream_pipeline.h>
 #include <gnuradio/wideband/pfb_channelizer_ccf.h>
 
 #include <memory>
@@ -59,7 +59,8 @@ private:
     const unsigned int d_numchans;
     const unsigned int d_decimation;
     const bool d_vector_output;
-    core::device_context::sptr d_context;
+    const std::vector<core::device_context::sptr>
+        d_contexts; // one, or several to split over
 
     mutable std::mutex d_mutex; // guards the settings below against the work thread
     std::vector<float> d_taps;
@@ -69,13 +70,11 @@ private:
     // channels per frame the engine writes: the connected outputs, or the
     // vector length; fixed while the flowgraph runs
     size_t d_slots;
-    std::unique_ptr<core::pfb_channelizer> d_engine;
-    std::unique_ptr<core::stream_pipeline> d_pipeline;
+    std::vector<std::unique_ptr<core::pfb_channelizer>> d_engines; // one per device
+    std::unique_ptr<core::multi_device_pipeline> d_pipeline;
     std::unique_ptr<pipelined_work> d_work;
     decimated_tags d_tags;
     bool d_stream_begins = true;
-    stream_port d_input_port;
-    std::vector<stream_port> d_output_ports;
 
     void propagate_tags(size_t consumed, size_t produced, size_t outputs);
 };

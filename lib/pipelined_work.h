@@ -9,9 +9,10 @@
 #define INCLUDED_WIDEBAND_PIPELINED_WORK_H
 
 #include <gnuradio/block.h>
+#include <gnuradio/buffer_double_mapped.h>
 #include <gnuradio/gr_complex.h>
 #include <gnuradio/wideband/core/host_copy.h>
-#include <gnuradio/wideband/core/stream_pipeline.h>
+#include <gnuradio/wideband/core/multi_device_pipeline.h>
 
 #include <gnuradio/wideband/opencl_buffer.h>
 
@@ -24,42 +25,62 @@ namespace wideband {
 
 /*!
  * \brief The general_work() of a block that streams through a
- * core::stream_pipeline: input goes in as chunks, output comes out of the oldest
- * chunk as it is ready, in order, partly when the output buffer is short.
+ * core::multi_device_pipeline (one device or several): input goes in as chunks, output
+ * comes out of the oldest chunk as it is ready, in order, partly when the output buffer
+ * is short.
  *
  * A chunk's output is items_per_chunk = elements / elements_per_item items; the
  * block moves them out in deliver(chunk, chunk_items, first, count, produced),
  * with move_out() for each of its outputs. Input is taken from wherever its
  * buffer keeps it (host, pinned host or device memory; see opencl_buffer).
+ *
+ * Nothing waits in work() that need not: on device edges the transfers are
+ * ordered by the buffers' events, and outputs that all live in device memory
+ * are handed on as soon as their copies are enqueued; pinned input is released
+ * (consumed) one call later, once its DMA has read it, so that the DMA runs on
+ * while GNU Radio moves to the next call.
  */
 class pipelined_work
 {
 public:
-    explicit pipelined_work(core::stream_pipeline& pipeline) : d_pipeline(pipeline) {}
+    explicit pipelined_work(core::multi_device_pipeline& pipeline) : d_pipeline(pipeline)
+    {
+    }
 
-    //! Output still in flight: the block asks for no input (which also lets the
-    //! end of a stream flush it).
-    bool pending() const { return d_pipeline.in_flight() > 0; }
+    //! Output in flight or input held: the block asks for no input (which also
+    //! lets the end of a stream flush it).
+    bool pending() const { return d_pipeline.in_flight() > 0 || d_held > 0; }
 
     /*!
-     * \brief Chunk outputs stay on the device and move_out() copies or DMAs
-     * them to the output buffers, instead of a download to staging memory and
-     * a host copy from there. Worth it when an output is in device memory, or
-     * when a few pinned outputs take whole contiguous parts; call before the
-     * first step().
+     * \brief How the block's input and outputs reach their items (read at the
+     * first work() call of a stream, when GNU Radio has connected the buffers),
+     * and whether chunk outputs stay on the device, for move_out() to copy or
+     * DMA them to the outputs, instead of a download to staging memory and a
+     * host copy from there. Worth it when an output is in device memory, or
+     * when a few pinned outputs take whole contiguous parts.
      */
-    void set_output_on_device(bool on) { d_pipeline.set_output_on_device(on); }
+    void bind(const stream_port& input,
+              const std::vector<stream_port>& outputs,
+              bool output_on_device)
+    {
+        d_input = input;
+        d_outputs = outputs;
+        d_host_outputs = false;
+        for (const stream_port& port : outputs)
+            d_host_outputs |= port.where != stream_port::kind::device;
+        d_pipeline.set_output_on_device(output_on_device);
+    }
 
     /*!
-     * \brief One call: submits up to \p max_chunk of the \p available samples at
-     * \p input (through \p port) when a slot is free (returns them in \p
-     * consumed), then delivers up to \p room items. Blocks on the oldest chunk
-     * only when the pipeline is full or no input came (the end of a stream);
-     * otherwise takes what is done.
+     * \brief One call: releases the input held since the last call, submits up
+     * to \p max_chunk of the rest of the \p available samples at \p input when a
+     * slot is free, then delivers up to \p room items. Returns the items
+     * produced and, in \p consumed, the input samples to consume. Blocks on the
+     * oldest chunk only when the pipeline is full or no input came (the end of
+     * a stream), and only for outputs in host memory.
      */
     template <typename Deliver>
-    size_t step(const stream_port& port,
-                const void* input,
+    size_t step(const void* input,
                 size_t available,
                 size_t max_chunk,
                 size_t room,
@@ -69,15 +90,29 @@ public:
     {
         d_profile.begin_call();
         consumed = 0;
-        if (d_pipeline.can_submit() && available > 0) {
-            consumed = std::min(available, max_chunk);
-            submit(port, input, consumed);
+        if (d_held > 0) {
+            d_pipeline.wait_source_read();
+            consumed = d_held;
+            d_held = 0;
         }
+        size_t submitted = 0;
+        if (d_pipeline.can_submit() && available > consumed) {
+            submitted = std::min(available - consumed, max_chunk);
+            submit(static_cast<const gr_complex*>(input) + consumed, submitted);
+        }
+        // Host input went to staging memory in submit(); device reads are
+        // ordered by the buffer's events; a DMA from pinned memory may still be
+        // reading, so those samples are released by the next call, and their
+        // chunk's output (which their tags go with) waits for that call too.
+        const size_t held =
+            d_input.where == stream_port::kind::pinned_host ? submitted : 0;
+        consumed += submitted - held;
         d_profile.mark(work_profile::submit);
         size_t produced = 0;
-        while (d_pipeline.in_flight() > 0 && produced < room) {
-            if (!d_pipeline.oldest_ready()) {
-                if (d_pipeline.can_submit() && consumed > 0)
+        while (d_pipeline.in_flight() > (held > 0 ? 1 : 0) && produced < room) {
+            // Copies to device memory wait for the chunk on the device.
+            if (d_host_outputs && !d_pipeline.oldest_ready()) {
+                if (d_pipeline.can_submit() && submitted > 0)
                     break;
                 d_pipeline.wait_oldest();
                 d_profile.mark(work_profile::wait_output);
@@ -97,13 +132,10 @@ public:
             }
             d_profile.mark(work_profile::deliver);
         }
-        // GNU Radio may reuse the input and hand the output on as soon as
-        // work() returns; the upload of this chunk and the delivery of the last
-        // ran at the same time (both PCIe directions, or copy engines).
-        if (consumed > 0)
-            d_pipeline.wait_source_read();
+        d_held = held;
         d_profile.mark(work_profile::wait_source);
-        if (produced > 0 && d_pipeline.output_on_device())
+        // Host readers read the output as soon as work() returns.
+        if (produced > 0 && d_pipeline.output_on_device() && d_host_outputs)
             d_pipeline.wait_deliveries();
         d_profile.mark(work_profile::wait_delivery);
         d_profile.end_call(consumed, produced);
@@ -116,35 +148,43 @@ public:
     /*!
      * \brief Moves \p count elements of the oldest chunk, from element \p first
      * on (of \p chunk, its host copy, unless the output stays on the device), to
-     * element \p at of the work() output \p output reached through \p port.
+     * element \p at of the work() output \p output of output port \p index.
      */
     void move_out(const gr_complex* chunk,
                   size_t first,
                   size_t count,
-                  const stream_port& port,
+                  size_t index,
                   void* output,
                   size_t at)
     {
+        const stream_port& port = d_outputs[index];
         gr_complex* out = static_cast<gr_complex*>(output) + at;
-        if (!d_pipeline.output_on_device())
+        if (!d_pipeline.output_on_device()) {
             core::host_copy(out, chunk + first, count * sizeof(gr_complex));
-        else if (port.where == stream_port::kind::device)
-            d_pipeline.copy_oldest(first,
-                                   count,
-                                   port.buffer->device_memory(),
-                                   port.element_offset(output) + at);
-        else
+        } else if (port.where == stream_port::kind::device) {
+            const cl::Event copied =
+                d_pipeline.copy_oldest(first,
+                                       count,
+                                       port.buffer->device_memory(),
+                                       port.element_offset(output) + at,
+                                       port.buffer->write_after());
+            if (copied() != nullptr)
+                port.buffer->written_by(copied);
+        } else {
             d_pipeline.read_oldest(first, count, out);
+        }
     }
 
 private:
-    void submit(const stream_port& port, const void* input, size_t samples)
+    void submit(const gr_complex* samples_at, size_t samples)
     {
-        const auto* samples_at = static_cast<const gr_complex*>(input);
-        switch (port.where) {
+        switch (d_input.where) {
         case stream_port::kind::device:
-            d_pipeline.submit_device(
-                port.buffer->device_memory(), port.element_offset(input), samples);
+            d_pipeline.submit_device(d_input.buffer->device_memory(),
+                                     d_input.element_offset(samples_at),
+                                     samples,
+                                     d_input.buffer->read_after());
+            d_input.buffer->read_by(this, d_pipeline.source_read());
             break;
         case stream_port::kind::pinned_host:
             d_pipeline.submit_pinned(samples_at, samples);
@@ -154,10 +194,43 @@ private:
         }
     }
 
-    core::stream_pipeline& d_pipeline;
-    size_t d_delivered = 0; // items of the oldest chunk already delivered
+    core::multi_device_pipeline& d_pipeline;
+    stream_port d_input;
+    std::vector<stream_port> d_outputs;
+    bool d_host_outputs = true; // an output lives in host memory (pinned or not)
+    size_t d_delivered = 0;     // items of the oldest chunk already delivered
+    size_t d_held = 0;          // pinned input submitted by the last call, not consumed
     work_profile d_profile;
 };
+
+/*!
+ * \brief The buffer type of a streaming block's ports for \p device: gr-wideband's
+ * (device memory to gr-wideband neighbours, pinned host memory to host blocks)
+ * when the string names one device; GNU Radio's own when it names several,
+ * whose chunks reach each device through host memory.
+ */
+inline gr::buffer_type stream_buffer_type(const std::string& device)
+{
+    return core::device_context::get_all(device).size() == 1
+               ? opencl_buffer::type
+               : gr::buffer_double_mapped::type;
+}
+
+//! opencl_block::opencl_context() of a block on \p contexts: null for several.
+inline core::device_context::sptr
+single_context(const std::vector<core::device_context::sptr>& contexts)
+{
+    return contexts.size() == 1 ? contexts.front() : nullptr;
+}
+
+//! The devices' names, for device_name().
+inline std::string device_names(const std::vector<core::device_context::sptr>& contexts)
+{
+    std::string names;
+    for (const auto& c : contexts)
+        names += (names.empty() ? "" : ", ") + c->info().name;
+    return names;
+}
 
 /*!
  * \brief Input samples per chunk a pipelined block aims at on \p device: large
@@ -181,14 +254,29 @@ inline size_t pipeline_depth()
     return 2;
 }
 
+//! One pipeline that spreads chunks over \p engines, one per context.
+template <typename Engine>
+std::unique_ptr<core::multi_device_pipeline>
+make_pipeline(const std::vector<core::device_context::sptr>& contexts,
+              const std::vector<std::unique_ptr<Engine>>& engines)
+{
+    std::vector<core::splittable_engine*> each;
+    for (const auto& engine : engines)
+        each.push_back(engine.get());
+    return std::make_unique<core::multi_device_pipeline>(
+        contexts, each, pipeline_depth());
+}
+
 /*!
  * \brief Upstream buffers are sized from a block's output multiple (GNU Radio
  * makes them at least twice decimation * output_multiple): a pipelined block
- * asks for half a chunk per output multiple.
+ * asks for a chunk per output multiple, so that its input buffer holds two,
+ * one to work on and one for the writer to fill meanwhile (with half that,
+ * calls on an H100 got two thirds of a chunk each).
  */
 inline size_t buffer_hint_samples_for(const core::device_info& device)
 {
-    return chunk_samples_for(device) / 2;
+    return chunk_samples_for(device);
 }
 
 /*!

@@ -28,11 +28,11 @@ class work_profile
 {
 public:
     enum phase {
-        submit,         //!< host copy into staging memory, enqueue the chunk
-        wait_output,    //!< waiting for the oldest chunk's output
-        deliver,        //!< moving output into GNU Radio's buffers
-        wait_source,    //!< waiting for the upload to finish reading the input
-        wait_delivery,  //!< waiting for the output transfers
+        submit,        //!< host copy into staging memory, enqueue the chunk
+        wait_output,   //!< waiting for the oldest chunk's output
+        deliver,       //!< moving output into GNU Radio's buffers
+        wait_source,   //!< waiting for the upload to finish reading the input
+        wait_delivery, //!< waiting for the output transfers
         phases
     };
 

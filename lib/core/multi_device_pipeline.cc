@@ -169,7 +169,9 @@ void multi_device_pipeline::remember(const cfloat* input, size_t samples, size_t
     d_tail.insert(d_tail.end(), input + samples - from_input, input + samples);
 }
 
-size_t multi_device_pipeline::submit(const cfloat* input, size_t samples)
+template <typename Launch>
+size_t
+multi_device_pipeline::submit_with(const cfloat* input, size_t samples, Launch&& launch)
 {
     if (!can_submit())
         throw std::logic_error(
@@ -195,15 +197,94 @@ size_t multi_device_pipeline::submit(const cfloat* input, size_t samples)
             forget_before(d_last_history + size_t(d_position % D));
         d_last_history = history;
         next.stage_lead(d_tail, next.engine.continue_at(d_position));
-        elements = next.pipeline->submit(input, samples);
+        elements = launch(*next.pipeline);
         remember(input, samples, history + D - 1);
     } else {
-        elements = next.pipeline->submit(input, samples);
+        elements = launch(*next.pipeline);
     }
     d_position += samples;
     d_order.push_back(d_next);
+    d_last = d_next;
     d_next = (d_next + 1) % d_lanes.size();
     return elements;
+}
+
+size_t multi_device_pipeline::submit(const cfloat* input, size_t samples)
+{
+    return submit_with(
+        input, samples, [&](stream_pipeline& p) { return p.submit(input, samples); });
+}
+
+size_t multi_device_pipeline::submit_pinned(const cfloat* input, size_t samples)
+{
+    return submit_with(input, samples, [&](stream_pipeline& p) {
+        return p.submit_pinned(input, samples);
+    });
+}
+
+stream_pipeline& multi_device_pipeline::only_pipeline(const char* what) const
+{
+    if (split())
+        throw std::logic_error(std::string("multi_device_pipeline: ") + what +
+                               " needs one device (device memory belongs to one)");
+    return *d_lanes.front()->pipeline;
+}
+
+size_t multi_device_pipeline::submit_device(const cl::Buffer& source,
+                                            size_t offset,
+                                            size_t samples,
+                                            const std::vector<cl::Event>& after)
+{
+    stream_pipeline& p = only_pipeline("submit_device()");
+    if (!can_submit())
+        throw std::logic_error(
+            "multi_device_pipeline: submit() with every slot in flight");
+    const size_t elements = p.submit_device(source, offset, samples, after);
+    d_position += samples;
+    d_order.push_back(0);
+    return elements;
+}
+
+const cl::Event& multi_device_pipeline::source_read() const
+{
+    return d_lanes[d_last]->pipeline->source_read();
+}
+
+void multi_device_pipeline::wait_source_read()
+{
+    d_lanes[d_last]->pipeline->wait_source_read();
+}
+
+void multi_device_pipeline::set_output_on_device(bool on)
+{
+    for (const auto& l : d_lanes)
+        l->pipeline->set_output_on_device(on);
+}
+
+bool multi_device_pipeline::output_on_device() const
+{
+    return d_lanes.front()->pipeline->output_on_device();
+}
+
+cl::Event multi_device_pipeline::copy_oldest(size_t first,
+                                             size_t count,
+                                             const cl::Buffer& destination,
+                                             size_t offset,
+                                             const std::vector<cl::Event>& after)
+{
+    return only_pipeline("copy_oldest()")
+        .copy_oldest(first, count, destination, offset, after);
+}
+
+void multi_device_pipeline::read_oldest(size_t first, size_t count, cfloat* destination)
+{
+    oldest_lane().pipeline->read_oldest(first, count, destination);
+}
+
+void multi_device_pipeline::wait_deliveries()
+{
+    for (const auto& l : d_lanes)
+        l->pipeline->wait_deliveries();
 }
 
 const multi_device_pipeline::lane& multi_device_pipeline::oldest_lane() const

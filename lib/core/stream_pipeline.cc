@@ -58,6 +58,11 @@ size_t stream_pipeline::launch(size_t samples, bool source_in_use, Upload&& uplo
     const size_t index = d_next;
     slot& s = d_slots[index];
     d_next = (d_next + 1) % d_slots.size();
+    // Deliveries from device memory may still be reading the slot's output: at
+    // most depth chunks of a stream are on the device at a time.
+    if (s.delivered() != nullptr)
+        s.delivered.wait();
+    s.delivered = cl::Event();
     fit_output(s);
 
     // The region the engine gives was last read by the run input_regions() ago.
@@ -132,8 +137,10 @@ size_t stream_pipeline::submit_pinned(const std::complex<float>* input, size_t s
         });
 }
 
-size_t
-stream_pipeline::submit_device(const cl::Buffer& source, size_t offset, size_t samples)
+size_t stream_pipeline::submit_device(const cl::Buffer& source,
+                                      size_t offset,
+                                      size_t samples,
+                                      const std::vector<cl::Event>& after)
 {
     return launch(samples,
                   true,
@@ -141,12 +148,16 @@ stream_pipeline::submit_device(const cl::Buffer& source, size_t offset, size_t s
                       const stream_engine::region& r,
                       const std::vector<cl::Event>* region_free,
                       cl::Event& done) {
+                      std::vector<cl::Event> wait = after;
+                      if (region_free)
+                          wait.insert(
+                              wait.end(), region_free->begin(), region_free->end());
                       d_upload.enqueueCopyBuffer(source,
                                                  r.buffer,
                                                  offset * 8,
                                                  r.offset * 8,
                                                  samples * 8,
-                                                 region_free,
+                                                 wait.empty() ? nullptr : &wait,
                                                  &done);
                   });
 }
@@ -159,17 +170,26 @@ void stream_pipeline::set_output_on_device(bool on)
     d_output_on_device = on;
 }
 
-void stream_pipeline::copy_oldest(size_t first,
-                                  size_t count,
-                                  const cl::Buffer& destination,
-                                  size_t offset)
+cl::Event stream_pipeline::copy_oldest(size_t first,
+                                       size_t count,
+                                       const cl::Buffer& destination,
+                                       size_t offset,
+                                       const std::vector<cl::Event>& after)
 {
+    slot& s = d_slots[d_in_flight.front()];
     if (count == 0)
-        return;
-    const slot& s = d_slots[d_in_flight.front()];
-    const std::vector<cl::Event> computed{ s.engine_done };
-    d_download.enqueueCopyBuffer(
-        s.device_output, destination, first * 8, offset * 8, count * 8, &computed);
+        return cl::Event();
+    std::vector<cl::Event> wait = after;
+    wait.push_back(s.engine_done);
+    d_download.enqueueCopyBuffer(s.device_output,
+                                 destination,
+                                 first * 8,
+                                 offset * 8,
+                                 count * 8,
+                                 &wait,
+                                 &s.delivered);
+    d_download.flush();
+    return s.delivered;
 }
 
 void stream_pipeline::read_oldest(size_t first,
@@ -178,13 +198,20 @@ void stream_pipeline::read_oldest(size_t first,
 {
     if (count == 0)
         return;
-    const slot& s = d_slots[d_in_flight.front()];
+    slot& s = d_slots[d_in_flight.front()];
     const std::vector<cl::Event> computed{ s.engine_done };
-    d_download.enqueueReadBuffer(
-        s.device_output, CL_FALSE, first * 8, count * 8, destination, &computed);
+    d_download.enqueueReadBuffer(s.device_output,
+                                 CL_FALSE,
+                                 first * 8,
+                                 count * 8,
+                                 destination,
+                                 &computed,
+                                 &s.delivered);
 }
 
 void stream_pipeline::wait_deliveries() { d_download.finish(); }
+
+const cl::Event& stream_pipeline::source_read() const { return d_source_read; }
 
 void stream_pipeline::wait_source_read()
 {

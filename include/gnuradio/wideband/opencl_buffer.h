@@ -16,6 +16,7 @@
 #include <gnuradio/wideband/core/pinned_buffer.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -40,10 +41,10 @@ public:
 /*!
  * \brief GNU Radio 3.10 custom buffer for the edges of gr-wideband blocks.
  *
- The output signatures of the gr-wideband blocks name this type, so GNU Radio
- * makes one for each of their outputs (their inputs take whatever buffer the
- * writer has). The memory is chosen when the flowgraph first uses the buffer,
- * from who is on the edge:
+ * The signatures of the gr-wideband blocks name this type, so GNU Radio makes
+ * one for each of their outputs, and one in place of the buffer of each host
+ * block that writes to them (the host block then writes into it). The memory
+ * is chosen when the flowgraph first uses the buffer, from who is on the edge:
  *
  * - device: the writer and every reader are gr-wideband blocks on the same
  *   device. The items live in device memory only (one cl::Buffer); the
@@ -55,9 +56,14 @@ public:
  *   the device's context, which host blocks read and write as usual and the
  *   device reads and writes by DMA at full PCIe speed, with no staging copy.
  *
- * A gr-wideband block finishes every transfer that touches the buffer before
- * its work() returns, so GNU Radio's bookkeeping (and the data moves that a
- * single-mapped buffer makes when it wraps) never races the device.
+ * On a device edge the blocks need not wait for their transfers in work():
+ * the device commands are ordered by OpenCL events that the buffer keeps. A
+ * command that reads items waits for read_after() and hands its event to
+ * read_by(); one that writes items waits for write_after() and hands its event
+ * to written_by(). The data moves that a single-mapped buffer makes when it
+ * wraps wait for all of them. Host memory (pinned_host) is read and written by
+ * the host as soon as work() returns: there the blocks finish every transfer
+ * that touches the buffer before their work() returns.
  */
 class WIDEBAND_API opencl_buffer : public gr::buffer_single_mapped
 {
@@ -83,6 +89,18 @@ public:
     const cl::Buffer& device_memory();
     //! Bytes from the start of the buffer to \p pointer (a work() pointer).
     size_t byte_offset(const void* pointer) const;
+
+    //! Device placement: what a command that reads items must wait for (the
+    //! writer's writes so far).
+    std::vector<cl::Event> read_after();
+    //! Device placement: \p reader (any address that identifies it) enqueued
+    //! \p read, which reads items; writes wait for it.
+    void read_by(const void* reader, const cl::Event& read);
+    //! Device placement: what a command that writes items must wait for (every
+    //! reader's reads so far).
+    std::vector<cl::Event> write_after();
+    //! Device placement: the writer enqueued \p write, which writes items.
+    void written_by(const cl::Event& write);
 
     void post_work(int nitems) override;
     void update_reader_block_history(unsigned history, int delay) override;
@@ -123,6 +141,9 @@ private:
     char* d_reserved = nullptr; // the never-backed address range (device placement)
     cl::Buffer d_device;
     cl::CommandQueue d_queue;
+    std::mutex d_events_mutex; // the writer's and the readers' threads
+    cl::Event d_last_write;    // commands of one in-order queue: the last is enough
+    std::map<const void*, cl::Event> d_last_read;
     cl::Buffer d_scratch; // for moves within the device memory that overlap
     size_t d_scratch_bytes = 0;
     std::unique_ptr<core::pinned_buffer> d_pinned;

@@ -65,7 +65,11 @@ public:
  * longer hold after set_taps() grows its history count as zero here as there.
  *
  * With one engine the pipeline is a plain stream_pipeline on it: no history is
- * sent and nothing else differs.
+ * sent and nothing else differs, and everything stream_pipeline offers is
+ * there, input from and output to device memory included (submit_device(),
+ * copy_oldest()); those two need one device. Host input from page-locked
+ * memory (submit_pinned()) and output kept on the device and read into host
+ * memory (read_oldest()) work with any number.
  *
  * The caller owns the engines and keeps them configured alike: set_taps(),
  * set_channel_map() and the like go to every engine, between submissions.
@@ -110,6 +114,38 @@ public:
      *         setting applied to some engines only)
      */
     size_t submit(const std::complex<float>* input, size_t samples);
+    //! As submit(), from page-locked host memory (see stream_pipeline::submit_pinned()).
+    size_t submit_pinned(const std::complex<float>* input, size_t samples);
+    /*!
+     * As stream_pipeline::submit_device().
+     * \throws std::logic_error with several devices
+     */
+    size_t submit_device(const cl::Buffer& source,
+                         size_t offset,
+                         size_t samples,
+                         const std::vector<cl::Event>& after = {});
+    //! The transfer of the last submission that reads its source (see
+    //! stream_pipeline::source_read()).
+    const cl::Event& source_read() const;
+    //! Waits until the last submission has read its source.
+    void wait_source_read();
+
+    //! See stream_pipeline::set_output_on_device(); applies to every device.
+    void set_output_on_device(bool on);
+    bool output_on_device() const;
+    /*!
+     * As stream_pipeline::copy_oldest().
+     * \throws std::logic_error with several devices
+     */
+    cl::Event copy_oldest(size_t first,
+                          size_t count,
+                          const cl::Buffer& destination,
+                          size_t offset,
+                          const std::vector<cl::Event>& after = {});
+    //! As stream_pipeline::read_oldest().
+    void read_oldest(size_t first, size_t count, std::complex<float>* destination);
+    //! Waits for the copies and reads enqueued so far, on every device.
+    void wait_deliveries();
 
     //! True when the oldest chunk's output is on the host.
     bool oldest_ready() const;
@@ -128,6 +164,11 @@ private:
 
     const lane& oldest_lane() const;
     bool split() const { return d_lanes.size() > 1; }
+    //! The one device's pipeline, for what only one device supports (\p what).
+    stream_pipeline& only_pipeline(const char* what) const;
+    //! submit() and submit_pinned(): \p launch(pipeline) submits the chunk.
+    template <typename Launch>
+    size_t submit_with(const std::complex<float>* input, size_t samples, Launch&& launch);
     //! Zeros all but the last \p kept samples of the tail.
     void forget_before(size_t kept);
     //! Appends a chunk to the tail, keeping its last \p keep samples.
@@ -136,6 +177,7 @@ private:
     std::vector<std::unique_ptr<lane>> d_lanes;
     std::deque<size_t> d_order; // lane of each chunk in flight, oldest first
     size_t d_next = 0;          // lane of the next chunk
+    size_t d_last = 0;          // lane of the last chunk
     uint64_t d_position = 0;    // samples submitted
     // The last input samples, zeros where the single engine would hold none.
     std::vector<std::complex<float>> d_tail;

@@ -107,8 +107,15 @@ public:
      * wait_source_read() before the memory is reused.
      */
     size_t submit_pinned(const std::complex<float>* input, size_t samples);
-    //! As submit_pinned(), from \p source at complex element \p offset (same context).
-    size_t submit_device(const cl::Buffer& source, size_t offset, size_t samples);
+    //! As submit_pinned(), from \p source at complex element \p offset (same
+    //! context), once \p after have completed.
+    size_t submit_device(const cl::Buffer& source,
+                         size_t offset,
+                         size_t samples,
+                         const std::vector<cl::Event>& after = {});
+    //! The transfer of the last submit_pinned() or submit_device() that reads its
+    //! source (null after wait_source_read()).
+    const cl::Event& source_read() const;
     //! Waits until the last submit_pinned() or submit_device() has read its source.
     void wait_source_read();
 
@@ -118,10 +125,17 @@ public:
      */
     void set_output_on_device(bool on);
     bool output_on_device() const { return d_output_on_device; }
-    //! Enqueues a copy of \p count elements of the oldest chunk from \p first on
-    //! to \p destination at element \p offset (output on device).
-    void
-    copy_oldest(size_t first, size_t count, const cl::Buffer& destination, size_t offset);
+    /*!
+     * \brief Enqueues a copy of \p count elements of the oldest chunk from \p
+     * first on to \p destination at element \p offset, after \p after (output
+     * on device). Returns its event (null for count 0). The slot's next chunk
+     * waits for it; wait_deliveries() is needed only before the host reads.
+     */
+    cl::Event copy_oldest(size_t first,
+                          size_t count,
+                          const cl::Buffer& destination,
+                          size_t offset,
+                          const std::vector<cl::Event>& after = {});
     //! Enqueues a read of \p count elements of the oldest chunk from \p first on
     //! into host memory (output on device; page-locked memory reads by DMA).
     void read_oldest(size_t first, size_t count, std::complex<float>* destination);
@@ -147,6 +161,7 @@ private:
         cl::Buffer device_output;
         size_t device_output_bytes = 0;
         cl::Event engine_done, downloaded;
+        cl::Event delivered; // the last copy or read out of device_output
         size_t elements = 0;
     };
 

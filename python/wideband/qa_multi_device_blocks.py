@@ -1,0 +1,126 @@
+#!/usr/bin/python3
+#
+# Copyright 2026 gr-wideband authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+
+"""
+pfb_channelizer_ccf and fft_filter_ccc on a device string that names several
+devices ("cpu:all"): consecutive chunks go to the devices in turn, and every
+output sample must still match the float64 reference in order, across random
+work() chunkings, a taps and channel map change while running, and tags.
+
+ctest runs this with POCL_DEVICES="pthread pthread", which makes PoCL expose
+two CPU devices; with one device the tests skip. The streams are several chunks
+long (CHUNK samples each), so that each device computes several of them.
+"""
+
+import numpy as np
+import pmt
+from gnuradio import blocks, gr, gr_unittest
+from gnuradio import wideband
+from stream_qa_helpers import gate, never_zero, random_chunks, wait_for
+import qa_fft_filter
+import qa_pfb_channelizer_ccf
+from qa_pfb_channelizer_ccf import CHUNK, assert_same_channel
+
+DEVICES = "cpu:all"
+
+
+class qa_multi_device_blocks(gr_unittest.TestCase):
+
+    def setUp(self):
+        self.tb = gr.top_block()
+        self.rng = np.random.default_rng(2026)
+
+    def tearDown(self):
+        self.tb = None
+
+    def several(self, block):
+        if ", " not in block.device_name():
+            self.skipTest(f"{DEVICES} names one device here ({block.device_name()}); "
+                          "set POCL_DEVICES='pthread pthread'")
+        return block
+
+    def test_001_channelizer_matches_reference(self):
+        M, D = 8, 4  # oversample rate 2
+        taps = qa_pfb_channelizer_ccf.random_taps(self.rng, 5 * M)
+        channel_map = [6, 1, 3]
+        x = never_zero(self.rng, int(2.6 * CHUNK))
+        ours = self.several(
+            wideband.pfb_channelizer_ccf(M, taps, M / D, channel_map, DEVICES))
+        src = blocks.vector_source_c(x)
+        chunks = random_chunks(3 * CHUNK // 4, 1)
+        sinks = [blocks.vector_sink_c() for _ in channel_map]
+        self.tb.connect(src, chunks, ours)
+        for slot, sink in enumerate(sinks):
+            self.tb.connect((ours, slot), sink)
+        self.tb.run()
+        self.assertEqual([wideband.input_memory(ours), wideband.output_memory(ours)],
+                         ["host", "host"])
+        expect = qa_pfb_channelizer_ccf.reference(x, taps, M, D)
+        for slot, sink in enumerate(sinks):
+            assert_same_channel(sink.data(), expect[:, channel_map[slot]],
+                                f"output {slot}, channel {channel_map[slot]}")
+
+    def test_002_channelizer_settings_while_running(self):
+        """New taps (longer history) and a new channel map from some chunk
+        on: the output is the old configuration's before it and the new one's
+        after it, with the samples the new history reaches before the change
+        counted as zero, as on one device."""
+        M, D = 8, 8
+        old = qa_pfb_channelizer_ccf.random_taps(self.rng, 3 * M)
+        new = qa_pfb_channelizer_ccf.random_taps(self.rng, 6 * M)
+        x = never_zero(self.rng, 3 * CHUNK)
+        ours = self.several(wideband.pfb_channelizer_ccf(M, old, 1, [2, 5], DEVICES))
+        src = blocks.vector_source_c(x)
+        hold = gate(CHUNK)
+        sinks = [blocks.vector_sink_c() for _ in range(2)]
+        self.tb.connect(src, hold, ours)
+        for slot, sink in enumerate(sinks):
+            self.tb.connect((ours, slot), sink)
+        self.tb.start()
+        # The first CHUNK samples are submitted with the old settings; the
+        # change applies from the next chunk on.
+        wait_for(self, lambda: ours.nitems_read(0) >= CHUNK)
+        ours.set_taps(new)
+        ours.set_channel_map([7, 0])
+        hold.opened.set()
+        self.tb.wait()
+        frames = CHUNK // D
+        zeroed = x.copy()
+        zeroed[:CHUNK - (len(old) - D)] = 0
+        before = qa_pfb_channelizer_ccf.reference(x, old, M, D, frames=frames)
+        after = qa_pfb_channelizer_ccf.reference(zeroed, new, M, D, first_frame=frames)
+        for slot, (was, now) in enumerate(((2, 7), (5, 0))):
+            data = np.array(sinks[slot].data())
+            self.assertEqual(len(data), len(x) // D)
+            assert_same_channel(data[:frames], before[:, was], f"output {slot} before")
+            assert_same_channel(data[frames:], after[:, now], f"output {slot} after")
+
+    def test_003_filter_matches_reference_with_tags(self):
+        D = 3
+        taps = qa_fft_filter.random_taps(self.rng, "ccc", 301)
+        x = never_zero(self.rng, int(3.3 * CHUNK))
+        offsets = sorted(set(self.rng.integers(0, len(x) - D, 50).tolist()))
+        tags = [gr.tag_utils.python_to_tag(
+            (k, pmt.intern("k"), pmt.from_long(k), pmt.intern("src"))) for k in offsets]
+        ours = self.several(wideband.fft_filter_ccc(D, taps, DEVICES))
+        src = blocks.vector_source_c(x, False, 1, tags)
+        chunks = random_chunks(CHUNK // 3, 2)
+        sink = blocks.vector_sink_c()
+        self.tb.connect(src, chunks, ours, sink)
+        self.tb.run()
+        qa_fft_filter.assert_same_stream(
+            sink.data(), qa_fft_filter.reference(x, taps, D), "several devices")
+        self.assertEqual(sorted((t.offset, pmt.to_long(t.value)) for t in sink.tags()),
+                         [(k // D, k) for k in offsets])
+
+    def test_004_fft_vcc_takes_one_device(self):
+        with self.assertRaisesRegex(ValueError, "names several devices"):
+            wideband.fft_vcc(64, True, [], False, DEVICES)
+
+
+if __name__ == "__main__":
+    gr_unittest.run(qa_multi_device_blocks)
