@@ -16,7 +16,11 @@
 #include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/blocks/null_source.h>
 #include <gnuradio/blocks/stream_to_streams.h>
+#include <gnuradio/blocks/streams_to_vector.h>
+#include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
+#include <gnuradio/fft/fft_v.h>
+#include <gnuradio/filter/fft_filter_ccc.h>
 #include <gnuradio/filter/firdes.h>
 #include <gnuradio/filter/pfb_channelizer_ccf.h>
 #include <gnuradio/io_signature.h>
@@ -68,6 +72,11 @@ void print_help()
 gr-wideband blocks in GNU Radio flowgraphs run by GNU Radio's own scheduler
 (C++, no Python), each flowgraph for a fixed time:
 
+  verify    the chain below from a host source to a host sink against the
+            same chain of GNU Radio's in-tree blocks (fft_filter_ccc,
+            stream_to_streams + pfb_channelizer_ccf + streams_to_vector,
+            fft_vcc) on random input of several chunks: every output sample
+            compared (exit status 1 beyond 1e-4 of the largest output).
   pcie      the machine's host<->device bandwidth through OpenCL: pinned
             (CL_MEM_ALLOC_HOST_PTR, mapped) host->device, device->host and
             both at once, and host->device from ordinary (pageable) memory.
@@ -75,9 +84,9 @@ gr-wideband blocks in GNU Radio flowgraphs run by GNU Radio's own scheduler
   source    the host source alone into a null sink: what the host side can
             feed at most.
   host-in   source -> pfb_channelizer_ccf (M channels, r = 1, K*M taps, every
-            channel an output) -> M null sinks: the block copies its input
-            from GNU Radio's buffer into pinned staging memory and DMAs its
-            output straight into the sinks' pinned buffers. Again with a
+            channel an output) -> M null sinks: the source writes into the
+            block's pinned input buffer, the block DMAs from it, and its
+            output goes to the sinks' pinned buffers. Again with a
             feed (a host source that produces items without writing them, as
             a receiver's driver that DMAs them would: the block's edge without
             the source's cost), and with the channels as one vector output
@@ -108,9 +117,9 @@ options:
                            samples (default), or null_source (zeros, memset)
   --baseline               also run GNU Radio's in-tree channelizer
   --no-pcie                skip the PCIe measurement
-  --only GROUPS            run only these row groups (comma-separated: pcie,
-                           source, host-in, chain, in-tree; chain includes
-                           the blocks alone)
+  --only GROUPS            run only these row groups (comma-separated: verify,
+                           pcie, source, host-in, chain, in-tree; chain
+                           includes the blocks alone)
   --csv FILE               also write the rows as CSV
   -h, --help
 
@@ -163,11 +172,11 @@ bench_options parse_command_line(int argc, char** argv)
             { "--only",
               [&](const std::string& v) {
                   for (const auto& group : split(arg, v)) {
-                      if (group != "pcie" && group != "source" && group != "host-in" &&
-                          group != "chain" && group != "in-tree")
+                      if (group != "verify" && group != "pcie" && group != "source" &&
+                          group != "host-in" && group != "chain" && group != "in-tree")
                           throw usage_error("--only: '" + group +
-                                            "' is not pcie, source, host-in, chain "
-                                            "or in-tree");
+                                            "' is not verify, pcie, source, host-in, "
+                                            "chain or in-tree");
                       o.only.push_back(group);
                   }
               } },
@@ -301,6 +310,8 @@ public:
         std::cout << program << ": " << d_ctx->info().name << " ("
                   << d_ctx->info().platform_name << "), " << d_opt.seconds
                   << " s per flowgraph, source " << d_opt.source << std::endl;
+        if (d_opt.runs("verify") && !verify_chain())
+            return 1;
         if (d_opt.pcie && d_opt.runs("pcie"))
             measure_pcie();
         if (d_opt.runs("source"))
@@ -557,6 +568,81 @@ private:
                   edges,
                   msps });
         }
+    }
+
+    /*!
+     * The chain from a host source to a host sink, and GNU Radio's in-tree
+     * blocks doing the same, on the same random input: true when every
+     * output sample agrees (float32 rounding of different algorithms only).
+     */
+    bool verify_chain()
+    {
+        const size_t m = d_opt.chain_channels;
+        chain_blocks ours = make_chain();
+        const auto* filter = dynamic_cast<wb::fft_filter_ccc*>(ours.filter.get());
+        // latency(): two chunks in flight; five chunks in all, random samples
+        const size_t samples = size_t(filter->latency()) * 5 / 2 / m * m;
+        std::vector<gr_complex> x(samples);
+        std::mt19937 rng(4);
+        std::normal_distribution<float> normal;
+        for (auto& v : x)
+            v = gr_complex(normal(rng), normal(rng));
+
+        auto run = [&](const std::vector<gr::basic_block_sptr>& middle) {
+            auto tb = gr::make_top_block("verify");
+            auto src = gr::blocks::vector_source_c::make(x);
+            auto sink = gr::blocks::vector_sink_c::make(int(m));
+            gr::basic_block_sptr previous = src;
+            for (const auto& block : middle) {
+                tb->connect(previous, 0, block, 0);
+                previous = block;
+            }
+            tb->connect(previous, 0, sink, 0);
+            tb->run();
+            return sink->data();
+        };
+        const auto got = run({ ours.filter, ours.channelizer, ours.fft });
+
+        auto split = gr::blocks::stream_to_streams::make(sizeof(gr_complex), m);
+        auto channelizer =
+            gr::filter::pfb_channelizer_ccf::make(unsigned(m), exact_taps(m), 1.0f);
+        auto join = gr::blocks::streams_to_vector::make(sizeof(gr_complex), m);
+        auto tb = gr::make_top_block("verify in-tree");
+        auto src = gr::blocks::vector_source_c::make(x);
+        auto fir = gr::filter::fft_filter_ccc::make(1, filter->taps());
+        auto fft = gr::fft::fft_v<gr_complex, true>::make(int(m), {}, false);
+        auto sink = gr::blocks::vector_sink_c::make(int(m));
+        tb->connect(src, 0, fir, 0);
+        tb->connect(fir, 0, split, 0);
+        for (size_t c = 0; c < m; ++c) {
+            tb->connect(split, int(c), channelizer, int(c));
+            tb->connect(channelizer, int(c), join, int(c));
+        }
+        tb->connect(join, 0, fft, 0);
+        tb->connect(fft, 0, sink, 0);
+        tb->run();
+        const auto& expected = sink->data();
+
+        // The in-tree filter drops its last partial FFT block: compare what
+        // both have; ours must have every frame.
+        const size_t n = std::min(got.size(), expected.size());
+        double largest = 0, worst = 0, diff2 = 0, ref2 = 0;
+        for (size_t i = 0; i < n; ++i) {
+            largest = std::max(largest, double(std::abs(expected[i])));
+            worst = std::max(worst, double(std::abs(got[i] - expected[i])));
+            diff2 += std::norm(got[i] - expected[i]);
+            ref2 += std::norm(expected[i]);
+        }
+        const double relative = largest > 0 ? worst / largest : 1.0;
+        const bool complete = got.size() == samples;
+        const bool ok = complete && n > samples / 2 && relative <= 1e-4;
+        std::cout << "verify: " << samples << " samples through the chain, "
+                  << got.size() / m << " output vectors (expected " << samples / m
+                  << "), " << n / m << " compared with the in-tree chain: largest error "
+                  << bench_common::fmt("%.2g", relative) << " of the largest output, L2 "
+                  << bench_common::fmt("%.2g", ref2 > 0 ? std::sqrt(diff2 / ref2) : 1.0)
+                  << (ok ? " (pass)" : " (FAIL)") << std::endl;
+        return ok;
     }
 
     void measure_in_tree(size_t m)

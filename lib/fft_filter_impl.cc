@@ -53,8 +53,8 @@ fft_filter_impl<TAP_T>::fft_filter_impl(int decimation,
                                         const std::string& device)
     : gr::block(
           std::is_same<TAP_T, float>::value ? "fft_filter_ccf" : "fft_filter_ccc",
-          gr::io_signature::make(1, 1, sizeof(gr_complex), stream_buffer_type(device)),
-          gr::io_signature::make(1, 1, sizeof(gr_complex), stream_buffer_type(device))),
+          gr::io_signature::make(1, 1, sizeof(gr_complex)),
+          gr::io_signature::make(1, 1, sizeof(gr_complex), output_buffer_type(device))),
       d_decimation(checked_decimation(decimation)),
       d_contexts(core::device_context::get_all(device)),
       d_taps(taps),

@@ -21,7 +21,8 @@ namespace {
 // The block's input and output signature. Checks the arguments first, before
 // anything is built, so that bad ones give one clear message instead of an
 // io_signature or OpenCL error.
-gr::io_signature::sptr checked_signature(int fft_size, const std::vector<float>& window)
+gr::io_signature::sptr
+checked_signature(int fft_size, const std::vector<float>& window, bool output)
 {
     constexpr int largest = INT_MAX / int(sizeof(gr_complex)); // io_signature's item size
     if (fft_size < 1 || fft_size > largest)
@@ -34,10 +35,12 @@ gr::io_signature::sptr checked_signature(int fft_size, const std::vector<float>&
                                     " values; it must be empty (no window) or have "
                                     "fft_size (" +
                                     std::to_string(fft_size) + ") values");
-    // gr-wideband's buffer type: device memory to and from gr-wideband blocks,
-    // pinned host memory to and from host blocks (see opencl_buffer).
-    return gr::io_signature::make(
-        1, 1, fft_size * sizeof(gr_complex), opencl_buffer::type);
+    // Outputs name gr-wideband's buffer type (device-resident to gr-wideband
+    // readers, pinned to host readers); inputs take the writer's (see
+    // opencl_buffer).
+    return output ? gr::io_signature::make(
+                        1, 1, fft_size * sizeof(gr_complex), opencl_buffer::type)
+                  : gr::io_signature::make(1, 1, fft_size * sizeof(gr_complex));
 }
 
 size_t vectors_per_call(const core::device_info& info, size_t fft_size)
@@ -73,8 +76,8 @@ fft_vcc_impl::fft_vcc_impl(int fft_size,
                            bool shift,
                            const std::string& device)
     : gr::sync_block("fft_vcc",
-                     checked_signature(fft_size, window),
-                     checked_signature(fft_size, window)),
+                     checked_signature(fft_size, window, false),
+                     checked_signature(fft_size, window, true)),
       d_fft_size(fft_size),
       d_forward(forward),
       d_shift(shift),

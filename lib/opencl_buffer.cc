@@ -46,22 +46,13 @@ gr::buffer_sptr opencl_buffer::make_buffer(int nitems,
     if (!context)
         throw std::logic_error("opencl_buffer: neither the writer nor the owner of the "
                                "buffer is a gr-wideband block");
-    auto* made = new opencl_buffer(nitems,
-                                   sizeof_item,
-                                   downstream_lcm_nitems,
-                                   downstream_max_out_mult,
-                                   link,
-                                   buf_owner,
-                                   std::move(context));
-    gr::buffer_sptr buffer(made);
-    // GNU Radio 3.10 calls the factory with a writer other than the owner when
-    // it replaces a host writer's buffer for a gr-wideband reader
-    // (block::replace_buffer): remember the writer's outputs as they are, to
-    // find the one replaced once GNU Radio has installed this buffer.
-    if (link && link != buf_owner && link->detail())
-        for (int p = 0; p < link->detail()->noutputs(); ++p)
-            made->d_replaced_outputs.push_back(link->detail()->output(p));
-    return buffer;
+    return gr::buffer_sptr(new opencl_buffer(nitems,
+                                             sizeof_item,
+                                             downstream_lcm_nitems,
+                                             downstream_max_out_mult,
+                                             link,
+                                             buf_owner,
+                                             std::move(context)));
 }
 
 opencl_buffer::opencl_buffer(int nitems,
@@ -82,6 +73,11 @@ opencl_buffer::opencl_buffer(int nitems,
     gr::configure_default_loggers(d_logger, d_debug_logger, "opencl_buffer");
     if (!allocate_buffer(nitems))
         throw std::bad_alloc();
+    // GNU Radio 3.10's single-mapped buffer keeps its owner, a gr-wideband block
+    // here, by a shared pointer, and the block keeps the buffer (as its output,
+    // or through its reader): neither would ever be freed. Nothing reads the
+    // owner after allocation.
+    d_buf_owner.reset();
 }
 
 opencl_buffer::~opencl_buffer()
@@ -184,45 +180,9 @@ void opencl_buffer::written_by(const cl::Event& write)
 
 void opencl_buffer::post_work(int) {}
 
-void opencl_buffer::adopt_readers_of_replaced()
-{
-    const std::vector<gr::buffer_sptr> before = std::move(d_replaced_outputs);
-    d_replaced_outputs.clear();
-    const gr::block_detail_sptr writer = link()->detail();
-    gr::buffer_sptr self, replaced;
-    for (size_t p = 0; p < before.size() && !self; ++p)
-        if (writer->output(p).get() == this) {
-            self = writer->output(p);
-            replaced = before[p];
-        }
-    if (!replaced || replaced == self)
-        return;
-    // GNU Radio replaces the buffer once per gr-wideband reader and leaves the
-    // readers connected before on the old one, which nobody writes any more.
-    // Move them here, each with the history and delay it was given.
-    std::vector<gr::buffer_reader*> readers;
-    for (size_t r = 0; r < replaced->nreaders(); ++r)
-        readers.push_back(replaced->reader(r));
-    for (gr::buffer_reader* old : readers) {
-        const gr::block_sptr block = old->link();
-        const gr::block_detail_sptr detail = block->detail();
-        for (int i = 0; i < detail->ninputs(); ++i)
-            if (detail->input(i).get() == old)
-                detail->set_input(i,
-                                  gr::buffer_add_reader(self,
-                                                        int(block->history()) - 1,
-                                                        block,
-                                                        int(old->sample_delay())));
-    }
-}
-
 void opencl_buffer::update_reader_block_history(unsigned history, int delay)
 {
     buffer_single_mapped::update_reader_block_history(history, delay);
-    // GNU Radio adds the reader that made it replace a buffer right after the
-    // replacement, which is complete by then.
-    if (!d_replaced_outputs.empty())
-        adopt_readers_of_replaced();
     // GNU Radio gives a buffer one transfer type and refuses a second, so a
     // writer with device and host readers would fail to start. The placement
     // comes from all readers instead (bind()): forget the type of the edge
@@ -270,6 +230,18 @@ void* opencl_buffer::device_move(void* dst, const void* src, size_t bytes)
     return dst;
 }
 
+void* opencl_buffer::host_move(void* dst, const void* src, size_t bytes)
+{
+    // A DMA may still read items that are to be moved, or whose place the
+    // writer takes next.
+    std::vector<cl::Event> pending = write_after();
+    for (const cl::Event& e : read_after())
+        pending.push_back(e);
+    if (!pending.empty())
+        cl::WaitForEvents(pending);
+    return std::memmove(dst, src, bytes);
+}
+
 template <typename Move>
 auto opencl_buffer::counted(Move&& move)
 {
@@ -288,7 +260,9 @@ bool opencl_buffer::input_blocked_callback(int items_required,
                                            unsigned read_index)
 {
     if (where() == placement::pinned_host) {
-        const auto move = counted(std::memmove);
+        const auto move = counted([this](void* dst, const void* src, size_t bytes) {
+            return host_move(dst, src, bytes);
+        });
         return input_blocked_callback_logic(
             items_required, items_avail, read_index, d_base, move, move);
     }
@@ -303,7 +277,12 @@ bool opencl_buffer::output_blocked_callback(int output_multiple, bool force)
 {
     if (where() == placement::pinned_host)
         return output_blocked_callback_logic(
-            output_multiple, force, d_base, counted(std::memmove));
+            output_multiple,
+            force,
+            d_base,
+            counted([this](void* dst, const void* src, size_t bytes) {
+                return host_move(dst, src, bytes);
+            }));
     return output_blocked_callback_logic(
         output_multiple,
         force,

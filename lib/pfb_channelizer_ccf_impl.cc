@@ -85,7 +85,7 @@ gr::io_signature::sptr channel_outputs(unsigned int numchans,
     check_numchans(numchans);
     check_map(channel_map, numchans);
     const size_t channels = full_map(channel_map, numchans).size();
-    const gr::buffer_type buffers = stream_buffer_type(device);
+    const gr::buffer_type buffers = output_buffer_type(device);
     return vector_output
                ? gr::io_signature::make(1, 1, sizeof(gr_complex) * channels, buffers)
                : gr::io_signature::make(1, int(channels), sizeof(gr_complex), buffers);
@@ -140,10 +140,9 @@ pfb_channelizer_ccf_impl::pfb_channelizer_ccf_impl(unsigned int numchans,
                                                    const std::string& device,
                                                    float atten,
                                                    bool vector_output)
-    : gr::block(
-          "pfb_channelizer_ccf",
-          gr::io_signature::make(1, 1, sizeof(gr_complex), stream_buffer_type(device)),
-          channel_outputs(numchans, channel_map, vector_output, device)),
+    : gr::block("pfb_channelizer_ccf",
+                gr::io_signature::make(1, 1, sizeof(gr_complex)),
+                channel_outputs(numchans, channel_map, vector_output, device)),
       d_numchans(numchans),
       d_decimation(checked_decimation(numchans, oversample_rate)),
       d_vector_output(vector_output),

@@ -65,6 +65,9 @@ public:
     {
         d_input = input;
         d_outputs = outputs;
+        if (input.buffer)
+            d_profile.note("input buffer " + std::to_string(input.buffer->bufsize()) +
+                           " items");
         d_host_outputs = false;
         for (const stream_port& port : outputs)
             d_host_outputs |= port.where != stream_port::kind::device;
@@ -188,6 +191,7 @@ private:
             break;
         case stream_port::kind::pinned_host:
             d_pipeline.submit_pinned(samples_at, samples);
+            d_input.buffer->read_by(this, d_pipeline.source_read());
             break;
         default:
             d_pipeline.submit(samples_at, samples);
@@ -204,12 +208,12 @@ private:
 };
 
 /*!
- * \brief The buffer type of a streaming block's ports for \p device: gr-wideband's
- * (device memory to gr-wideband neighbours, pinned host memory to host blocks)
- * when the string names one device; GNU Radio's own when it names several,
- * whose chunks reach each device through host memory.
+ * \brief The buffer type of a streaming block's outputs for \p device:
+ * gr-wideband's (device memory to gr-wideband readers, pinned host memory to
+ * host readers) when the string names one device; GNU Radio's own when it
+ * names several, whose chunks reach each device through host memory.
  */
-inline gr::buffer_type stream_buffer_type(const std::string& device)
+inline gr::buffer_type output_buffer_type(const std::string& device)
 {
     return core::device_context::get_all(device).size() == 1
                ? opencl_buffer::type

@@ -77,6 +77,13 @@ public:
         d_produced += produced;
     }
 
+    //! Adds \p text to the report.
+    void note(const std::string& text)
+    {
+        if (d_on)
+            d_note += ", " + text;
+    }
+
     //! One line: calls, input per call and rate, then ms per call by phase.
     std::string report() const
     {
@@ -104,7 +111,7 @@ public:
             line += buffer;
         }
         std::snprintf(buffer, sizeof buffer, ", between calls %.3f", ms(d_between));
-        return line + buffer;
+        return line + buffer + d_note;
     }
 
 private:
@@ -118,6 +125,7 @@ private:
     clock::time_point d_first, d_last;
     std::array<duration, phases> d_phase{};
     duration d_between{};
+    std::string d_note;
 };
 
 } // namespace wideband

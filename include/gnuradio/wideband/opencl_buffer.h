@@ -41,10 +41,13 @@ public:
 /*!
  * \brief GNU Radio 3.10 custom buffer for the edges of gr-wideband blocks.
  *
- * The signatures of the gr-wideband blocks name this type, so GNU Radio makes
- * one for each of their outputs, and one in place of the buffer of each host
- * block that writes to them (the host block then writes into it). The memory
- * is chosen when the flowgraph first uses the buffer, from who is on the edge:
+ * The output signatures of the gr-wideband blocks name this type, so GNU Radio
+ * makes one for each of their outputs; their inputs take the writer's buffer.
+ * (Host blocks keep GNU Radio's own buffers: a custom buffer is single-mapped,
+ * and GNU Radio 3.10's single-mapped logic loses samples when a host writer
+ * and a host reader that needs items in one piece, e.g. a filter, share one.)
+ * The memory is chosen when the flowgraph first uses the buffer, from who is
+ * on the edge:
  *
  * - device: the writer and every reader are gr-wideband blocks on the same
  *   device. The items live in device memory only (one cl::Buffer); the
@@ -62,8 +65,10 @@ public:
  * read_by(); one that writes items waits for write_after() and hands its event
  * to written_by(). The data moves that a single-mapped buffer makes when it
  * wraps wait for all of them. Host memory (pinned_host) is read and written by
- * the host as soon as work() returns: there the blocks finish every transfer
- * that touches the buffer before their work() returns.
+ * host blocks as soon as work() returns: there a gr-wideband block finishes
+ * every transfer that touches items before it hands them on (produce, or
+ * consume), and registers its DMA reads of items it has not consumed yet with
+ * read_by(), for the moves to wait for.
  */
 class WIDEBAND_API opencl_buffer : public gr::buffer_single_mapped
 {
@@ -90,16 +95,17 @@ public:
     //! Bytes from the start of the buffer to \p pointer (a work() pointer).
     size_t byte_offset(const void* pointer) const;
 
-    //! Device placement: what a command that reads items must wait for (the
-    //! writer's writes so far).
+    //! What a device command that reads items must wait for (the writer's
+    //! device writes so far).
     std::vector<cl::Event> read_after();
-    //! Device placement: \p reader (any address that identifies it) enqueued
-    //! \p read, which reads items; writes wait for it.
+    //! \p reader (any address that identifies it) enqueued \p read, which reads
+    //! items; writes and moves wait for it.
     void read_by(const void* reader, const cl::Event& read);
-    //! Device placement: what a command that writes items must wait for (every
-    //! reader's reads so far).
+    //! What a device command that writes items must wait for (every reader's
+    //! device reads so far).
     std::vector<cl::Event> write_after();
-    //! Device placement: the writer enqueued \p write, which writes items.
+    //! The writer enqueued \p write, which writes items; reads and moves wait
+    //! for it.
     void written_by(const cl::Event& write);
 
     void post_work(int nitems) override;
@@ -125,11 +131,10 @@ private:
 
     void bind();
     bool device_edge();
-    //! After GNU Radio replaced a host writer's buffer with this one: the
-    //! readers of the buffer replaced read this one instead.
-    void adopt_readers_of_replaced();
     //! memcpy/memmove between two places of the device memory (blocking).
     void* device_move(void* dst, const void* src, size_t bytes);
+    //! memmove in the pinned memory, once the transfers that touch it are done.
+    void* host_move(void* dst, const void* src, size_t bytes);
     //! \p move, counted for WIDEBAND_PROFILE.
     template <typename Move>
     auto counted(Move&& move);
@@ -150,9 +155,6 @@ private:
     // what the callbacks moved (reported when WIDEBAND_PROFILE is set)
     size_t d_moves = 0, d_moved_bytes = 0;
     std::chrono::steady_clock::duration d_move_time{};
-    // The writer's outputs before GNU Radio replaced one of them with this
-    // buffer; empty once adopt_readers_of_replaced() has run.
-    std::vector<gr::buffer_sptr> d_replaced_outputs;
 };
 
 /*!
