@@ -98,6 +98,15 @@ public:
             consumed = d_held;
             d_held = 0;
         }
+        size_t produced = 0;
+        // Outputs that are ready leave first (the oldest is waited for when the
+        // pipeline is full and input waits): their transfers then run while
+        // the host copies the next chunk in.
+        deliver_ready(!d_pipeline.can_submit() && available > consumed,
+                      room,
+                      elements_per_item,
+                      produced,
+                      deliver);
         size_t submitted = 0;
         if (d_pipeline.can_submit() && available > consumed) {
             submitted = std::min(available - consumed, max_chunk);
@@ -111,14 +120,44 @@ public:
             d_input.where == stream_port::kind::pinned_host ? submitted : 0;
         consumed += submitted - held;
         d_profile.mark(work_profile::submit);
-        size_t produced = 0;
-        while (d_pipeline.in_flight() > (held > 0 ? 1 : 0) && produced < room) {
-            // Copies to device memory wait for the chunk on the device.
+        // With nothing submitted (the end of a stream, or a full pipeline) the
+        // oldest chunk is waited for.
+        deliver_ready(submitted == 0, room, elements_per_item, produced, deliver, held);
+        d_held = held;
+        d_profile.mark(work_profile::wait_source);
+        // Host readers read the output as soon as work() returns.
+        if (produced > 0 && d_pipeline.output_on_device() && d_host_outputs)
+            d_pipeline.wait_deliveries();
+        d_profile.mark(work_profile::wait_delivery);
+        d_profile.end_call(consumed, produced);
+        return produced;
+    }
+
+    //! WIDEBAND_PROFILE's line for this block (empty when off).
+    std::string profile_report() const { return d_profile.report(); }
+
+private:
+    /*!
+     * Delivers chunks, oldest first, while there is room: those whose output
+     * is there (any, for outputs that all live on the device, whose copies
+     * wait for the chunk on the device), or with \p wait the oldest after
+     * waiting for it. The newest \p keep chunks stay.
+     */
+    template <typename Deliver>
+    void deliver_ready(bool wait,
+                       size_t room,
+                       size_t elements_per_item,
+                       size_t& produced,
+                       Deliver& deliver,
+                       size_t keep = 0)
+    {
+        while (d_pipeline.in_flight() > (keep > 0 ? 1 : 0) && produced < room) {
             if (d_host_outputs && !d_pipeline.oldest_ready()) {
-                if (d_pipeline.can_submit() && submitted > 0)
-                    break;
+                if (!wait)
+                    return;
                 d_pipeline.wait_oldest();
                 d_profile.mark(work_profile::wait_output);
+                wait = false;
             }
             const size_t items = d_pipeline.oldest_elements() / elements_per_item;
             const size_t count = std::min(room - produced, items - d_delivered);
@@ -135,19 +174,9 @@ public:
             }
             d_profile.mark(work_profile::deliver);
         }
-        d_held = held;
-        d_profile.mark(work_profile::wait_source);
-        // Host readers read the output as soon as work() returns.
-        if (produced > 0 && d_pipeline.output_on_device() && d_host_outputs)
-            d_pipeline.wait_deliveries();
-        d_profile.mark(work_profile::wait_delivery);
-        d_profile.end_call(consumed, produced);
-        return produced;
     }
 
-    //! WIDEBAND_PROFILE's line for this block (empty when off).
-    std::string profile_report() const { return d_profile.report(); }
-
+public:
     /*!
      * \brief Moves \p count elements of the oldest chunk, from element \p first
      * on (of \p chunk, its host copy, unless the output stays on the device), to

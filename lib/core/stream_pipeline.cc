@@ -106,20 +106,28 @@ size_t stream_pipeline::launch(size_t samples, bool source_in_use, Upload&& uplo
 
 size_t stream_pipeline::submit(const std::complex<float>* input, size_t samples)
 {
+    // The host copy into pinned memory and the upload go in pieces, each piece
+    // uploaded as soon as it is copied, so that the two overlap.
+    constexpr size_t piece_samples = size_t(1) << 19;
     return launch(samples,
                   false,
                   [&](slot& s,
                       const stream_engine::region& r,
                       const std::vector<cl::Event>* region_free,
                       cl::Event& done) {
-                      host_copy(s.input->data(), input, samples * 8);
-                      d_upload.enqueueWriteBuffer(r.buffer,
-                                                  CL_FALSE,
-                                                  r.offset * 8,
-                                                  samples * 8,
-                                                  s.input->data(),
-                                                  region_free,
-                                                  &done);
+                      auto* staging = static_cast<std::complex<float>*>(s.input->data());
+                      for (size_t first = 0; first < samples; first += piece_samples) {
+                          const size_t count = std::min(piece_samples, samples - first);
+                          host_copy(staging + first, input + first, count * 8);
+                          d_upload.enqueueWriteBuffer(r.buffer,
+                                                      CL_FALSE,
+                                                      (r.offset + first) * 8,
+                                                      count * 8,
+                                                      staging + first,
+                                                      region_free,
+                                                      &done);
+                          d_upload.flush();
+                      }
                   });
 }
 
