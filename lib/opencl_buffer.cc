@@ -204,8 +204,6 @@ const void* opencl_buffer::_read_pointer(unsigned int read_index)
 
 void* opencl_buffer::device_move(void* dst, const void* src, size_t bytes)
 {
-    if (bytes == 0)
-        return dst;
     const size_t to = byte_offset(dst);
     const size_t from = byte_offset(src);
     // After every read and write of the items that is still pending.
@@ -246,6 +244,10 @@ template <typename Move>
 auto opencl_buffer::counted(Move&& move)
 {
     return [this, move](void* dst, const void* src, size_t bytes) {
+        // GNU Radio's input-blocked logic moves the items at the front onto
+        // themselves when the reader has none left at the end: nothing to do.
+        if (dst == src || bytes == 0)
+            return dst;
         const auto started = std::chrono::steady_clock::now();
         void* result = move(dst, src, bytes);
         ++d_moves;
