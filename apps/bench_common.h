@@ -15,6 +15,7 @@
 #ifndef INCLUDED_WIDEBAND_BENCH_COMMON_H
 #define INCLUDED_WIDEBAND_BENCH_COMMON_H
 
+#include "app_common.h"
 #include <gnuradio/wideband/core/device.h>
 
 #include <type_traits>
@@ -37,6 +38,7 @@
 namespace bench_common {
 
 namespace core = gr::wideband::core;
+using app_common::one_line;
 using cfloat = std::complex<float>;
 using clock_type = std::chrono::steady_clock;
 
@@ -66,6 +68,29 @@ inline double ms_since(clock_type::time_point start)
 {
     return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
 }
+
+/*
+ * How far a run through its rows is: step() gives "  [k/n, T s]" for the
+ * heading of the next row, so that a run of many minutes on a GPU shows where
+ * it stands.
+ */
+class progress
+{
+public:
+    explicit progress(size_t total = 0) : d_total(total) {}
+
+    std::string step()
+    {
+        ++d_done;
+        return "  [" + std::to_string(d_done) + "/" + std::to_string(d_total) + ", " +
+               fmt("%.0f s]", ms_since(d_start) / 1e3);
+    }
+
+private:
+    size_t d_total;
+    size_t d_done = 0;
+    clock_type::time_point d_start = clock_type::now();
+};
 
 template <typename T>
 std::string join(const std::vector<T>& items, const char* sep = ",")
@@ -444,7 +469,7 @@ int bench_main(const char* program,
         try {
             devices = core::device_context::get_all(options.device);
         } catch (const std::invalid_argument& e) { // --device matches no device
-            std::cerr << program << ": " << e.what() << std::endl;
+            std::cerr << program << ": " << one_line(e.what()) << std::endl;
             return 2;
         }
         if constexpr (std::is_constructible_v<Bench, const Options&, contexts>) {
@@ -464,7 +489,7 @@ int bench_main(const char* program,
         std::cerr << program << ": OpenCL error " << core::cl_error_name(e.err())
                   << " in " << e.what() << std::endl;
     } catch (const std::exception& e) {
-        std::cerr << program << ": " << e.what() << std::endl;
+        std::cerr << program << ": " << one_line(e.what()) << std::endl;
     }
     return 1;
 }

@@ -536,6 +536,7 @@ private:
     std::vector<copy_measurement> d_copies;
     std::vector<pcie_measurement> d_pcie;
     std::ofstream d_csv; // opened at the start, so a bad path fails at once
+    progress d_progress;
 };
 
 bench::bench(const bench_options& options,
@@ -1039,7 +1040,7 @@ void bench::measure_transfers(size_t index, const std::vector<float>& taps)
 void bench::measure_row(size_t index)
 {
     const row_config& row = d_rows[index];
-    std::cout << "\n" << row.describe() << std::endl;
+    std::cout << "\n" << row.describe() << d_progress.step() << std::endl;
     const size_t D = row.decimation();
     if (D == 0 || D > row.M) {
         for (const char* variant : { "engine", "unfused", "serial", "overlap" }) {
@@ -1511,6 +1512,7 @@ int bench::run()
     if (d_opt.transfers)
         measure_pcie();
     size_t not_run = 0;
+    d_progress = progress(d_rows.size());
     for (size_t i = 0; i < d_rows.size(); ++i) {
         if (d_opt.time_limit > 0 && ms_since(start) > 1e3 * d_opt.time_limit) {
             for (const char* variant : { "engine", "unfused", "serial", "overlap" }) {

@@ -12,6 +12,7 @@
  * Built on libwideband-core alone (no GNU Radio).
  */
 
+#include "app_common.h"
 #include <gnuradio/wideband/core/device.h>
 
 #include <cstdint>
@@ -23,6 +24,7 @@
 #include <vector>
 
 namespace wb = gr::wideband::core;
+using app_common::one_line;
 
 namespace {
 
@@ -63,23 +65,6 @@ Examples:
   wideband_devices gpu:all
   WIDEBAND_DEVICE=cpu wideband_devices
 )";
-
-// A multi-line message of the core (e.g. "...; available:\n  0:0 ...") on one line.
-std::string one_line(const std::string& msg)
-{
-    std::istringstream in(msg);
-    std::string line, out;
-    while (std::getline(in, line)) {
-        const auto b = line.find_first_not_of(" \t");
-        if (b == std::string::npos)
-            continue;
-        line = line.substr(b);
-        if (!out.empty())
-            out += (out.back() == ':') ? " " : "; ";
-        out += line;
-    }
-    return out;
-}
 
 std::string bytes(uint64_t b)
 {

@@ -306,6 +306,7 @@ private:
     std::vector<copy_measurement> d_copies;
     std::vector<latency> d_latencies;
     std::ofstream d_csv; // opened at the start, so a bad path fails at once
+    progress d_progress;
 #ifdef WIDEBAND_HAVE_FFTW
     size_t d_fftw_points = 0; // points per FFTW execution
     fftwf_array d_fftw_in, d_fftw_out;
@@ -514,7 +515,7 @@ std::unique_ptr<transform_runner> bench::make_runner(const std::string& lib,
 void bench::measure_size(size_t n)
 {
     const size_t batch = std::max<size_t>(1, d_total / n);
-    std::cout << "\nN=" << n << "  batch " << batch << std::endl;
+    std::cout << "\nN=" << n << "  batch " << batch << d_progress.step() << std::endl;
     for (const auto& variant : all_variants)
         if (d_opt.use("wideband") && d_opt.variant(variant))
             d_results.push_back(measure_device("wideband", variant, n, batch));
@@ -1016,6 +1017,7 @@ int bench::run()
     warm_up_device();
     if (d_opt.use("copy"))
         measure_copies("start");
+    d_progress = progress(d_opt.sizes.size());
     for (size_t n : d_opt.sizes)
         measure_size(n);
     if (d_opt.use("copy")) {

@@ -1012,6 +1012,7 @@ private:
     std::vector<pcie_measurement> d_pcie;
     size_t d_rows_not_run = 0, d_cells_not_run = 0;
     std::ofstream d_csv; // opened at the start, so a bad path fails at once
+    progress d_progress;
 };
 
 bench::bench(const bench_options& options,
@@ -1521,7 +1522,7 @@ filter_measurement bench::measure_filter_fftw(size_t index,
 void bench::measure_filter_row(size_t index)
 {
     const filter_row& row = d_rows[index];
-    std::cout << "\nFIR " << row.describe() << std::endl;
+    std::cout << "\nFIR " << row.describe() << d_progress.step() << std::endl;
     const std::vector<cfloat> taps = design_taps(row.T, row.D);
     d_filter.push_back(measure_filter_device(index, taps));
     const size_t gpu_fft = d_filter.back().fft_size;
@@ -1731,7 +1732,7 @@ void bench::measure_conv_fftw(conv_cell& c, const void* plans)
 
 void bench::measure_conv_size(size_t N)
 {
-    std::cout << "\nbatched convolution N = " << N << std::endl;
+    std::cout << "\nbatched convolution N = " << N << d_progress.step() << std::endl;
 #ifdef WIDEBAND_HAVE_FFTW
     std::unique_ptr<fftw_batched> plans;
     std::string plan_error;
@@ -2257,6 +2258,7 @@ int bench::run()
     measure_copies("start");
     if (d_opt.filter && d_opt.transfers)
         measure_pcie();
+    d_progress = progress(d_rows.size() + (d_opt.conv ? d_opt.conv_sizes.size() : 0));
     for (size_t i = 0; i < d_rows.size(); ++i) {
         if (over_time()) {
             filter_measurement m;

@@ -127,6 +127,10 @@ examples:
   wideband_flowgraph_bench --device gpu
   wideband_flowgraph_bench --device gpu --channels 64,1024 --baseline --csv fg.csv
   wideband_flowgraph_bench --device cpu --seconds 0.5 --channels 16 --chain-taps 32
+
+exit status: 0 done; 1 an OpenCL, GNU Radio or other run-time error (e.g. a
+flowgraph that made no progress); 2 a bad command line or a --device that
+matches no device.
 )";
 }
 

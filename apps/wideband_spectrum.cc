@@ -18,6 +18,7 @@
  * carriers that were put in.
  */
 
+#include "app_common.h"
 #include <gnuradio/wideband/core/device.h>
 #include <gnuradio/wideband/core/fft_plan.h>
 
@@ -40,6 +41,7 @@
 #include <vector>
 
 namespace wb = gr::wideband::core;
+using app_common::one_line;
 
 namespace {
 
@@ -567,25 +569,6 @@ std::string fmt(const char* format, ...)
     std::vsnprintf(buf, sizeof buf, format, ap);
     va_end(ap);
     return buf;
-}
-
-// A multi-line message of the core (e.g. "...; available:\n  0:0 ...") on one line.
-std::string one_line(const std::string& msg)
-{
-    std::istringstream in(msg);
-    std::string line, out;
-    bool first = true;
-    while (std::getline(in, line)) {
-        const auto b = line.find_first_not_of(" \t");
-        if (b == std::string::npos)
-            continue;
-        line = line.substr(b);
-        if (!first)
-            out += (out.back() == ':') ? " " : "; ";
-        out += line;
-        first = false;
-    }
-    return out;
 }
 
 // Adds |x|^2 of frames g, g + groups, g + 2 groups, ... of a batch to

@@ -7,71 +7,72 @@
 
 """
 The GRC block definition grc/wideband_fft_vcc.block.yml: grcc compiles
-examples/fft_vcc_spectrum.grc with it, the generated flowgraph runs and finds
-its tone, and the block's asserts reject bad parameters.
+examples/fft_vcc_spectrum.grc (QT GUI) and examples/fft_vcc_spectrum_headless.grc
+with it; the headless flowgraph runs, finds its tone, and its transform is the
+in-tree fft.fft_vcc's on the same vectors; the block's asserts reject bad
+parameters.
 """
 
-import os
-import shutil
-import subprocess
-import sys
-import tempfile
+import importlib.util
 
 import numpy as np
-import yaml
 from gnuradio import gr_unittest
 
-SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BLOCKS_DIR = os.path.join(SOURCE_DIR, "grc")
-EXAMPLE = os.path.join(SOURCE_DIR, "examples", "fft_vcc_spectrum.grc")
+from grc_qa_helpers import example, grc_testcase
+from stream_qa_helpers import assert_same_stream
+
+GUI_EXAMPLE = example("fft_vcc_spectrum")
+HEADLESS_EXAMPLE = example("fft_vcc_spectrum_headless")
+BLOCK_ID = "wideband_fft_vcc"
 
 
-@gr_unittest.unittest.skipIf(shutil.which("grcc") is None, "grcc not installed")
-class qa_fft_vcc_grc(gr_unittest.TestCase):
+class qa_fft_vcc_grc(grc_testcase):
 
-    def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
-        self.env = dict(os.environ, GRC_BLOCKS_PATH=BLOCKS_DIR)
+    def test_001_gui_example_compiles(self):
+        with open(self.assert_compiles(GUI_EXAMPLE)) as f:
+            code = f.read()
+        # ours and the in-tree FFT on the same vectors, into one plot
+        self.assertIn("wideband.fft_vcc(fft_size, True, window.blackmanharris(fft_size), "
+                      "True, device)", code)
+        self.assertIn("fft.fft_vcc(fft_size, True, window.blackmanharris(fft_size), True, 1)",
+                      code)
 
-    def tearDown(self):
-        self.dir.cleanup()
-
-    def grcc(self, flowgraph):
-        return subprocess.run(["grcc", "-o", self.dir.name, flowgraph], env=self.env,
-                              capture_output=True, text=True, timeout=300)
-
-    def test_001_example_runs_and_finds_the_tone(self):
-        compiled = self.grcc(EXAMPLE)
-        self.assertEqual(compiled.returncode, 0, compiled.stdout + compiled.stderr)
+    def test_002_headless_example_finds_the_tone_as_the_in_tree_fft(self):
+        from gnuradio import blocks, fft
+        program = self.assert_compiles(HEADLESS_EXAMPLE)
         fft_size, vectors = 256, 40
-        output = os.path.join(self.dir.name, "spectrum.f32")
-        run = subprocess.run(
-            [sys.executable, os.path.join(self.dir.name, "fft_vcc_spectrum.py"),
-             "--fft-size", str(fft_size), "--vectors", str(vectors),
-             "--output", output],
-            env=self.env, capture_output=True, text=True, timeout=300)
-        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        output = self.path("spectrum.f32")
+        # 1. the generated program, as a user runs it
+        self.run_program(program, "--fft-size", fft_size, "--vectors", vectors,
+                         "--output", output)
         spectra = np.fromfile(output, dtype=np.float32).reshape(-1, fft_size)
         self.assertEqual(len(spectra), vectors)
         # The tone at samp_rate/8, shifted: DC sits at fft_size/2.
         self.assertTrue(np.all(spectra.argmax(axis=1) == fft_size // 2 + fft_size // 8))
 
-    def test_002_asserts_reject_bad_parameters(self):
+        # 2. the same flowgraph in this process, with the in-tree FFT beside ours
+        spec = importlib.util.spec_from_file_location("fft_vcc_spectrum_headless", program)
+        generated = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(generated)
+        tb = generated.fft_vcc_spectrum_headless(fft_size=fft_size, vectors=vectors,
+                                                 output=self.path("again.f32"))
+        in_tree = fft.fft_vcc(fft_size, True, fft.window.blackmanharris(fft_size), True)
+        ours_sink = blocks.vector_sink_c(fft_size)
+        in_tree_sink = blocks.vector_sink_c(fft_size)
+        tb.connect(tb.wideband_fft_vcc_0, ours_sink)
+        tb.connect(tb.blocks_stream_to_vector_0, in_tree, in_tree_sink)
+        tb.run()
+        self.assertEqual(len(ours_sink.data()), fft_size * vectors)
+        assert_same_stream(ours_sink.data(), in_tree_sink.data(), 1e-5, 1e-5,
+                           "ours vs fft.fft_vcc")
+
+    def test_003_asserts_reject_bad_parameters(self):
         for name, value, message in (
                 ("window", "[1.0, 2.0, 3.0]", "len(window) == 0 or len(window) == fft_size"),
                 ("fft_size", "0", "fft_size >= 1")):
             with self.subTest(parameter=name):
-                with open(EXAMPLE) as f:
-                    flowgraph = yaml.safe_load(f)
-                block = next(b for b in flowgraph["blocks"]
-                             if b["id"] == "wideband_fft_vcc")
-                block["parameters"][name] = value
-                path = os.path.join(self.dir.name, "bad.grc")
-                with open(path, "w") as f:
-                    yaml.safe_dump(flowgraph, f)
-                compiled = self.grcc(path)
-                self.assertNotEqual(compiled.returncode, 0)
-                self.assertIn(message, compiled.stdout + compiled.stderr)
+                self.assert_rejected(self.edited(HEADLESS_EXAMPLE, BLOCK_ID, **{name: value}),
+                                     message)
 
 
 if __name__ == '__main__':

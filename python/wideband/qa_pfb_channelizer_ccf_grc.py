@@ -14,76 +14,39 @@ block's outputs follow the channel map and output mode; its asserts reject
 bad parameters.
 """
 
-import ast
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
 
 import numpy as np
-import yaml
 from gnuradio import gr_unittest
 
-SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BLOCKS_DIR = os.path.join(SOURCE_DIR, "grc")
-EXAMPLES = os.path.join(SOURCE_DIR, "examples")
-GUI_EXAMPLE = os.path.join(EXAMPLES, "pfb_channelizer.grc")
-HEADLESS_EXAMPLE = os.path.join(EXAMPLES, "pfb_channelizer_headless.grc")
+from grc_qa_helpers import example, grc_platform, grc_testcase, load, variable
+
+GUI_EXAMPLE = example("pfb_channelizer")
+HEADLESS_EXAMPLE = example("pfb_channelizer_headless")
 BLOCK_ID = "wideband_pfb_channelizer_ccf"
 
 
-def load(path):
-    with open(path) as f:
-        return yaml.safe_load(f)
-
-
-def variable(flowgraph, name):
-    block = next(b for b in flowgraph["blocks"] if b["name"] == name)
-    return ast.literal_eval(block["parameters"]["value"])
-
-
-@gr_unittest.unittest.skipIf(shutil.which("grcc") is None, "grcc not installed")
-class qa_pfb_channelizer_ccf_grc(gr_unittest.TestCase):
-
-    def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
-        self.env = dict(os.environ, GRC_BLOCKS_PATH=BLOCKS_DIR)
-
-    def tearDown(self):
-        self.dir.cleanup()
-
-    def grcc(self, flowgraph):
-        return subprocess.run(["grcc", "-o", self.dir.name, flowgraph], env=self.env,
-                              capture_output=True, text=True, timeout=300)
+class qa_pfb_channelizer_ccf_grc(grc_testcase):
 
     def test_001_gui_example_compiles(self):
-        compiled = self.grcc(GUI_EXAMPLE)
-        self.assertEqual(compiled.returncode, 0, compiled.stdout + compiled.stderr)
-        with open(os.path.join(self.dir.name, "pfb_channelizer.py")) as f:
+        with open(self.assert_compiles(GUI_EXAMPLE)) as f:
             code = f.read()
-        compile(code, "pfb_channelizer.py", "exec")
         self.assertIn("wideband.pfb_channelizer_ccf(", code)
         # the map is a variable: changing it reaches the block
         self.assertIn("self.wideband_pfb_channelizer_ccf_0.set_channel_map(self.channel_map)",
                       code)
 
     def test_002_headless_example_puts_each_tone_in_its_channel(self):
-        compiled = self.grcc(HEADLESS_EXAMPLE)
-        self.assertEqual(compiled.returncode, 0, compiled.stdout + compiled.stderr)
+        program = self.assert_compiles(HEADLESS_EXAMPLE)
         flowgraph = load(HEADLESS_EXAMPLE)
         carriers = variable(flowgraph, "carriers")
         amplitudes = variable(flowgraph, "amplitudes")
         for numchans in (16, 40):
             with self.subTest(numchans=numchans):
-                output = os.path.join(self.dir.name, f"power{numchans}.f32")
+                output = self.path(f"power{numchans}.f32")
                 frames = 400
-                run = subprocess.run(
-                    [sys.executable, os.path.join(self.dir.name, "pfb_channelizer_headless.py"),
-                     "--numchans", str(numchans), "--samples", str(frames * numchans),
-                     "--output", output],
-                    env=self.env, capture_output=True, text=True, timeout=300)
-                self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+                self.run_program(program, "--numchans", numchans,
+                                 "--samples", frames * numchans, "--output", output)
                 power = np.fromfile(output, dtype=np.float32).reshape(-1, numchans)
                 self.assertEqual(len(power), frames)
                 # the designed filter (100 dB) spans about 23 frames: the last
@@ -97,16 +60,6 @@ class qa_pfb_channelizer_ccf_grc(gr_unittest.TestCase):
                 others = [c for c in range(numchans) if c not in expected]
                 self.assertLess(mean[others].max(), 1e-4 * min(expected.values()))
 
-    def edited(self, path, **parameters):
-        """A copy of the flowgraph with the channelizer's parameters changed."""
-        flowgraph = load(path)
-        block = next(b for b in flowgraph["blocks"] if b["id"] == BLOCK_ID)
-        block["parameters"].update(parameters)
-        edited = os.path.join(self.dir.name, "edited.grc")
-        with open(edited, "w") as f:
-            yaml.safe_dump(flowgraph, f)
-        return edited
-
     def test_003_asserts_reject_bad_parameters(self):
         for parameters, message in (
                 (dict(numchans="0"), "numchans >= 1"),
@@ -117,16 +70,14 @@ class qa_pfb_channelizer_ccf_grc(gr_unittest.TestCase):
                 (dict(channel_map="[3, -1]"), "min(channel_map) >= 0"),
                 (dict(atten="0"), "len(taps) > 0 or atten > 0")):
             with self.subTest(**parameters):
-                compiled = self.grcc(self.edited(HEADLESS_EXAMPLE, **parameters))
-                self.assertNotEqual(compiled.returncode, 0)
-                self.assertIn(message, compiled.stdout + compiled.stderr)
+                self.assert_rejected(self.edited(HEADLESS_EXAMPLE, BLOCK_ID, **parameters),
+                                     message)
         # atten does not matter when taps are given; D = 16 / (16/12) = 12 is fine
         for parameters in (dict(atten="0", taps="[0.5, 1.0, 0.5]"),
                            dict(oversample_rate="16 / 12"),
                            dict(channel_map="[15, 0, 0, 7]")):
             with self.subTest(**parameters):
-                compiled = self.grcc(self.edited(GUI_EXAMPLE, **parameters))
-                self.assertEqual(compiled.returncode, 0, compiled.stdout + compiled.stderr)
+                self.assert_compiles(self.edited(GUI_EXAMPLE, BLOCK_ID, **parameters))
 
     def test_004_outputs_follow_the_channel_map_and_output_mode(self):
         # The GUI example connects 4 stream outputs (map of 4 entries): they
@@ -142,26 +93,13 @@ class qa_pfb_channelizer_ccf_grc(gr_unittest.TestCase):
                 (HEADLESS_EXAMPLE, dict(channel_map="[0, 1]"), False),  # vlen 2 != numchans
                 (HEADLESS_EXAMPLE, dict(vector_output="False"), False)):
             with self.subTest(example=os.path.basename(path), **parameters):
-                compiled = self.grcc(self.edited(path, **parameters))
+                compiled = self.grcc(self.edited(path, BLOCK_ID, **parameters))
                 self.assertEqual(compiled.returncode == 0, ok, compiled.stdout + compiled.stderr)
 
     def test_005_port_counts_and_sizes(self):
         # In GRC itself: outputs = len(channel_map) (numchans when empty), or
         # one vector output of that many samples.
-        from gnuradio import gr
-        from gnuradio.grc.core.platform import Platform
-        saved = os.environ.get("GRC_BLOCKS_PATH")
-        os.environ["GRC_BLOCKS_PATH"] = BLOCKS_DIR
-        try:
-            platform = Platform(name="qa", prefs=gr.prefs(), version=gr.version(),
-                                version_parts=(gr.major_version(), gr.api_version(),
-                                               gr.minor_version()))
-            platform.build_library()
-        finally:
-            if saved is None:
-                os.environ.pop("GRC_BLOCKS_PATH")
-            else:
-                os.environ["GRC_BLOCKS_PATH"] = saved
+        platform = grc_platform()
         for parameters, outputs, vlen in ((dict(numchans="16", channel_map="[]"), 16, 1),
                                           (dict(numchans="8", channel_map="[3, 3, 1]"), 3, 1),
                                           (dict(numchans="24", vector_output="True"), 1, 24),

@@ -13,64 +13,35 @@ and, run as programs over loopback, a headless consumer on each of the
 receiver's ports gets the tone of the channel that port carries.
 """
 
-import ast
-import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
-import yaml
 from gnuradio import gr_unittest
 
+from grc_qa_helpers import blocks_of, example, grc_testcase, load, variable
 from stream_qa_helpers import consecutive_free_ports
 
-SOURCE_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BLOCKS_DIR = os.path.join(SOURCE_DIR, "grc")
-EXAMPLES = os.path.join(SOURCE_DIR, "examples")
 RECEIVER = "zeromq_receiver"
 CONSUMER = "zeromq_consumer"
 HEADLESS_CONSUMER = "zeromq_consumer_headless"
 
 
-def load(name):
-    with open(os.path.join(EXAMPLES, name + ".grc")) as f:
-        return yaml.safe_load(f)
-
-
-def variable(flowgraph, name):
-    block = next(b for b in flowgraph["blocks"] if b["name"] == name)
-    return ast.literal_eval(block["parameters"]["value"])
-
-
-def blocks_of(flowgraph, block_id):
-    return [b["parameters"] for b in flowgraph["blocks"] if b["id"] == block_id]
-
-
-@gr_unittest.unittest.skipIf(shutil.which("grcc") is None, "grcc not installed")
-class qa_zeromq_grc(gr_unittest.TestCase):
+class qa_zeromq_grc(grc_testcase):
 
     @classmethod
     def setUpClass(cls):
-        # One grcc for all: it spends seconds loading the block library.
-        cls.dir = tempfile.TemporaryDirectory()
-        cls.env = dict(os.environ, GRC_BLOCKS_PATH=BLOCKS_DIR)
-        cls.grcc = subprocess.run(
-            ["grcc", "-o", cls.dir.name] + [os.path.join(EXAMPLES, name + ".grc")
-                                            for name in (RECEIVER, CONSUMER, HEADLESS_CONSUMER)],
-            env=cls.env, capture_output=True, text=True, timeout=300)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.dir.cleanup()
+        super().setUpClass()
+        cls.compiled_all = cls.grcc(*(example(name)
+                                      for name in (RECEIVER, CONSUMER, HEADLESS_CONSUMER)))
 
     def compiled(self, name):
         """grcc's Python program for examples/<name>.grc."""
-        self.assertEqual(self.grcc.returncode, 0, self.grcc.stdout + self.grcc.stderr)
-        return os.path.join(self.dir.name, name + ".py")
+        self.assertEqual(self.compiled_all.returncode, 0,
+                         self.compiled_all.stdout + self.compiled_all.stderr)
+        return self.path(name + ".py")
 
     def start(self, program, *args):
         """Runs a compiled example in the background; stopped at the test's end."""
@@ -87,14 +58,14 @@ class qa_zeromq_grc(gr_unittest.TestCase):
                 compile(f.read(), name + ".py", "exec")
 
     def test_002_consumers_read_what_the_receiver_sends(self):
-        receiver = load(RECEIVER)
+        receiver = load(example(RECEIVER))
         publishers = blocks_of(receiver, "zeromq_pub_sink")
         self.assertEqual(len(publishers), len(variable(receiver, "channel_map")))
         for publisher in publishers:
             # every sample to a connected subscriber (docs/zeromq.md)
             self.assertEqual(publisher["drop_on_hwm"], "False")
         for name in (CONSUMER, HEADLESS_CONSUMER):
-            subscriber, = blocks_of(load(name), "zeromq_sub_source")
+            subscriber, = blocks_of(load(example(name)), "zeromq_sub_source")
             for publisher in publishers:
                 for key in ("type", "vlen", "pass_tags", "key"):
                     self.assertEqual(subscriber.get(key), publisher.get(key), f"{name}: {key}")
@@ -102,7 +73,7 @@ class qa_zeromq_grc(gr_unittest.TestCase):
     def test_003_each_port_carries_its_channel(self):
         receiver_program = self.compiled(RECEIVER)
         consumer_program = self.compiled(HEADLESS_CONSUMER)
-        flowgraph = load(RECEIVER)
+        flowgraph = load(example(RECEIVER))
         channel_map = variable(flowgraph, "channel_map")
         offsets = variable(flowgraph, "offsets")
         amplitude = variable(flowgraph, "amplitude")
@@ -111,7 +82,7 @@ class qa_zeromq_grc(gr_unittest.TestCase):
         receiver = self.start(receiver_program, "--bind", "127.0.0.1", "--port", port)
         consumers = [self.start(consumer_program, "--address", f"tcp://127.0.0.1:{port + i}",
                                 "--samples", samples,
-                                "--output", os.path.join(self.dir.name, f"{i}.cf32"))
+                                "--output", self.path(f"{i}.cf32"))
                      for i in range(len(channel_map))]
         deadline = time.monotonic() + 120
         while any(consumer.poll() is None for consumer in consumers):
@@ -127,7 +98,7 @@ class qa_zeromq_grc(gr_unittest.TestCase):
         self.assertEqual(receiver.returncode, 0, output)
 
         for i, channel in enumerate(channel_map):
-            y = np.fromfile(os.path.join(self.dir.name, f"{i}.cf32"), dtype=np.complex64)
+            y = np.fromfile(self.path(f"{i}.cf32"), dtype=np.complex64)
             self.assertEqual(len(y), samples)
             # The tone sits offsets[i] channel spacings from the channel's centre:
             # offsets[i] cycles per sample at one sample per channel spacing.

@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+#
+# Copyright 2026 gr-wideband authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+
+"""
+The GNU Radio Companion side as a whole (each block's own behaviour is tested
+in its qa_*_grc): every block of include/gnuradio/wideband has a definition in
+grc/, installed, under the one category, documented, with asserts, Python and
+C++ templates and a device parameter; a block dropped into a flowgraph with its
+defaults shows no error; the C++ templates generate code that compiles; every
+example flowgraph is compiled and run by a test, and every QT GUI example has a
+headless variant.
+"""
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+
+import yaml
+from gnuradio import gr_unittest
+
+from grc_qa_helpers import BLOCKS_DIR, EXAMPLES, SOURCE_DIR, grc_platform, grc_testcase, load
+
+CATEGORY = "[Wideband (OpenCL)]"
+DEFINITIONS = sorted(glob.glob(os.path.join(BLOCKS_DIR, "*.block.yml")))
+
+
+def block_classes():
+    """The GNU Radio blocks the public headers declare."""
+    classes = []
+    for header in glob.glob(os.path.join(SOURCE_DIR, "include", "gnuradio", "wideband", "*.h")):
+        with open(header) as f:
+            classes += re.findall(r"class WIDEBAND_API (\w+) : virtual public gr::", f.read())
+    return classes
+
+
+def cpp_flowgraph(path):
+    """A flowgraph for C++ (no GUI) through every block and template branch:
+    literal complex and real taps, a firdes design as complex taps, a channel
+    map, vector output, an inverse FFT with a window."""
+
+    def block(name, block_id, **parameters):
+        return dict(name=name, id=block_id, parameters=parameters,
+                    states=dict(coordinate=[0, 0], state="enabled"))
+
+    flowgraph = dict(
+        options=dict(parameters=dict(id="cpp_templates", output_language="cpp",
+                                     generate_options="no_gui"),
+                     states=dict(coordinate=[0, 0], state="enabled")),
+        blocks=[
+            block("source", "blocks_null_source", type="complex"),
+            block("ccc_list", "wideband_fft_filter_xxx", type="ccc", decimation="2",
+                  taps="[0.5, 1 + 1j, 0.5]"),
+            block("ccc_design", "wideband_fft_filter_xxx", type="ccc", decimation="1",
+                  taps="firdes.low_pass(1.0, 1.0, 0.25, 0.05, window.WIN_HAMMING)"),
+            block("ccf_list", "wideband_fft_filter_xxx", type="ccf", decimation="1",
+                  taps="[0.25, 0.5, 0.25]"),
+            block("channelizer", "wideband_pfb_channelizer_ccf", numchans="16",
+                  channel_map="[1, 0, 15, 2]", vector_output="True"),
+            block("fft", "wideband_fft_vcc", fft_size="4", forward="False",
+                  window="window.blackmanharris(4)", shift="True"),
+            block("sink", "blocks_null_sink", type="complex", vlen="4"),
+        ],
+        connections=[["source", "0", "ccc_list", "0"], ["ccc_list", "0", "ccc_design", "0"],
+                     ["ccc_design", "0", "ccf_list", "0"], ["ccf_list", "0", "channelizer", "0"],
+                     ["channelizer", "0", "fft", "0"], ["fft", "0", "sink", "0"]],
+        metadata=dict(file_format=1))
+    with open(path, "w") as f:
+        yaml.safe_dump(flowgraph, f)
+
+
+class qa_grc_blocks(grc_testcase):
+
+    def test_001_every_block_has_a_definition(self):
+        ids = [load(path)["id"] for path in DEFINITIONS]
+        classes = block_classes()
+        self.assertGreaterEqual(len(classes), 3)
+        for name in classes:
+            with self.subTest(block=name):
+                self.assertTrue(any(i == "wideband_" + name or i.startswith(f"wideband_{name}_")
+                                    for i in ids), f"no grc/wideband_{name}*.block.yml")
+        with open(os.path.join(BLOCKS_DIR, "CMakeLists.txt")) as f:
+            installed = f.read()
+        for path in DEFINITIONS:
+            self.assertIn(os.path.basename(path), installed, "not installed")
+
+    def test_002_definitions_are_complete(self):
+        for path in DEFINITIONS:
+            with self.subTest(definition=os.path.basename(path)):
+                block = load(path)
+                self.assertEqual(block["category"], CATEGORY)
+                self.assertTrue(block["label"].endswith("(OpenCL)"), block["label"])
+                self.assertEqual(set(block["flags"]), {"python", "cpp"})
+                doc = block["documentation"]
+                for topic in ("drop-in", "Device selects", "WIDEBAND_DEVICE"):
+                    self.assertIn(topic, doc)
+                self.assertTrue(re.search(r"(?i)alignment|delay", doc), "no alignment/delay")
+                self.assertGreater(len(block["asserts"]), 0)
+                self.assertIn("wideband.", block["templates"]["make"])
+                for key in ("includes", "declarations", "make", "link"):
+                    self.assertIn(key, block["cpp_templates"])
+                parameters = {p["id"]: p for p in block["parameters"]}
+                self.assertEqual(parameters["device"]["default"], "")
+                for p in parameters.values():
+                    self.assertTrue("default" in p or p["dtype"] == "enum",
+                                    f"{p['id']} has no default")
+
+    def test_003_blocks_with_defaults_show_no_error(self):
+        # as when dropped into a flowgraph from the block tree
+        platform = grc_platform()
+        for path in DEFINITIONS:
+            block_id = load(path)["id"]
+            with self.subTest(block=block_id):
+                flowgraph = platform.make_flow_graph()
+                block = flowgraph.new_block(block_id)
+                block.params["id"].set_value("block_0")
+                flowgraph.rewrite()
+                flowgraph.validate()
+                self.assertEqual(block.category, [CATEGORY[1:-1]])
+                errors = [e for e in block.get_error_messages() if "not connected" not in e]
+                self.assertEqual(errors, [])
+
+    @gr_unittest.unittest.skipIf(shutil.which("c++") is None, "no C++ compiler")
+    def test_004_cpp_templates_compile(self):
+        flowgraph = self.path("cpp_templates.grc")
+        cpp_flowgraph(flowgraph)
+        compiled = self.grcc(flowgraph)
+        self.assertEqual(compiled.returncode, 0, compiled.stdout + compiled.stderr)
+        source = self.path(os.path.join("cpp_templates", "cpp_templates.cpp"))
+        with open(source) as f:
+            code = f.read()
+        self.assertEqual(code.count("gr::wideband::"), 5)
+        check = subprocess.run(["c++", "-std=c++17", "-fsyntax-only",
+                                "-I", os.path.join(SOURCE_DIR, "include"), source],
+                               capture_output=True, text=True, timeout=300)
+        self.assertEqual(check.returncode, 0, check.stderr)
+
+    def test_005_every_example_is_tested_and_has_a_headless_variant(self):
+        tests = ""
+        for path in glob.glob(os.path.join(os.path.dirname(__file__), "qa_*grc.py")):
+            with open(path) as f:
+                tests += f.read()
+        for path in sorted(glob.glob(os.path.join(EXAMPLES, "*.grc"))):
+            name = os.path.basename(path)[:-len(".grc")]
+            with self.subTest(example=name):
+                self.assertIn(f'"{name}"', tests, "no test compiles it")
+                if load(path)["options"]["parameters"]["generate_options"] == "qt_gui":
+                    self.assertTrue(os.path.exists(os.path.join(EXAMPLES, name + "_headless.grc")),
+                                    "a QT GUI example without a headless variant")
+
+
+if __name__ == '__main__':
+    gr_unittest.run(qa_grc_blocks)
