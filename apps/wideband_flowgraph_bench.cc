@@ -84,9 +84,10 @@ gr-wideband blocks in GNU Radio flowgraphs run by GNU Radio's own scheduler
   source    the host source alone into a null sink: what the host side can
             feed at most.
   host-in   source -> pfb_channelizer_ccf (M channels, r = 1, K*M taps, every
-            channel an output) -> M null sinks: the source writes into the
-            block's pinned input buffer, the block DMAs from it, and its
-            output goes to the sinks' pinned buffers. Again with a
+            channel an output) -> M null sinks: the block copies its input
+            from GNU Radio's buffer into pinned staging memory (uploading each
+            piece as it is copied) and DMAs its output straight into the
+            sinks' pinned buffers. Again with a
             feed (a host source that produces items without writing them, as
             a receiver's driver that DMAs them would: the block's edge without
             the source's cost), and with the channels as one vector output
