@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "fault_injection.h"
 #include "kernel_sources.h"
 #include "program_cache.h"
 #include <gnuradio/wideband/core/device.h>
@@ -452,8 +453,9 @@ cl::Program device_context::build_program(const std::string& source_name,
 
     const std::string source = kernel_source(source_name);
     program_cache disk(d_info, source, options);
+    const bool injected_failure = fault::build_fails();
 
-    if (auto binary = disk.load()) {
+    if (auto binary = injected_failure ? std::nullopt : disk.load()) {
         try {
             cl::Program prog(d_context, { d_device }, { *binary });
             prog.build({ d_device }, options.c_str());
@@ -466,11 +468,15 @@ cl::Program device_context::build_program(const std::string& source_name,
 
     cl::Program prog(d_context, source);
     try {
+        if (injected_failure)
+            throw cl::Error(CL_BUILD_PROGRAM_FAILURE, "clBuildProgram");
         prog.build({ d_device }, options.c_str());
     } catch (const cl::Error& err) {
-        std::string log;
+        std::string log =
+            injected_failure ? "(none: failure injected by WIDEBAND_FAULT=build)" : "";
         try {
-            log = prog.getBuildInfo<CL_PROGRAM_BUILD_LOG>(d_device);
+            if (!injected_failure)
+                log = prog.getBuildInfo<CL_PROGRAM_BUILD_LOG>(d_device);
         } catch (const cl::Error&) {
         }
         throw std::runtime_error("gr-wideband: OpenCL build of kernels/" + source_name +

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "fault_injection.h"
 #include "fft_planner.h"
 #include "stream_window.h"
 #include <gnuradio/wideband/core/fft_convolution.h>
@@ -226,6 +227,7 @@ fft_filter::result fft_filter::enqueue(const cl::CommandQueue& queue,
              " bytes; a call of " + std::to_string(samples) + " samples needs " +
              std::to_string(elements * 8) + " (output_elements_for(samples))");
 
+    fault::check_enqueue();
     std::vector<cl::Event> deps = wait;
     im.window->prepare(queue, deps);
     cl::Event event;

@@ -78,7 +78,7 @@ public:
                  cl::Event& done);
 
 private:
-    size_t capacity_for(size_t history) const;
+    size_t capacity_for(size_t history, size_t tail) const;
     void allocate(size_t capacity);
 
     // window[current] gets `zeros` zeros, then `count` samples from `from`,
