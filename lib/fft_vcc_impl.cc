@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <stdexcept>
 
 namespace gr {
@@ -21,24 +22,34 @@ namespace {
 // transfer's and a launch's fixed costs, small enough for low latency.
 constexpr size_t bytes_per_call = size_t(4) << 20;
 
+// Why a window cannot be used, or "" when it can.
+std::string window_problem(const std::vector<float>& window, size_t fft_size)
+{
+    if (!window.empty() && window.size() != fft_size)
+        return "window has " + std::to_string(window.size()) +
+               " values; it must be empty (no window) or have fft_size (" +
+               std::to_string(fft_size) + ") values";
+    for (size_t i = 0; i < window.size(); ++i)
+        if (!std::isfinite(window[i]))
+            return "window value " + std::to_string(i) + " is " +
+                   std::to_string(window[i]) + "; window values must be finite numbers";
+    return "";
+}
+
 // The block's input and output signature. Checks the arguments first, before
 // anything is built, so that bad ones give one clear message instead of an
 // io_signature or OpenCL error.
-gr::io_signature::sptr checked_signature(int fft_size,
-                                         const std::vector<float>& window,
-                                         bool output)
+gr::io_signature::sptr
+checked_signature(int fft_size, const std::vector<float>& window, bool output)
 {
     constexpr int largest = INT_MAX / int(sizeof(gr_complex)); // io_signature's item size
     if (fft_size < 1 || fft_size > largest)
         throw std::invalid_argument("wideband.fft_vcc: fft_size must be 1.." +
                                     std::to_string(largest) + " (got " +
                                     std::to_string(fft_size) + ")");
-    if (!window.empty() && window.size() != size_t(fft_size))
-        throw std::invalid_argument("wideband.fft_vcc: window has " +
-                                    std::to_string(window.size()) +
-                                    " values; it must be empty (no window) or have "
-                                    "fft_size (" +
-                                    std::to_string(fft_size) + ") values");
+    if (const std::string problem = window_problem(window, size_t(fft_size));
+        !problem.empty())
+        throw std::invalid_argument("wideband.fft_vcc: " + problem);
     // Outputs name gr-wideband's buffer type (device-resident to gr-wideband
     // readers); inputs take what the writer gives (see opencl_buffer).
     return output ? gr::io_signature::make(
@@ -110,17 +121,16 @@ fft_vcc_impl::make_plan(const std::vector<float>& window) const
     return std::make_shared<const core::fft_plan>(d_context, d_fft_size, options);
 }
 
-// A wrong length returns false and keeps the current window, as
-// gr::fft::fft_vcc does, rather than throwing: set_window() is GRC's callback for
-// a changed variable, and a drop-in must not turn what the in-tree block shrugs
-// off into an exception in a running (GUI) flowgraph. The error is logged.
+// A wrong length (or a non-finite value) returns false and keeps the current
+// window, as gr::fft::fft_vcc does for a wrong length, rather than throwing:
+// set_window() is GRC's callback for a changed variable, and a drop-in must not
+// turn what the in-tree block shrugs off into an exception in a running (GUI)
+// flowgraph. The error is logged.
 bool fft_vcc_impl::set_window(const std::vector<float>& window)
 {
-    if (!window.empty() && window.size() != d_fft_size) {
-        d_logger->error("set_window: window has {:d} values; it must be empty or have "
-                        "fft_size ({:d}) values. Keeping the current window.",
-                        window.size(),
-                        d_fft_size);
+    if (const std::string problem = window_problem(window, d_fft_size);
+        !problem.empty()) {
+        d_logger->error("set_window: {:s}. Keeping the current window.", problem);
         return false;
     }
     // Built outside the lock: a new configuration compiles kernels, and work()
@@ -144,13 +154,22 @@ core::device_context::sptr fft_vcc_impl::opencl_context() const { return d_conte
 
 bool fft_vcc_impl::start()
 {
-    d_ports_known = false;
+    guarded_start(*this, *d_context, [this] { d_ports_known = false; });
     return sync_block::start();
 }
 
 int fft_vcc_impl::work(int noutput_items,
                        gr_vector_const_void_star& input_items,
                        gr_vector_void_star& output_items)
+{
+    return guarded_work(*this, *d_context, [&] {
+        return transform(noutput_items, input_items, output_items);
+    });
+}
+
+int fft_vcc_impl::transform(int noutput_items,
+                            gr_vector_const_void_star& input_items,
+                            gr_vector_void_star& output_items)
 {
     std::shared_ptr<const core::fft_plan> plan;
     {

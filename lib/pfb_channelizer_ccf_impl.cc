@@ -182,6 +182,12 @@ bool pfb_channelizer_ccf_impl::check_topology(int, int noutputs)
 
 bool pfb_channelizer_ccf_impl::start()
 {
+    guarded_start(*this, *d_context, [this] { start_stream(); });
+    return block::start();
+}
+
+bool pfb_channelizer_ccf_impl::start_stream()
+{
     core::pfb_channelizer_options options;
     options.channels = d_numchans;
     options.oversample_rate = double(d_numchans) / d_decimation;
@@ -315,6 +321,16 @@ int pfb_channelizer_ccf_impl::general_work(int noutput_items,
                                            gr_vector_int& ninput_items,
                                            gr_vector_const_void_star& input_items,
                                            gr_vector_void_star& output_items)
+{
+    return guarded_work(*this, *d_context, [&] {
+        return stream_work(noutput_items, ninput_items, input_items, output_items);
+    });
+}
+
+int pfb_channelizer_ccf_impl::stream_work(int noutput_items,
+                                          gr_vector_int& ninput_items,
+                                          gr_vector_const_void_star& input_items,
+                                          gr_vector_void_star& output_items)
 {
     {
         std::lock_guard<std::mutex> lock(d_mutex);

@@ -10,6 +10,7 @@
 
 #include "decimated_tags.h"
 #include "pipelined_work.h"
+#include "work_guard.h"
 #include <gnuradio/wideband/core/pfb_channelizer.h>
 #include <gnuradio/wideband/core/stream_pipeline.h>
 #include <gnuradio/wideband/pfb_channelizer_ccf.h>
@@ -20,7 +21,9 @@
 namespace gr {
 namespace wideband {
 
-class pfb_channelizer_ccf_impl : public pfb_channelizer_ccf, public opencl_block
+class pfb_channelizer_ccf_impl : public pfb_channelizer_ccf,
+                                 public opencl_block,
+                                 public work_guard
 {
 public:
     pfb_channelizer_ccf_impl(unsigned int numchans,
@@ -78,6 +81,12 @@ private:
     std::vector<stream_port> d_output_ports;
 
     void propagate_tags(size_t consumed, size_t produced, size_t outputs);
+    // start() and general_work() run these through work_guard
+    bool start_stream();
+    int stream_work(int noutput_items,
+                    gr_vector_int& ninput_items,
+                    gr_vector_const_void_star& input_items,
+                    gr_vector_void_star& output_items);
 };
 
 } // namespace wideband
