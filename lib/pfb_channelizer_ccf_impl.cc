@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iomanip>
+#include <sstream>
 #include <stdexcept>
 
 namespace gr {
@@ -24,8 +26,11 @@ namespace {
 
 void check_numchans(unsigned int numchans)
 {
-    if (numchans < 1)
-        throw std::invalid_argument("pfb_channelizer_ccf: numchans must be >= 1 (got 0)");
+    constexpr size_t most = core::pfb_channelizer_options::max_channels;
+    if (numchans < 1 || numchans > most)
+        throw std::invalid_argument("pfb_channelizer_ccf: numchans must be 1.." +
+                                    std::to_string(most) + " (got " +
+                                    std::to_string(numchans) + ")");
 }
 
 unsigned int checked_decimation(unsigned int numchans, float oversample_rate)
@@ -94,8 +99,7 @@ gr::io_signature::sptr channel_outputs(unsigned int numchans,
 
 std::vector<float> pfb_channelizer_ccf::create_taps(unsigned int numchans, float atten)
 {
-    if (numchans < 1)
-        throw std::invalid_argument("pfb_channelizer_ccf: numchans must be >= 1 (got 0)");
+    check_numchans(numchans);
     if (!(atten > 0.0f) || !std::isfinite(atten))
         throw std::invalid_argument(
             "pfb_channelizer_ccf: atten must be a positive number of dB (got " +
@@ -115,6 +119,16 @@ std::vector<float> pfb_channelizer_ccf::create_taps(unsigned int numchans, float
     const double transition = 0.2; // of the channel spacing, i.e. fs / numchans
     const double kaiser_taps =
         std::ceil(std::max(a - 7.95, 0.0) * numchans / (14.36 * transition)) + 1.0;
+    // firdes counts taps in an int; far fewer already exceed any device.
+    constexpr double most_taps = double(1 << 30);
+    if (kaiser_taps > most_taps) {
+        std::ostringstream what;
+        what << "pfb_channelizer_ccf: " << numchans << " channels at atten " << atten
+             << " dB need " << std::fixed << std::setprecision(0) << kaiser_taps
+             << " taps, more than the 2^30 the design allows: use fewer channels or a "
+                "lower atten";
+        throw std::invalid_argument(what.str());
+    }
     const double width = a * numchans / (22.0 * (kaiser_taps + 0.5));
     return filter::firdes::low_pass_2(
         1.0, numchans, 0.5, width, a, fft::window::win_type::WIN_KAISER, beta);
@@ -155,6 +169,8 @@ pfb_channelizer_ccf_impl::pfb_channelizer_ccf_impl(unsigned int numchans,
     set_tag_propagation_policy(TPP_DONT); // decimated_tags does it
     set_output_multiple(int(
         std::max<size_t>(1, buffer_hint_samples_for(d_context->info()) / d_decimation)));
+    // Sizes beyond the device fail here, not when the flowgraph starts.
+    core::pfb_channelizer::check_fits(d_context->info(), engine_options(d_taps, d_map));
 }
 
 std::vector<size_t>
@@ -186,7 +202,9 @@ bool pfb_channelizer_ccf_impl::start()
     return block::start();
 }
 
-bool pfb_channelizer_ccf_impl::start_stream()
+core::pfb_channelizer_options
+pfb_channelizer_ccf_impl::engine_options(const std::vector<float>& taps,
+                                         const std::vector<int>& map) const
 {
     core::pfb_channelizer_options options;
     options.channels = d_numchans;
@@ -195,10 +213,17 @@ bool pfb_channelizer_ccf_impl::start_stream()
                                      : core::channel_layout::channel_major;
     options.max_input_samples =
         std::max<size_t>(chunk_samples_for(d_context->info()), d_decimation);
+    options.taps = taps;
+    options.channel_map = engine_map(map);
+    return options;
+}
+
+bool pfb_channelizer_ccf_impl::start_stream()
+{
+    core::pfb_channelizer_options options;
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        options.taps = d_taps;
-        options.channel_map = engine_map(d_map);
+        options = engine_options(d_taps, d_map);
         d_settings_changed = false;
     }
     d_engine.reset(new core::pfb_channelizer(d_context, options));
@@ -227,6 +252,7 @@ void pfb_channelizer_ccf_impl::set_taps(const std::vector<float>& taps)
         throw std::invalid_argument(
             "pfb_channelizer_ccf: set_taps needs at least one tap");
     std::lock_guard<std::mutex> lock(d_mutex);
+    core::pfb_channelizer::check_fits(d_context->info(), engine_options(taps, d_map));
     d_taps = taps;
     d_settings_changed = true;
 }

@@ -56,6 +56,9 @@ public:
 private:
     //! The channels the engine computes: the first `slots` entries of the map.
     std::vector<size_t> engine_map(const std::vector<int>& map) const;
+    //! The engine's options for these settings.
+    core::pfb_channelizer_options engine_options(const std::vector<float>& taps,
+                                                 const std::vector<int>& map) const;
     //! Reads how the buffers reach the items (at the start of a stream).
     void bind_ports(size_t outputs);
 

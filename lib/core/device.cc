@@ -520,6 +520,20 @@ size_t device_context::disk_cache_loads() const
     return d_disk_loads;
 }
 
+void check_buffer_fits(const device_info& device, const std::string& what, uint64_t bytes)
+{
+    constexpr uint64_t index_limit = (uint64_t(1) << 32) * 8; // complex samples
+    const bool too_large = bytes > device.max_alloc_bytes;
+    if (!too_large && bytes < index_limit)
+        return;
+    throw std::invalid_argument(
+        what + " needs a device buffer of " + std::to_string(bytes) + " bytes; " +
+        (too_large ? device.name + " allocates at most " +
+                         std::to_string(device.max_alloc_bytes) + " bytes per buffer"
+                   : std::string("the kernels index fewer than 2^32 samples (") +
+                         std::to_string(index_limit) + " bytes) per buffer"));
+}
+
 std::string cl_error_name(cl_int err)
 {
     const char* name = "unknown OpenCL error";

@@ -28,9 +28,11 @@ size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
 void check_options(const pfb_channelizer_options& o)
 {
-    if (o.channels < 1)
-        throw std::invalid_argument("pfb_channelizer: channels must be >= 1 (got " +
-                                    std::to_string(o.channels) + ")");
+    if (o.channels < 1 || o.channels > pfb_channelizer_options::max_channels)
+        throw std::invalid_argument(
+            "pfb_channelizer: channels must be 1.." +
+            std::to_string(pfb_channelizer_options::max_channels) + " (got " +
+            std::to_string(o.channels) + ")");
     if (o.taps.empty())
         throw std::invalid_argument(
             "pfb_channelizer: taps must not be empty (give a prototype low-pass filter)");
@@ -69,6 +71,39 @@ std::vector<size_t> resolved_map(const std::vector<size_t>& map, size_t channels
                                         " in the channel map is out of range 0.." +
                                         std::to_string(channels - 1));
     return map;
+}
+
+// The input samples per frame and the most frames and samples of one call.
+struct call_shape {
+    size_t D, max_frames, max_input;
+};
+
+call_shape shape_of(const pfb_channelizer_options& o)
+{
+    const size_t D =
+        static_cast<size_t>(std::llround(double(o.channels) / o.oversample_rate));
+    const size_t wanted =
+        o.max_input_samples ? o.max_input_samples : std::max(default_input_samples, D);
+    // whole frames, and at least one
+    const size_t max_frames = std::max<size_t>(1, wanted / D);
+    return { D, max_frames, max_frames * D };
+}
+
+// The device buffers of an engine: the input windows, the taps, a call's frames.
+void check_sizes(
+    const device_info& device, size_t M, size_t K, size_t outputs, const call_shape& s)
+{
+    const std::string name = "pfb_channelizer (" + std::to_string(M) + " channels, " +
+                             std::to_string(K) + " taps per branch)";
+    check_buffer_fits(device,
+                      name + ": an input window",
+                      stream_window::capacity_for(K * M - s.D, s.max_input, 0) *
+                          sizeof(cl_float2));
+    check_buffer_fits(device, name + ": the taps", K * M * sizeof(cl_float));
+    check_buffer_fits(device,
+                      name + ": the frames of a call of " + std::to_string(s.max_input) +
+                          " samples",
+                      s.max_frames * std::max(M, outputs) * sizeof(cl_float2));
 }
 
 } // namespace
@@ -179,6 +214,7 @@ void pfb_channelizer::impl::configure(std::vector<float> new_taps,
                                       std::vector<size_t> new_map)
 {
     const size_t new_k = ceil_div(new_taps.size(), M);
+    check_sizes(ctx->info(), M, new_k, new_map.size(), { D, max_frames, max_input });
     kernel_set new_kernels = window && new_k == K ? kernels : build_kernels(new_k);
 
     const cl::Context& cl_ctx = ctx->context();
@@ -206,7 +242,7 @@ void pfb_channelizer::impl::configure(std::vector<float> new_taps,
                new_channel = table(channel);
 
     if (!window)
-        window.reset(new stream_window(ctx, new_k * M - D, max_input));
+        window.reset(new stream_window(ctx, "pfb_channelizer", new_k * M - D, max_input));
     else
         window->set_history(new_k * M - D);
 
@@ -232,19 +268,31 @@ pfb_channelizer::pfb_channelizer(device_context::sptr context,
     impl& im = *d_impl;
     im.ctx = std::move(context);
     im.M = options.channels;
-    im.D = static_cast<size_t>(std::llround(double(im.M) / options.oversample_rate));
+    const call_shape shape = shape_of(options);
+    im.D = shape.D;
+    im.max_frames = shape.max_frames;
+    im.max_input = shape.max_input;
     im.layout = options.layout;
     im.max_fused_channels = options.max_fused_channels;
-    const size_t wanted = options.max_input_samples
-                              ? options.max_input_samples
-                              : std::max(default_input_samples, im.D);
-    // whole frames, and at least one
-    im.max_frames = std::max<size_t>(1, wanted / im.D);
-    im.max_input = im.max_frames * im.D;
     im.configure(options.taps, resolved_map(options.channel_map, im.M));
 }
 
 pfb_channelizer::~pfb_channelizer() = default;
+
+void pfb_channelizer::check_fits(const device_info& device,
+                                 const pfb_channelizer_options& options)
+{
+    check_options(options);
+    check_taps(options.taps);
+    const size_t M = options.channels;
+    if (!options.channel_map.empty())
+        resolved_map(options.channel_map, M); // checks its entries
+    check_sizes(device,
+                M,
+                ceil_div(options.taps.size(), M),
+                options.channel_map.empty() ? M : options.channel_map.size(),
+                shape_of(options));
+}
 
 size_t pfb_channelizer::channels() const { return d_impl->M; }
 size_t pfb_channelizer::decimation() const { return d_impl->D; }

@@ -41,7 +41,9 @@ a sample off by one, a lost or repeated block, stale history) changes the
 result by 1e-2 or more: test_000 shows that the check sees 1e-4.
 """
 
+import os
 import time
+from unittest import mock
 
 import numpy as np
 import pmt
@@ -551,6 +553,14 @@ class qa_fft_filter(gr_unittest.TestCase):
                 for D in (0, -1, -1000):
                     with self.assertRaisesRegex(ValueError, "decimation must be >= 1"):
                         make(D, taps)
+                for D in (2**24, 2**31 - 1):
+                    with self.assertRaisesRegex(
+                            ValueError, r"taps \+ decimation - 1 must be at most 2\^24"):
+                        make(D, taps)
+                # a chunk (WIDEBAND_CHUNK_SAMPLES) beyond what the device holds
+                with mock.patch.dict(os.environ, {"WIDEBAND_CHUNK_SAMPLES": str(2**31)}):
+                    with self.assertRaisesRegex(ValueError, "fft_convolution|allocates"):
+                        make(1, taps)
                 with self.assertRaisesRegex(ValueError, "taps must not be empty"):
                     make(1, [])
                 bad_values = [float("nan"), float("inf"), -float("inf")]

@@ -46,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from unittest import mock
 
 import numpy as np
 import pmt
@@ -506,14 +507,27 @@ class qa_pfb_channelizer_ccf(gr_unittest.TestCase):
     def test_013_bad_arguments_raise_value_error(self):
         make = wideband.pfb_channelizer_ccf
         taps = [0.5, 1.0, 0.5]
-        with self.assertRaisesRegex(ValueError, "numchans must be >= 1"):
+        with self.assertRaisesRegex(ValueError, r"numchans must be 1\.\.16777216"):
             make(0)
-        with self.assertRaisesRegex(ValueError, "numchans must be >= 1"):
+        with self.assertRaisesRegex(ValueError, r"numchans must be 1\.\.16777216"):
             make(0, taps, 1, [0])
-        with self.assertRaisesRegex(ValueError, "numchans must be >= 1"):
+        with self.assertRaisesRegex(ValueError, r"numchans must be 1\.\.16777216"):
             make.create_taps(0)
         with self.assertRaises(TypeError):  # unsigned in C++
             make(-1)
+        for numchans in (2**24 + 1, 2**32 - 1):
+            with self.assertRaisesRegex(ValueError, r"numchans must be 1\.\.16777216"):
+                make(numchans, taps)
+            with self.assertRaisesRegex(ValueError, r"numchans must be 1\.\.16777216"):
+                make.create_taps(numchans)
+        with self.assertRaisesRegex(ValueError, r"need \d+ taps, more than the 2\^30"):
+            make.create_taps(16, 1e9)
+        # a chunk (WIDEBAND_CHUNK_SAMPLES) beyond what the device holds: at
+        # construction, before any device memory is taken
+        with mock.patch.dict(os.environ, {"WIDEBAND_CHUNK_SAMPLES": str(2**31)}):
+            with self.assertRaisesRegex(
+                    ValueError, r"input window.*(allocates at most|2\^32 samples)"):
+                make(16, taps)
         for rate in (3, 32, 0, -1, 0.5, 16.5, 1.5, float("nan"), float("inf")):
             with self.subTest(oversample_rate=rate):
                 with self.assertRaisesRegex(ValueError, "oversample_rate must be numchans/i"):

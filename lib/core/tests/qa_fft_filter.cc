@@ -29,6 +29,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "conv_check.h"
+#include "scoped_env.h"
 #include "stream_chunks.h"
 
 #include <gnuradio/wideband/core/fft_filter.h>
@@ -816,6 +817,41 @@ BOOST_AUTO_TEST_CASE(non_finite_burst_leaves_no_trace)
 }
 
 /*
+ * A failure while the taps change (a kernel build, WIDEBAND_FAULT=build) or
+ * while a call is enqueued (WIDEBAND_FAULT=enqueue:1) leaves the filter as it
+ * was: the same taps and FFT, and the stream goes on from the same sample when
+ * the call is made again.
+ */
+BOOST_AUTO_TEST_CASE(failures_leave_the_engine_as_it_was)
+{
+    const size_t D = 2, max = 3000;
+    const std::vector<cfloat> h = random_taps(64, 6201);
+    const std::vector<cfloat> x = random_signal(20001, 6202);
+    const size_t half = 10001;
+    engine e(make_options(h, D, max));
+    const size_t L = e.f.fft_size();
+    std::vector<cfloat> y = e.run(x, 0, random_chunks(half, D, max, 6203));
+    {
+        const scoped_env fault("WIDEBAND_FAULT", "build");
+        // 3001 taps need a longer FFT, whose kernels no other test builds
+        BOOST_CHECK_THROW(e.f.set_taps(random_taps(3001, 6204)), std::runtime_error);
+    }
+    BOOST_TEST(e.f.taps() == h);
+    BOOST_TEST(e.f.fft_size() == L);
+    {
+        const scoped_env fault("WIDEBAND_FAULT", "enqueue:1");
+        BOOST_CHECK_THROW(e.call(x.data() + half, 999), cl::Error);
+    }
+    const std::vector<cfloat> rest =
+        e.run(x, half, random_chunks(x.size() - half, D, max, 6205));
+    y.insert(y.end(), rest.begin(), rest.end());
+    check_accuracy(y,
+                   reference(x, h, D, 0, x.size() / D),
+                   l2_bound,
+                   e.name() + ", after a failed set_taps and a failed call");
+}
+
+/*
  * stream_engine::run(): the same outputs as enqueue(), from element 0 on, never
  * more than max_output_elements(); the two input regions alternate.
  */
@@ -910,6 +946,11 @@ BOOST_AUTO_TEST_CASE(invalid_options_and_calls)
         check_rejected(construct(make_options(h, D, 1000, L)),
                        { "fft_size", std::to_string(L) },
                        "fft_size " + std::to_string(L));
+
+    // Beyond the limits: the FFT length, buffers the device cannot hold.
+    check_rejected(construct(make_options(h, size_t(1) << 24, 1000)),
+                   { "decimation 16777216", "at most 2^24" });
+    check_rejected(construct(make_options(h, D, size_t(1) << 36)), { "fft_convolution" });
 
     // A valid engine: calls it rejects, each leaving it as it was.
     const size_t max = 1000;
