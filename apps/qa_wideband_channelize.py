@@ -36,11 +36,11 @@ sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "
 from stream_qa_helpers import consecutive_free_ports  # noqa: E402 (after its folder)
 
 
-def run_app(*args, cwd=None):
-    """(exit status, stdout, stderr) of the program."""
+def run_app(*args, cwd=None, env=None):
+    """(exit status, stdout, stderr) of the program; env: more environment."""
     p = subprocess.run([sys.executable, APP] + [str(a) for a in args], cwd=cwd,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       timeout=600)
+                       timeout=600, env=dict(os.environ, **(env or {})))
     return p.returncode, p.stdout, p.stderr
 
 
@@ -461,6 +461,32 @@ class Errors(Case):
                                 r"already in use" % port)
         self.one_line(1, "-c", "16", "-l", "7", "--zmq", "tcp://no-such-interface:5600",
                       "-o", self.dir, regex="HOST must be an address of this machine")
+
+
+class Faults(Case):
+    """A device that fails mid-stream, a kernel build that fails
+    (WIDEBAND_FAULT, docs/reliability.md): exit status 1, the program's last
+    line names the problem (before it, the block's own log line), no
+    traceback, and it ends in seconds."""
+
+    def check(self, fault, *words):
+        started = time.monotonic()
+        status, out, err = run_app("-c", "16", "-n", str(3 << 19), "-o", self.dir, "--no-plot",
+                                   env={"WIDEBAND_FAULT": fault})
+        self.assertLess(time.monotonic() - started, 120)
+        self.assertEqual(status, 1, "exit status %d\n%s%s" % (status, out, err))
+        self.assertNotIn("Traceback", err)
+        last = err.splitlines()[-1]
+        self.assertTrue(last.startswith("wideband_channelize: the channelizer stopped: "
+                                        "pfb_channelizer_ccf on "), last)
+        for word in words:
+            self.assertIn(word, last)
+
+    def test_device_fails_mid_stream(self):
+        self.check("enqueue:2", "CL_OUT_OF_RESOURCES")
+
+    def test_kernel_build_fails(self):
+        self.check("build", "OpenCL build of kernels/pfb_channelizer.cl failed")
 
 
 if __name__ == "__main__":

@@ -49,22 +49,22 @@ std::string current_value()
     return v ? v : "";
 }
 
-// What this engine call is to do; calls are counted while the variable keeps
-// its value.
+// What this engine call is to do. Calls are counted from when the variable
+// took its value (set again after being unset, it counts from 1 again).
 kind engine_call_fault()
 {
-    const std::string value = current_value();
-    if (value.empty())
-        return kind::none;
-    const setting s = parse(value);
     static std::mutex mutex;
     static std::string counting; // the value the count belongs to
     static unsigned long long calls = 0;
+    const std::string value = current_value();
     std::lock_guard<std::mutex> lock(mutex);
     if (counting != value) {
         counting = value;
         calls = 0;
     }
+    if (value.empty())
+        return kind::none;
+    const setting s = parse(value);
     ++calls;
     return s.what == kind::enqueue && calls >= s.from_call ? s.what : kind::none;
 }

@@ -51,6 +51,7 @@ from gnuradio import blocks, filter, gr, gr_unittest
 from gnuradio import wideband
 import stream_qa_helpers
 from stream_qa_helpers import gate, never_zero, random_chunks, wait_for
+from stream_qa_helpers import filter_reference as reference
 
 ELEMENT_TOL = 1e-5
 L2_TOL = 1e-5
@@ -71,20 +72,6 @@ def random_taps(rng, kind, count):
         return [complex(t) for t in never_zero(rng, count)]
     magnitude = rng.uniform(0.5, 1.5, count) * rng.choice((-1, 1), count)
     return [float(t) for t in magnitude.astype(np.float32)]
-
-
-def reference(x, taps, D, zero_before=0):
-    """y[m] = sum_k h[k] x[m*D - k], m = 0 .. len(x)//D - 1, in float64, with
-    x[n] taken as zero for n < zero_before (and n < 0)."""
-    x = np.asarray(x, np.complex128).copy()
-    x[:max(zero_before, 0)] = 0
-    h = np.asarray(taps, np.complex128)
-    outputs = len(x) // D
-    if outputs == 0:
-        return np.zeros(0, np.complex128)
-    size = 1 << int(np.ceil(np.log2(len(x) + len(h))))
-    full = np.fft.ifft(np.fft.fft(x, size) * np.fft.fft(h, size))
-    return full[0:outputs * D:D]
 
 
 def reference_at(x, taps, D, first, count, zero_before=0):

@@ -55,6 +55,7 @@ from gnuradio.filter import pfb
 from gnuradio import wideband
 import stream_qa_helpers
 from stream_qa_helpers import gate, never_zero, random_chunks, wait_for
+from stream_qa_helpers import channelizer_reference as reference
 
 ELEMENT_TOL = 1e-5
 L2_TOL = 1e-5
@@ -71,30 +72,6 @@ def random_taps(rng, count):
 
 def decimation(numchans, oversample_rate):
     return int(round(numchans / oversample_rate))
-
-
-def reference(x, taps, numchans, D, first_frame=0, frames=None):
-    """The channelizer in float64: frames first_frame.. (all there are, or
-    `frames`) x numchans, column c = channel c.
-
-    y_c[q] = exp(-2 pi i c (D+1)/M) sum_n h[n] x[t-n] exp(-2 pi i c (t-n)/M),
-    t = (q+1)D - 1, x[k < 0] = 0. Folding the terms by (t-n) mod M makes it
-    one M-point DFT per frame.
-    """
-    x = np.asarray(x, np.complex128)
-    h = np.asarray(taps, np.float64)
-    M, L = numchans, len(h)
-    frames = len(x) // D - first_frame if frames is None else frames
-    padded = np.concatenate([np.zeros(L - 1), x])
-    last = (np.arange(first_frame, first_frame + frames) + 1) * D - 1
-    index = last[:, None] - np.arange(L)[None, :]
-    terms = padded[index + L - 1] * h[None, :]
-    # fold by sample index mod M: one bincount over (frame, residue) pairs
-    bins = (np.arange(frames)[:, None] * M + index % M).ravel()
-    folded = (np.bincount(bins, terms.real.ravel(), frames * M) +
-              1j * np.bincount(bins, terms.imag.ravel(), frames * M)).reshape(frames, M)
-    c = np.arange(M)
-    return np.fft.fft(folded, axis=1) * np.exp(-2j * np.pi * c * (D + 1) / M)[None, :]
 
 
 def assert_same_channel(ours, ref, what=""):
