@@ -31,7 +31,7 @@
  * it for billions of samples on the GPU and samples nvidia-smi meanwhile.
  */
 
-#define BOOST_TEST_MODULE qa_soak
+#define BOOST_TEST_MODULE qa_engine_soak
 #include <boost/test/unit_test.hpp>
 
 #include "cl_alloc_count.h"
