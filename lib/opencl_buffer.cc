@@ -72,6 +72,11 @@ opencl_buffer::opencl_buffer(int nitems,
     gr::configure_default_loggers(d_logger, d_debug_logger, "opencl_buffer");
     if (!allocate_buffer(nitems))
         throw std::bad_alloc();
+    // GNU Radio 3.10 keeps the owner (the writer, whose block detail holds this
+    // buffer) in a shared_ptr nothing reads after construction: that cycle kept
+    // the block, its buffers and its device memory after the flowgraph was
+    // gone (qa_block_lifecycle). link() still says who writes.
+    d_buf_owner.reset();
 }
 
 opencl_buffer::~opencl_buffer()
