@@ -63,6 +63,10 @@ struct enumerated {
 
 std::vector<enumerated> enumerate()
 {
+    // One at a time: the ICD loader's first clGetPlatformIDs is not thread-safe
+    // (ocl-icd 2.3: concurrent first calls found no platform, or crashed).
+    static std::mutex mutex;
+    std::lock_guard<std::mutex> lock(mutex);
     std::vector<enumerated> all;
     std::vector<cl::Platform> platforms;
     try {
