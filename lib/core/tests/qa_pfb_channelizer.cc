@@ -330,8 +330,14 @@ core::pfb_channelizer_options make_options(const config& cfg,
 class engine
 {
 public:
-    engine(const config& cfg, const std::vector<float>& taps)
-        : ch(context(), make_options(cfg, taps)), d_layout(cfg.layout)
+    //! On \p ctx (default: the tests' shared context and queue).
+    engine(const config& cfg,
+           const std::vector<float>& taps,
+           core::device_context::sptr ctx = context())
+        : ch(ctx, make_options(cfg, taps)),
+          d_context(ctx),
+          d_queue(ctx == context() ? queue() : ctx->create_queue()),
+          d_layout(cfg.layout)
     {
         std::ostringstream s;
         s << "M=" << cfg.channels << " D=" << cfg.decimation << " taps=" << taps.size()
@@ -365,7 +371,7 @@ public:
         std::vector<cl::Event> wait;
         if (n > 0) {
             cl::Event written;
-            queue().enqueueWriteBuffer(region.buffer,
+            d_queue.enqueueWriteBuffer(region.buffer,
                                        CL_FALSE,
                                        region.offset * sizeof(cfloat),
                                        n * sizeof(cfloat),
@@ -381,17 +387,17 @@ public:
         const size_t size = through_run ? ch.max_output_elements() : span;
         std::vector<cfloat> host(size + tail_slack,
                                  cfloat(poison_value(), poison_value()));
-        cl::Buffer out(context()->context(),
+        cl::Buffer out(d_context->context(),
                        CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                        host.size() * sizeof(cfloat),
                        host.data());
         cl::Event done;
         size_t written;
         if (through_run) {
-            written = ch.run(queue(), n, out, wait, done);
+            written = ch.run(d_queue, n, out, wait, done);
         } else {
             const core::pfb_channelizer::result result =
-                ch.enqueue(queue(), n, out, row_stride, wait);
+                ch.enqueue(d_queue, n, out, row_stride, wait);
             written = result.frames * slots;
             done = result.done;
         }
@@ -400,7 +406,7 @@ public:
                                    << frames << " frames (frames_for()) * " << slots
                                    << " outputs");
         done.wait();
-        queue().enqueueReadBuffer(
+        d_queue.enqueueReadBuffer(
             out, CL_TRUE, 0, host.size() * sizeof(cfloat), host.data());
 
         frames_by_slot y(slots, std::vector<cfloat>(frames));
@@ -447,6 +453,8 @@ public:
     core::pfb_channelizer ch;
 
 private:
+    core::device_context::sptr d_context;
+    cl::CommandQueue d_queue;
     channel_layout d_layout;
     std::string d_name;
 };
@@ -1005,11 +1013,16 @@ BOOST_AUTO_TEST_CASE(failures_leave_the_engine_as_it_was)
     cfg.max_input_samples = max;
     for (size_t max_fused : { 0, 1 }) {
         cfg.max_fused_channels = max_fused;
-        engine e(cfg, taps);
+        // A context of its own, whose program cache holds only what this
+        // engine built: the new taps' kernels must be built, and fail.
+        engine e(cfg,
+                 taps,
+                 std::make_shared<core::device_context>(context()->info(),
+                                                        context()->device()));
         frames_by_slot y = e.run(x, 0, random_chunks(half, D, max, 122));
         {
             const scoped_env fault("WIDEBAND_FAULT", "build");
-            // 13 taps per branch: kernels no other test builds
+            // 13 taps per branch: new kernels
             BOOST_CHECK_THROW(e.ch.set_taps(random_taps(13 * M, 123)),
                               std::runtime_error);
         }
