@@ -26,9 +26,11 @@
  *    most rss_slack from the second cycle on.
  *
  * WIDEBAND_SOAK_SAMPLES sets the input samples per engine (default 2^23, a
- * CI run of seconds); WIDEBAND_SOAK_CHUNK the largest pipelined call (default
- * 2^16; the blocks use 2^19 on CPUs, 2^22 on GPUs). scripts/gpu/run_soak runs
- * it for billions of samples on the GPU and samples nvidia-smi meanwhile.
+ * CI run of seconds), WIDEBAND_SOAK_SECONDS a time limit per engine (the
+ * stream then ends at the first cycle's end past it); WIDEBAND_SOAK_CHUNK the
+ * largest pipelined call (default 2^16; the blocks use 2^19 on CPUs, 2^22 on
+ * GPUs). scripts/gpu/run_soak runs it for billions of samples on the GPU and
+ * samples nvidia-smi meanwhile.
  */
 
 #define BOOST_TEST_MODULE qa_engine_soak
@@ -62,10 +64,11 @@ constexpr double l2_bound = 1e-5;
 constexpr double spot_bound = 1e-4;
 constexpr uint64_t rss_slack = uint64_t(64) << 20;
 
+// A count from the environment, in any form strtod reads (1e9, 0x1p33).
 uint64_t environment_count(const char* name, uint64_t fallback)
 {
     const char* v = std::getenv(name);
-    return v && *v ? std::strtoull(v, nullptr, 0) : fallback;
+    return v && *v ? uint64_t(std::strtod(v, nullptr)) : fallback;
 }
 
 uint64_t rss_bytes()
@@ -362,7 +365,9 @@ memory_sample settled_memory()
 
 void soak(soak_subject& subject, uint64_t seed)
 {
-    const uint64_t total = environment_count("WIDEBAND_SOAK_SAMPLES", uint64_t(1) << 23);
+    const uint64_t samples =
+        environment_count("WIDEBAND_SOAK_SAMPLES", uint64_t(1) << 23);
+    const double seconds_limit = double(environment_count("WIDEBAND_SOAK_SECONDS", 0));
     const size_t max_call = subject.pipelined().max_input_samples();
     const size_t D = subject.decimation(), S = subject.slots();
     const size_t configurations = subject.configurations();
@@ -413,12 +418,20 @@ void soak(soak_subject& subject, uint64_t seed)
     uint64_t position = 0, spot_checks = 0, spot_failures = 0;
     std::vector<memory_sample> cycle_ends;
     const auto started = std::chrono::steady_clock::now();
-    for (size_t segment = 0; position < total; ++segment) {
+    const auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+            .count();
+    };
+    for (size_t segment = 0; position < samples; ++segment) {
+        // (a time limit ends the stream at a cycle's end, as if it were shorter)
+        if (seconds_limit > 0 && segment % configurations == 0 &&
+            elapsed() > seconds_limit)
+            break;
         // From here on the next configuration, with chunks still in flight.
         subject.configure(segment % configurations, rng);
         // 2 to 6 pipelined calls' worth of samples with it.
         const size_t length = size_t(std::min<uint64_t>(
-            total - position, max_call * (2 + rng() % 5) + rng() % max_call));
+            samples - position, max_call * (2 + rng() % 5) + rng() % max_call));
         x.resize(length);
         source.fill(x.data(), length);
 
@@ -470,8 +483,8 @@ void soak(soak_subject& subject, uint64_t seed)
     }
     drain();
     compare_ready();
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double seconds = elapsed();
+    const uint64_t total = position;
 
     // Every output came, once, in order, with the right values.
     for (size_t s = 0; s < S; ++s) {
