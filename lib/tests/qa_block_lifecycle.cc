@@ -20,7 +20,7 @@
 #define BOOST_TEST_MODULE qa_block_lifecycle
 #include <boost/test/unit_test.hpp>
 
-#include "../core/tests/cl_alloc_count.h"
+#include "../core/tests/memory_use.h"
 #include "../core/tests/scoped_env.h"
 
 #include <gnuradio/blocks/null_sink.h>
@@ -34,11 +34,9 @@
 #include <gnuradio/wideband/pfb_channelizer_ccf.h>
 #include <gnuradio/wideband/work_error.h>
 
-#include <unistd.h>
 #include <chrono>
 #include <cmath>
 #include <complex>
-#include <fstream>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -68,28 +66,6 @@ std::vector<float> random_taps(size_t n, uint32_t seed)
     for (auto& v : t)
         v = u(rng);
     return t;
-}
-
-uint64_t rss_bytes()
-{
-    std::ifstream statm("/proc/self/statm");
-    uint64_t pages = 0, resident = 0;
-    statm >> pages >> resident;
-    return resident * uint64_t(sysconf(_SC_PAGESIZE));
-}
-
-// The OpenCL buffers once the runtime has released what it still held.
-int64_t settled_buffers()
-{
-    int64_t buffers = cl_alloc_count_live_buffers();
-    for (int i = 0; i < 100; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        const int64_t now = cl_alloc_count_live_buffers();
-        if (now == buffers)
-            break;
-        buffers = now;
-    }
-    return buffers;
 }
 
 // Every element within tol * max|ref| (the blocks' QA tolerance).
@@ -241,7 +217,7 @@ BOOST_AUTO_TEST_CASE(blocks_made_and_destroyed)
         wb::pfb_channelizer_ccf::make(8, {}, 1, {}, "", 60, true);
     };
     make_all(); // kernels built and cached once
-    const int64_t before = settled_buffers();
+    const int64_t before = settled_live_buffers();
     for (int i = 0; i < 20; ++i) {
         make_all();
         check_rejected([] { wb::fft_vcc::make(0, true, {}); }, "fft_size");
@@ -260,7 +236,7 @@ BOOST_AUTO_TEST_CASE(blocks_made_and_destroyed)
         check_rejected([&] { block->set_taps({}); }, "tap");
         check_rejected([&] { block->set_channel_map({ 99 }); }, "out of range");
     }
-    BOOST_CHECK_EQUAL(settled_buffers(), before);
+    BOOST_CHECK_EQUAL(settled_live_buffers(), before);
 }
 
 // The same flowgraph run again and again, every output checked each time;
@@ -269,11 +245,11 @@ BOOST_AUTO_TEST_CASE(flowgraphs_run_again_and_again)
 {
     every_block g;
     g.run_and_check("first run");
-    const int64_t buffers = settled_buffers();
+    const int64_t buffers = settled_live_buffers();
     const uint64_t rss = rss_bytes();
     for (int run = 0; run < 5; ++run)
         g.run_and_check("run " + std::to_string(run));
-    BOOST_CHECK_EQUAL(settled_buffers(), buffers);
+    BOOST_CHECK_EQUAL(settled_live_buffers(), buffers);
     BOOST_CHECK_MESSAGE(rss_bytes() < rss + (uint64_t(32) << 20),
                         "resident set grew from " << rss << " to " << rss_bytes());
 }
@@ -314,7 +290,7 @@ BOOST_AUTO_TEST_CASE(two_flowgraphs_at_once)
 // buffers are released.
 BOOST_AUTO_TEST_CASE(device_fails_mid_stream)
 {
-    const int64_t before = settled_buffers();
+    const int64_t before = settled_live_buffers();
     {
         auto tb = gr::make_top_block("failing");
         auto src = gr::blocks::null_source::make(sizeof(gr_complex));
@@ -326,14 +302,14 @@ BOOST_AUTO_TEST_CASE(device_fails_mid_stream)
         BOOST_CHECK(wb::work_error(filter).find("CL_OUT_OF_RESOURCES") !=
                     std::string::npos);
     }
-    BOOST_CHECK_EQUAL(settled_buffers(), before);
+    BOOST_CHECK_EQUAL(settled_live_buffers(), before);
 }
 
 // A flowgraph that is gone takes its blocks and their buffers with it (the
 // blocks' output buffers used to keep them alive: opencl_buffer.cc).
 BOOST_AUTO_TEST_CASE(discarded_flowgraphs_release_everything)
 {
-    const int64_t before = settled_buffers();
+    const int64_t before = settled_live_buffers();
     std::vector<std::weak_ptr<gr::basic_block>> blocks;
     for (int i = 0; i < 3; ++i) {
         every_block g;
@@ -344,5 +320,5 @@ BOOST_AUTO_TEST_CASE(discarded_flowgraphs_release_everything)
     }
     for (const auto& block : blocks)
         BOOST_CHECK(block.expired());
-    BOOST_CHECK_EQUAL(settled_buffers(), before);
+    BOOST_CHECK_EQUAL(settled_live_buffers(), before);
 }

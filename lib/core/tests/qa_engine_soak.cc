@@ -36,18 +36,16 @@
 #define BOOST_TEST_MODULE qa_engine_soak
 #include <boost/test/unit_test.hpp>
 
-#include "cl_alloc_count.h"
 #include "conv_check.h"
+#include "memory_use.h"
 #include "stream_chunks.h"
 
 #include <gnuradio/wideband/core/fft_filter.h>
 #include <gnuradio/wideband/core/pfb_channelizer.h>
 #include <gnuradio/wideband/core/stream_pipeline.h>
 
-#include <unistd.h>
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <thread>
 
@@ -69,14 +67,6 @@ uint64_t environment_count(const char* name, uint64_t fallback)
 {
     const char* v = std::getenv(name);
     return v && *v ? uint64_t(std::strtod(v, nullptr)) : fallback;
-}
-
-uint64_t rss_bytes()
-{
-    std::ifstream statm("/proc/self/statm");
-    uint64_t pages = 0, resident = 0;
-    statm >> pages >> resident;
-    return resident * uint64_t(sysconf(_SC_PAGESIZE));
 }
 
 // Never-zero complex samples, |re|, |im| in [0.5, 1), fast enough for
@@ -111,6 +101,13 @@ private:
 };
 
 using slots_t = std::vector<std::vector<cfloat>>; // [slot][output]
+
+// n samples to where an engine's next call takes them (blocking).
+void write_input(const core::stream_engine::region& region, const cfloat* x, size_t n)
+{
+    queue().enqueueWriteBuffer(
+        region.buffer, CL_TRUE, region.offset * sizeof(cfloat), n * sizeof(cfloat), x);
+}
 
 // A device buffer of at least \p elements (new taps can need more).
 void fit(cl::Buffer& buffer, size_t elements)
@@ -201,12 +198,7 @@ public:
     }
     void reference_call(const cfloat* x, size_t n, slots_t& out) override
     {
-        const auto region = d_reference->input_region();
-        queue().enqueueWriteBuffer(region.buffer,
-                                   CL_TRUE,
-                                   region.offset * sizeof(cfloat),
-                                   n * sizeof(cfloat),
-                                   x);
+        write_input(d_reference->input_region(), x, n);
         const size_t frames = d_reference->frames_for(n);
         const auto r =
             d_reference->enqueue(queue(), n, d_output, std::max<size_t>(frames, 1));
@@ -287,12 +279,7 @@ public:
     }
     void reference_call(const cfloat* x, size_t n, slots_t& out) override
     {
-        const auto region = d_reference->input_region();
-        queue().enqueueWriteBuffer(region.buffer,
-                                   CL_TRUE,
-                                   region.offset * sizeof(cfloat),
-                                   n * sizeof(cfloat),
-                                   x);
+        write_input(d_reference->input_region(), x, n);
         const auto r = d_reference->enqueue(queue(), n, d_output);
         r.done.wait();
         const size_t before = out[0].size();
@@ -349,18 +336,10 @@ struct memory_sample {
     uint64_t rss;
 };
 
-// OpenCL buffers once the runtime has destroyed what it still held.
 memory_sample settled_memory()
 {
-    int64_t buffers = cl_alloc_count_live_buffers();
-    for (int i = 0; i < 100; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        const int64_t now = cl_alloc_count_live_buffers();
-        if (now == buffers)
-            break;
-        buffers = now;
-    }
-    return { cl_alloc_count_live_buffers(), cl_alloc_count_live_bytes(), rss_bytes() };
+    const int64_t buffers = settled_live_buffers();
+    return { buffers, cl_alloc_count_live_bytes(), rss_bytes() };
 }
 
 void soak(soak_subject& subject, uint64_t seed)
