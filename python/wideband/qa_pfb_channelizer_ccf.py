@@ -551,6 +551,22 @@ class qa_pfb_channelizer_ccf(gr_unittest.TestCase):
         vector.set_channel_map([15, 15])
         self.assertEqual(vector.channel_map(), [15, 15])
 
+        # connections: more outputs than the map has entries (a shorter map set
+        # before the start), then a map shorter than the connected outputs
+        connected = make(16, taps, 1, [1, 2, 3])
+        self.tb.connect(blocks.vector_source_c([1j] * 64), connected)
+        for slot in range(3):
+            self.tb.connect((connected, slot), blocks.null_sink(gr.sizeof_gr_complex))
+        connected.set_channel_map([5, 6])
+        with self.assertRaisesRegex(ValueError, "3 outputs are connected but the channel "
+                                                "map has only 2 entries"):
+            self.tb.start()
+        connected.set_channel_map([5, 6, 7])
+        self.tb.run()
+        with self.assertRaisesRegex(ValueError, "an entry for each of the 3 connected"):
+            connected.set_channel_map([5, 6])
+        self.assertEqual(connected.channel_map(), [5, 6, 7])
+
     def test_014_accessors(self):
         taps = [0.25, 0.5, 1.0, 0.5, 0.25]
         block = wideband.pfb_channelizer_ccf(24, taps, 24 / 18, [3, 1])
