@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cmath>
 #include <stdexcept>
 
 namespace gr {
@@ -22,17 +21,15 @@ namespace {
 // transfer's and a launch's fixed costs, small enough for low latency.
 constexpr size_t bytes_per_call = size_t(4) << 20;
 
-// Why a window cannot be used, or "" when it can.
+// Why a window cannot be used, or "" when it can. Non-finite values are taken,
+// as by the in-tree block: GNU Radio's own window functions give NaN for
+// fft_size 1.
 std::string window_problem(const std::vector<float>& window, size_t fft_size)
 {
     if (!window.empty() && window.size() != fft_size)
         return "window has " + std::to_string(window.size()) +
                " values; it must be empty (no window) or have fft_size (" +
                std::to_string(fft_size) + ") values";
-    for (size_t i = 0; i < window.size(); ++i)
-        if (!std::isfinite(window[i]))
-            return "window value " + std::to_string(i) + " is " +
-                   std::to_string(window[i]) + "; window values must be finite numbers";
     return "";
 }
 
@@ -121,11 +118,10 @@ fft_vcc_impl::make_plan(const std::vector<float>& window) const
     return std::make_shared<const core::fft_plan>(d_context, d_fft_size, options);
 }
 
-// A wrong length (or a non-finite value) returns false and keeps the current
-// window, as gr::fft::fft_vcc does for a wrong length, rather than throwing:
-// set_window() is GRC's callback for a changed variable, and a drop-in must not
-// turn what the in-tree block shrugs off into an exception in a running (GUI)
-// flowgraph. The error is logged.
+// A wrong length returns false and keeps the current window, as
+// gr::fft::fft_vcc does, rather than throwing: set_window() is GRC's callback for
+// a changed variable, and a drop-in must not turn what the in-tree block shrugs
+// off into an exception in a running (GUI) flowgraph. The error is logged.
 bool fft_vcc_impl::set_window(const std::vector<float>& window)
 {
     if (const std::string problem = window_problem(window, d_fft_size);

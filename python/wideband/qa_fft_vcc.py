@@ -230,9 +230,6 @@ class qa_fft_vcc(gr_unittest.TestCase):
         for wrong in ([1.0] * (n - 1), [1.0] * (n + 1), [1.0]):
             self.assertFalse(ours.set_window(wrong))
             self.assertFalse(ref.set_window(wrong))
-        # (the in-tree block takes non-finite values; ours refuses them alike)
-        for bad in (float("nan"), float("inf")):
-            self.assertFalse(ours.set_window([1.0] * (n - 1) + [bad]))
         self.assertFloatTuplesAlmostEqual(ours.window(), first, 7)
         rng = np.random.default_rng(7)
         src = blocks.vector_source_c(never_zero(rng, n * 20), False, n)
@@ -251,10 +248,6 @@ class qa_fft_vcc(gr_unittest.TestCase):
             with self.assertRaisesRegex(ValueError,
                                         rf"window has {length} values.*fft_size \(16\)"):
                 wideband.fft_vcc(16, True, [1.0] * length)
-        for bad in (float("nan"), float("inf"), -float("inf")):
-            with self.assertRaisesRegex(ValueError,
-                                        "window value 3 is .*; window values must be finite"):
-                wideband.fft_vcc(16, True, [1.0] * 3 + [bad] + [1.0] * 12)
         for device in ("no-such-device-xyz", "9:9", "0:", "1:x"):
             with self.assertRaisesRegex(ValueError, "device"):
                 wideband.fft_vcc(16, True, [], False, device)
