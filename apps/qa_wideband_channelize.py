@@ -36,11 +36,11 @@ sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "
 from stream_qa_helpers import consecutive_free_ports  # noqa: E402 (after its folder)
 
 
-def run_app(*args, cwd=None):
-    """(exit status, stdout, stderr) of the program."""
+def run_app(*args, cwd=None, env=None):
+    """(exit status, stdout, stderr) of the program; env: more environment."""
     p = subprocess.run([sys.executable, APP] + [str(a) for a in args], cwd=cwd,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       timeout=600)
+                       timeout=600, env=dict(os.environ, **(env or {})))
     return p.returncode, p.stdout, p.stderr
 
 
@@ -385,7 +385,24 @@ class Errors(Case):
         self.one_line(2, "--channels", "8", "--carriers", "3", regex="at most M/4")
         self.one_line(2, "--attenuation", "80", "--taps", "t.txt")
         self.one_line(2, "--device", "no-such-device-xyz", regex="matches no OpenCL device")
+        self.one_line(2, "--device", "0:", regex="is malformed")
+        self.one_line(2, "--device", "cpu:all", regex="names several devices")
         self.one_line(2, "capture.cfile", "--expect", regex="synthetic")
+        for value in ("nan", "inf", "-inf", "x"):
+            self.one_line(2, "--oversample", value, regex="--oversample")
+            self.one_line(2, "--attenuation", value, regex="--attenuation")
+        for option in ("--oversample", "--attenuation", "--sample-rate"):
+            self.one_line(2, option, "0", regex="%s must be positive" % option)
+            self.one_line(2, option, "-3", regex="%s must be positive" % option)
+        for value in ("-1", "1.5", "x", "99999999999999999999"):
+            self.one_line(2, "--channels", value, regex="--channels")
+        self.one_line(2, "--channels", str(2**24 + 1), regex="at most 16777216")
+        self.one_line(2, "--channels", str(2**18 + 1), regex="synthetic signal takes at most")
+        for option in ("--samples", "--skip", "--seed", "--carriers"):
+            self.one_line(2, option, "-1", regex="wants a whole number")
+        self.one_line(2, "--datatype", "cf64", regex="invalid choice")
+        self.one_line(2, "--name", "a/b", regex="must not contain")
+        self.one_line(1, "--attenuation", "1e9", regex="more than the 2\\^30")
 
     def test_files(self):
         self.one_line(1, self.path("missing.cfile"), regex="No such file")
@@ -403,9 +420,29 @@ class Errors(Case):
         with open(self.path("bad.sigmf-meta"), "w") as f:
             json.dump({"global": {"core:datatype": "rf64_be", "core:sample_rate": 1e6}}, f)
         self.one_line(1, self.path("bad.sigmf-meta"), regex="not supported")
+        with open(self.path("bad.sigmf-meta"), "w") as f:
+            json.dump({"global": {"core:datatype": "cf32_le", "core:sample_rate": -1e6}}, f)
+        self.one_line(1, self.path("bad.sigmf-meta"), regex="must be a positive number")
+        with open(self.path("alone.sigmf-meta"), "w") as f:
+            json.dump({"global": {"core:datatype": "cf32_le", "core:sample_rate": 1e6}}, f)
+        self.one_line(1, self.path("alone.sigmf-meta"), regex="cannot read .*alone.sigmf-data")
         open(self.path("empty.cfile"), "wb").close()
         self.one_line(1, self.path("empty.cfile"), regex="holds 0 samples")
+        with open(self.path("torn.cfile"), "wb") as f:
+            f.write(os.urandom(8 * 1000 + 3))
+        self.one_line(1, self.path("torn.cfile"),
+                      regex="8003 bytes is not a whole number of cf32_le samples")
+        self.one_line(1, self.path("torn.cfile"), "--datatype", "ci16_le",
+                      regex="not a whole number of ci16_le samples")
+        self.one_line(1, self.dir, regex="Is a directory")
         self.one_line(1, "--taps", self.path("missing-taps.txt"), regex="taps file")
+        for name, text, regex in (("empty.txt", "", "non-empty list"),
+                                  ("words.txt", "1.0 two 3.0", "not a list of numbers"),
+                                  ("nan.txt", "1.0, nan, 1.0", "taps must be finite"),
+                                  ("inf.txt", "1.0\n-inf", "taps must be finite")):
+            with open(self.path(name), "w") as f:
+                f.write(text)
+            self.one_line(1, "--taps", self.path(name), regex=regex)
 
     def test_zmq(self):
         self.one_line(2, "--zmq", "5600", regex=r"--zmq '5600': wants tcp://HOST:PORT")
@@ -424,6 +461,32 @@ class Errors(Case):
                                 r"already in use" % port)
         self.one_line(1, "-c", "16", "-l", "7", "--zmq", "tcp://no-such-interface:5600",
                       "-o", self.dir, regex="HOST must be an address of this machine")
+
+
+class Faults(Case):
+    """A device that fails mid-stream, a kernel build that fails
+    (WIDEBAND_FAULT, docs/reliability.md): exit status 1, the program's last
+    line names the problem (before it, the block's own log line), no
+    traceback, and it ends in seconds."""
+
+    def check(self, fault, *words):
+        started = time.monotonic()
+        status, out, err = run_app("-c", "16", "-n", str(3 << 19), "-o", self.dir, "--no-plot",
+                                   env={"WIDEBAND_FAULT": fault})
+        self.assertLess(time.monotonic() - started, 120)
+        self.assertEqual(status, 1, "exit status %d\n%s%s" % (status, out, err))
+        self.assertNotIn("Traceback", err)
+        last = err.splitlines()[-1]
+        self.assertTrue(last.startswith("wideband_channelize: the channelizer stopped: "
+                                        "pfb_channelizer_ccf on "), last)
+        for word in words:
+            self.assertIn(word, last)
+
+    def test_device_fails_mid_stream(self):
+        self.check("enqueue:2", "CL_OUT_OF_RESOURCES")
+
+    def test_kernel_build_fails(self):
+        self.check("build", "OpenCL build of kernels/pfb_channelizer.cl failed")
 
 
 if __name__ == "__main__":

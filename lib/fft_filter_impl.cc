@@ -84,6 +84,13 @@ bool fft_filter_impl<TAP_T>::check_topology(int, int)
 template <class TAP_T>
 bool fft_filter_impl<TAP_T>::start()
 {
+    this->guarded_start(*this, device_name(), [this] { start_stream(); });
+    return block::start();
+}
+
+template <class TAP_T>
+bool fft_filter_impl<TAP_T>::start_stream()
+{
     d_pipeline = make_pipeline(d_contexts, d_engines);
     d_work.reset(new pipelined_work(*d_pipeline));
     d_stream_begins = true;
@@ -182,6 +189,17 @@ int fft_filter_impl<TAP_T>::general_work(int noutput_items,
                                          gr_vector_int& ninput_items,
                                          gr_vector_const_void_star& input_items,
                                          gr_vector_void_star& output_items)
+{
+    return this->guarded_work(*this, device_name(), [&] {
+        return stream_work(noutput_items, ninput_items, input_items, output_items);
+    });
+}
+
+template <class TAP_T>
+int fft_filter_impl<TAP_T>::stream_work(int noutput_items,
+                                        gr_vector_int& ninput_items,
+                                        gr_vector_const_void_star& input_items,
+                                        gr_vector_void_star& output_items)
 {
     {
         std::lock_guard<std::mutex> lock(d_mutex);

@@ -10,6 +10,7 @@
 
 #include "decimated_tags.h"
 #include "pipelined_work.h"
+#include "work_guard.h"
 #include <gnuradio/wideband/core/fft_filter.h>
 #include <gnuradio/wideband/core/multi_device_pipeline.h>
 #include <gnuradio/wideband/fft_filter.h>
@@ -21,7 +22,7 @@ namespace gr {
 namespace wideband {
 
 template <class TAP_T>
-class fft_filter_impl : public fft_filter<TAP_T>, public opencl_block
+class fft_filter_impl : public fft_filter<TAP_T>, public opencl_block, public work_guard
 {
 public:
     fft_filter_impl(int decimation,
@@ -63,6 +64,12 @@ private:
     bool d_stream_begins = true;
 
     void propagate_tags(size_t consumed, size_t produced, size_t outputs);
+    // start() and general_work() run these through work_guard
+    bool start_stream();
+    int stream_work(int noutput_items,
+                    gr_vector_int& ninput_items,
+                    gr_vector_const_void_star& input_items,
+                    gr_vector_void_star& output_items);
 };
 
 } // namespace wideband

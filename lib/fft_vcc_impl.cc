@@ -18,6 +18,18 @@ namespace wideband {
 
 namespace {
 
+// Why a window cannot be used, or "" when it can. Non-finite values are taken,
+// as by the in-tree block: GNU Radio's own window functions give NaN for
+// fft_size 1.
+std::string window_problem(const std::vector<float>& window, size_t fft_size)
+{
+    if (!window.empty() && window.size() != fft_size)
+        return "window has " + std::to_string(window.size()) +
+               " values; it must be empty (no window) or have fft_size (" +
+               std::to_string(fft_size) + ") values";
+    return "";
+}
+
 // The block's input and output signature. Checks the arguments first, before
 // anything is built, so that bad ones give one clear message instead of an
 // io_signature or OpenCL error.
@@ -29,12 +41,9 @@ checked_signature(int fft_size, const std::vector<float>& window, bool output)
         throw std::invalid_argument("wideband.fft_vcc: fft_size must be 1.." +
                                     std::to_string(largest) + " (got " +
                                     std::to_string(fft_size) + ")");
-    if (!window.empty() && window.size() != size_t(fft_size))
-        throw std::invalid_argument("wideband.fft_vcc: window has " +
-                                    std::to_string(window.size()) +
-                                    " values; it must be empty (no window) or have "
-                                    "fft_size (" +
-                                    std::to_string(fft_size) + ") values");
+    if (const std::string problem = window_problem(window, size_t(fft_size));
+        !problem.empty())
+        throw std::invalid_argument("wideband.fft_vcc: " + problem);
     // Outputs name gr-wideband's buffer type (device-resident to gr-wideband
     // readers, pinned to host readers); inputs take the writer's (see
     // opencl_buffer).
@@ -116,11 +125,9 @@ fft_vcc_impl::make_plan(const std::vector<float>& window) const
 // off into an exception in a running (GUI) flowgraph. The error is logged.
 bool fft_vcc_impl::set_window(const std::vector<float>& window)
 {
-    if (!window.empty() && window.size() != d_fft_size) {
-        d_logger->error("set_window: window has {:d} values; it must be empty or have "
-                        "fft_size ({:d}) values. Keeping the current window.",
-                        window.size(),
-                        d_fft_size);
+    if (const std::string problem = window_problem(window, d_fft_size);
+        !problem.empty()) {
+        d_logger->error("set_window: {:s}. Keeping the current window.", problem);
         return false;
     }
     // Built outside the lock: a new configuration compiles kernels, and work()
@@ -144,13 +151,22 @@ core::device_context::sptr fft_vcc_impl::opencl_context() const { return d_conte
 
 bool fft_vcc_impl::start()
 {
-    d_ports_known = false;
+    guarded_start(*this, device_name(), [this] { d_ports_known = false; });
     return sync_block::start();
 }
 
 int fft_vcc_impl::work(int noutput_items,
                        gr_vector_const_void_star& input_items,
                        gr_vector_void_star& output_items)
+{
+    return guarded_work(*this, device_name(), [&] {
+        return transform(noutput_items, input_items, output_items);
+    });
+}
+
+int fft_vcc_impl::transform(int noutput_items,
+                            gr_vector_const_void_star& input_items,
+                            gr_vector_void_star& output_items)
 {
     std::shared_ptr<const core::fft_plan> plan;
     {

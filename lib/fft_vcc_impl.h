@@ -8,6 +8,7 @@
 #ifndef INCLUDED_WIDEBAND_FFT_VCC_IMPL_H
 #define INCLUDED_WIDEBAND_FFT_VCC_IMPL_H
 
+#include "work_guard.h"
 #include <gnuradio/wideband/core/fft_plan.h>
 #include <gnuradio/wideband/fft_vcc.h>
 #include <gnuradio/wideband/opencl_buffer.h>
@@ -18,7 +19,7 @@
 namespace gr {
 namespace wideband {
 
-class fft_vcc_impl : public fft_vcc, public opencl_block
+class fft_vcc_impl : public fft_vcc, public opencl_block, public work_guard
 {
 public:
     fft_vcc_impl(int fft_size,
@@ -40,6 +41,9 @@ public:
 private:
     std::shared_ptr<const core::fft_plan>
     make_plan(const std::vector<float>& window) const;
+    int transform(int noutput_items,
+                  gr_vector_const_void_star& input_items,
+                  gr_vector_void_star& output_items);
 
     const size_t d_fft_size;
     const bool d_forward;

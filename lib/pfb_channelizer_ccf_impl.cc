@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iomanip>
+#include <sstream>
 #include <stdexcept>
 
 namespace gr {
@@ -24,8 +26,11 @@ namespace {
 
 void check_numchans(unsigned int numchans)
 {
-    if (numchans < 1)
-        throw std::invalid_argument("pfb_channelizer_ccf: numchans must be >= 1 (got 0)");
+    constexpr size_t most = core::pfb_channelizer_options::max_channels;
+    if (numchans < 1 || numchans > most)
+        throw std::invalid_argument("pfb_channelizer_ccf: numchans must be 1.." +
+                                    std::to_string(most) + " (got " +
+                                    std::to_string(numchans) + ")");
 }
 
 unsigned int checked_decimation(unsigned int numchans, float oversample_rate)
@@ -95,8 +100,7 @@ gr::io_signature::sptr channel_outputs(unsigned int numchans,
 
 std::vector<float> pfb_channelizer_ccf::create_taps(unsigned int numchans, float atten)
 {
-    if (numchans < 1)
-        throw std::invalid_argument("pfb_channelizer_ccf: numchans must be >= 1 (got 0)");
+    check_numchans(numchans);
     if (!(atten > 0.0f) || !std::isfinite(atten))
         throw std::invalid_argument(
             "pfb_channelizer_ccf: atten must be a positive number of dB (got " +
@@ -116,6 +120,16 @@ std::vector<float> pfb_channelizer_ccf::create_taps(unsigned int numchans, float
     const double transition = 0.2; // of the channel spacing, i.e. fs / numchans
     const double kaiser_taps =
         std::ceil(std::max(a - 7.95, 0.0) * numchans / (14.36 * transition)) + 1.0;
+    // firdes counts taps in an int; far fewer already exceed any device.
+    constexpr double most_taps = double(1 << 30);
+    if (kaiser_taps > most_taps) {
+        std::ostringstream what;
+        what << "pfb_channelizer_ccf: " << numchans << " channels at atten " << atten
+             << " dB need " << std::fixed << std::setprecision(0) << kaiser_taps
+             << " taps, more than the 2^30 the design allows: use fewer channels or a "
+                "lower atten";
+        throw std::invalid_argument(what.str());
+    }
     const double width = a * numchans / (22.0 * (kaiser_taps + 0.5));
     return filter::firdes::low_pass_2(
         1.0, numchans, 0.5, width, a, fft::window::win_type::WIN_KAISER, beta);
@@ -156,6 +170,8 @@ pfb_channelizer_ccf_impl::pfb_channelizer_ccf_impl(unsigned int numchans,
     set_tag_propagation_policy(TPP_DONT); // decimated_tags does it
     set_output_multiple(int(std::max<size_t>(
         1, buffer_hint_samples_for(d_contexts.front()->info()) / d_decimation)));
+    // Sizes beyond the device fail here, not when the flowgraph starts.
+    check_fits(engine_options(d_taps, d_map));
 }
 
 std::vector<size_t>
@@ -183,6 +199,21 @@ bool pfb_channelizer_ccf_impl::check_topology(int, int noutputs)
 
 bool pfb_channelizer_ccf_impl::start()
 {
+    guarded_start(*this, device_name(), [this] { start_stream(); });
+    return block::start();
+}
+
+void pfb_channelizer_ccf_impl::check_fits(
+    const core::pfb_channelizer_options& options) const
+{
+    for (const auto& context : d_contexts)
+        core::pfb_channelizer::check_fits(context->info(), options);
+}
+
+core::pfb_channelizer_options
+pfb_channelizer_ccf_impl::engine_options(const std::vector<float>& taps,
+                                         const std::vector<int>& map) const
+{
     core::pfb_channelizer_options options;
     options.channels = d_numchans;
     options.oversample_rate = double(d_numchans) / d_decimation;
@@ -190,10 +221,17 @@ bool pfb_channelizer_ccf_impl::start()
                                      : core::channel_layout::channel_major;
     options.max_input_samples =
         std::max<size_t>(chunk_samples_for(d_contexts.front()->info()), d_decimation);
+    options.taps = taps;
+    options.channel_map = engine_map(map);
+    return options;
+}
+
+bool pfb_channelizer_ccf_impl::start_stream()
+{
+    core::pfb_channelizer_options options;
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        options.taps = d_taps;
-        options.channel_map = engine_map(d_map);
+        options = engine_options(d_taps, d_map);
         d_settings_changed = false;
     }
     for (const auto& context : d_contexts)
@@ -223,6 +261,7 @@ void pfb_channelizer_ccf_impl::set_taps(const std::vector<float>& taps)
         throw std::invalid_argument(
             "pfb_channelizer_ccf: set_taps needs at least one tap");
     std::lock_guard<std::mutex> lock(d_mutex);
+    check_fits(engine_options(taps, d_map));
     d_taps = taps;
     d_settings_changed = true;
 }
@@ -317,6 +356,16 @@ int pfb_channelizer_ccf_impl::general_work(int noutput_items,
                                            gr_vector_int& ninput_items,
                                            gr_vector_const_void_star& input_items,
                                            gr_vector_void_star& output_items)
+{
+    return guarded_work(*this, device_name(), [&] {
+        return stream_work(noutput_items, ninput_items, input_items, output_items);
+    });
+}
+
+int pfb_channelizer_ccf_impl::stream_work(int noutput_items,
+                                          gr_vector_int& ninput_items,
+                                          gr_vector_const_void_star& input_items,
+                                          gr_vector_void_star& output_items)
 {
     {
         std::lock_guard<std::mutex> lock(d_mutex);

@@ -10,6 +10,7 @@
 
 #include "decimated_tags.h"
 #include "pipelined_work.h"
+#include "work_guard.h"
 #include <gnuradio/wideband/core/multi_device_pipeline.h>
 #include <gnuradio/wideband/core/pfb_channelizer.h>
 #include <gnuradio/wideband/pfb_channelizer_ccf.h>
@@ -20,7 +21,9 @@
 namespace gr {
 namespace wideband {
 
-class pfb_channelizer_ccf_impl : public pfb_channelizer_ccf, public opencl_block
+class pfb_channelizer_ccf_impl : public pfb_channelizer_ccf,
+                                 public opencl_block,
+                                 public work_guard
 {
 public:
     pfb_channelizer_ccf_impl(unsigned int numchans,
@@ -53,6 +56,11 @@ public:
 private:
     //! The channels the engine computes: the first `slots` entries of the map.
     std::vector<size_t> engine_map(const std::vector<int>& map) const;
+    //! The engine's options for these settings.
+    core::pfb_channelizer_options engine_options(const std::vector<float>& taps,
+                                                 const std::vector<int>& map) const;
+    //! std::invalid_argument unless \p options fit every device.
+    void check_fits(const core::pfb_channelizer_options& options) const;
     //! Reads how the buffers reach the items (at the start of a stream).
     void bind_ports(size_t outputs);
 
@@ -77,6 +85,12 @@ private:
     bool d_stream_begins = true;
 
     void propagate_tags(size_t consumed, size_t produced, size_t outputs);
+    // start() and general_work() run these through work_guard
+    bool start_stream();
+    int stream_work(int noutput_items,
+                    gr_vector_int& ninput_items,
+                    gr_vector_const_void_star& input_items,
+                    gr_vector_void_star& output_items);
 };
 
 } // namespace wideband

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "fault_injection.h"
 #include "kernel_sources.h"
 #include "program_cache.h"
 #include <gnuradio/wideband/core/device.h>
@@ -62,6 +63,10 @@ struct enumerated {
 
 std::vector<enumerated> enumerate()
 {
+    // One at a time: the ICD loader's first clGetPlatformIDs is not thread-safe
+    // (ocl-icd 2.3: concurrent first calls found no platform, or crashed).
+    static std::mutex mutex;
+    std::lock_guard<std::mutex> lock(mutex);
     std::vector<enumerated> all;
     std::vector<cl::Platform> platforms;
     try {
@@ -452,8 +457,9 @@ cl::Program device_context::build_program(const std::string& source_name,
 
     const std::string source = kernel_source(source_name);
     program_cache disk(d_info, source, options);
+    const bool injected_failure = fault::build_fails();
 
-    if (auto binary = disk.load()) {
+    if (auto binary = injected_failure ? std::nullopt : disk.load()) {
         try {
             cl::Program prog(d_context, { d_device }, { *binary });
             prog.build({ d_device }, options.c_str());
@@ -466,11 +472,15 @@ cl::Program device_context::build_program(const std::string& source_name,
 
     cl::Program prog(d_context, source);
     try {
+        if (injected_failure)
+            throw cl::Error(CL_BUILD_PROGRAM_FAILURE, "clBuildProgram");
         prog.build({ d_device }, options.c_str());
     } catch (const cl::Error& err) {
-        std::string log;
+        std::string log =
+            injected_failure ? "(none: failure injected by WIDEBAND_FAULT=build)" : "";
         try {
-            log = prog.getBuildInfo<CL_PROGRAM_BUILD_LOG>(d_device);
+            if (!injected_failure)
+                log = prog.getBuildInfo<CL_PROGRAM_BUILD_LOG>(d_device);
         } catch (const cl::Error&) {
         }
         throw std::runtime_error("gr-wideband: OpenCL build of kernels/" + source_name +
@@ -512,6 +522,20 @@ size_t device_context::disk_cache_loads() const
 {
     std::lock_guard<std::mutex> lock(d_mutex);
     return d_disk_loads;
+}
+
+void check_buffer_fits(const device_info& device, const std::string& what, uint64_t bytes)
+{
+    constexpr uint64_t index_limit = (uint64_t(1) << 32) * 8; // complex samples
+    const bool too_large = bytes > device.max_alloc_bytes;
+    if (!too_large && bytes < index_limit)
+        return;
+    throw std::invalid_argument(
+        what + " needs a device buffer of " + std::to_string(bytes) + " bytes; " +
+        (too_large ? device.name + " allocates at most " +
+                         std::to_string(device.max_alloc_bytes) + " bytes per buffer"
+                   : std::string("the kernels index fewer than 2^32 samples (") +
+                         std::to_string(index_limit) + " bytes) per buffer"));
 }
 
 std::string cl_error_name(cl_int err)

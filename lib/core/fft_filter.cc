@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "fault_injection.h"
 #include "fft_planner.h"
 #include "stream_window.h"
 #include <gnuradio/wideband/core/fft_convolution.h>
@@ -85,7 +86,9 @@ fft_filter::choose_fft_size(const device_info& device, size_t taps, size_t decim
                     }
                 }
     if (!best)
-        fail("no FFT length up to 2^24 holds " + std::to_string(taps) + " taps");
+        fail("no FFT length up to 2^24 holds " + std::to_string(taps) +
+             " taps with decimation " + std::to_string(decimation) +
+             ": taps + decimation - 1 must be at most 2^24 = 16777216");
     return best;
 }
 
@@ -163,8 +166,8 @@ fft_filter::fft_filter(device_context::sptr context, const fft_filter_options& o
     im.setup_queue = im.ctx->create_queue();
     im.current = im.prepare(options.taps, options.fft_size);
     // The last block may read up to L samples past the data.
-    im.window.reset(
-        new stream_window(im.ctx, options.taps.size() - 1, im.max_input, im.current.L));
+    im.window.reset(new stream_window(
+        im.ctx, "fft_filter", options.taps.size() - 1, im.max_input, im.current.L));
 }
 
 fft_filter::~fft_filter() = default;
@@ -226,6 +229,7 @@ fft_filter::result fft_filter::enqueue(const cl::CommandQueue& queue,
              " bytes; a call of " + std::to_string(samples) + " samples needs " +
              std::to_string(elements * 8) + " (output_elements_for(samples))");
 
+    fault::check_enqueue();
     std::vector<cl::Event> deps = wait;
     im.window->prepare(queue, deps);
     cl::Event event;

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "fault_injection.h"
 #include "fft_program.h"
 #include <gnuradio/wideband/core/fft_plan.h>
 
@@ -168,6 +169,7 @@ cl::Event fft_plan::run(const cl::CommandQueue& queue,
     batch = checked_batch("fft_plan", batch, d_options.batch);
     check_buffer("fft_plan", "input", input, input_offset + input_elements(batch));
     check_buffer("fft_plan", "output", output, output_offset + output_elements(batch));
+    fault::check_enqueue();
     return d_program->run(
         queue, input, output, nullptr, wait, batch, input_offset, output_offset);
 }

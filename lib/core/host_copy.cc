@@ -157,6 +157,8 @@ void parallel_for(size_t parts, const std::function<void(size_t)>& body)
 
 void host_copy(void* dst, const void* src, size_t bytes)
 {
+    if (bytes == 0) // (memcpy wants valid pointers even then; callers may pass none)
+        return;
     const size_t parts = std::min(host_copy_threads(), bytes / parallel_copy_min_bytes);
     if (parts <= 1) {
         std::memcpy(dst, src, bytes);

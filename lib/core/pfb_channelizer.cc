@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "fault_injection.h"
 #include "fft_planner.h"
 #include "fft_tables.h"
 #include "stream_window.h"
@@ -27,9 +28,11 @@ size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
 void check_options(const pfb_channelizer_options& o)
 {
-    if (o.channels < 1)
-        throw std::invalid_argument("pfb_channelizer: channels must be >= 1 (got " +
-                                    std::to_string(o.channels) + ")");
+    if (o.channels < 1 || o.channels > pfb_channelizer_options::max_channels)
+        throw std::invalid_argument(
+            "pfb_channelizer: channels must be 1.." +
+            std::to_string(pfb_channelizer_options::max_channels) + " (got " +
+            std::to_string(o.channels) + ")");
     if (o.taps.empty())
         throw std::invalid_argument(
             "pfb_channelizer: taps must not be empty (give a prototype low-pass filter)");
@@ -70,6 +73,39 @@ std::vector<size_t> resolved_map(const std::vector<size_t>& map, size_t channels
     return map;
 }
 
+// The input samples per frame and the most frames and samples of one call.
+struct call_shape {
+    size_t D, max_frames, max_input;
+};
+
+call_shape shape_of(const pfb_channelizer_options& o)
+{
+    const size_t D =
+        static_cast<size_t>(std::llround(double(o.channels) / o.oversample_rate));
+    const size_t wanted =
+        o.max_input_samples ? o.max_input_samples : std::max(default_input_samples, D);
+    // whole frames, and at least one
+    const size_t max_frames = std::max<size_t>(1, wanted / D);
+    return { D, max_frames, max_frames * D };
+}
+
+// The device buffers of an engine: the input windows, the taps, a call's frames.
+void check_sizes(
+    const device_info& device, size_t M, size_t K, size_t outputs, const call_shape& s)
+{
+    const std::string name = "pfb_channelizer (" + std::to_string(M) + " channels, " +
+                             std::to_string(K) + " taps per branch)";
+    check_buffer_fits(device,
+                      name + ": an input window",
+                      stream_window::capacity_for(K * M - s.D, s.max_input, 0) *
+                          sizeof(cl_float2));
+    check_buffer_fits(device, name + ": the taps", K * M * sizeof(cl_float));
+    check_buffer_fits(device,
+                      name + ": the frames of a call of " + std::to_string(s.max_input) +
+                          " samples",
+                      s.max_frames * std::max(M, outputs) * sizeof(cl_float2));
+}
+
 } // namespace
 
 class pfb_channelizer::impl
@@ -82,109 +118,119 @@ public:
     size_t max_frames;
     size_t max_fused_channels;
 
+    // the kernels for K taps per branch and their device buffers
+    struct kernel_set {
+        bool fused = false;
+        cl::Kernel channelize, fir, gather;
+        fft_pass_plan pass;
+        std::shared_ptr<fft_plan> fft; // when not fused
+        cl::Buffer stage_twiddles;
+        cl::Buffer fft_input, spectra; // when not fused
+    };
+
     // what the next enqueue() uses
     std::vector<float> taps;
     std::vector<size_t> map;
     size_t K = 0;
-    bool fused = false;
-    bool configured = false; // kernels and tables exist
-
-    // kernels and device tables
-    cl::Kernel channelize, fir, gather;
-    fft_pass_plan pass;
-    std::unique_ptr<fft_plan> fft; // when not fused
-    cl::Buffer taps_buffer, stage_twiddles;
+    kernel_set kernels;
+    cl::Buffer taps_buffer;
     // channel -> its first output slot and slot -> next slot of the same channel
     // (-1 ends; the fused kernel's store), slot -> channel (the gather's)
     cl::Buffer first_slot, next_slot, channel_of_slot;
-    cl::Buffer fft_input, spectra; // when not fused
 
     // streaming state: the input window (history K*M - D samples) and the
     // frame count, which the commutator position follows
     std::unique_ptr<stream_window> window;
     uint64_t frames_done = 0;
 
-    void configure();
-    void build_kernels();
-    std::string options() const;
+    /*
+     * Uses new_taps and new_map from the next enqueue() on. Everything they
+     * need (kernels, tables, a larger window) is made before anything is
+     * replaced, so that a failure (a kernel build, device memory) leaves the
+     * engine as it was.
+     */
+    void configure(std::vector<float> new_taps, std::vector<size_t> new_map);
+    kernel_set build_kernels(size_t taps_per_branch) const;
+    std::string options(size_t taps_per_branch) const;
 };
 
-std::string pfb_channelizer::impl::options() const
+std::string pfb_channelizer::impl::options(size_t taps_per_branch) const
 {
     std::ostringstream o;
-    o << " -DCHANNELS=" << M << " -DTAPS_PER_BRANCH=" << K << " -DDECIMATION=" << D
-      << " -DIDX=uint"
+    o << " -DCHANNELS=" << M << " -DTAPS_PER_BRANCH=" << taps_per_branch
+      << " -DDECIMATION=" << D << " -DIDX=uint"
       << " -DCHANNEL_MAJOR=" << (layout == channel_layout::channel_major);
     return o.str();
 }
 
-void pfb_channelizer::impl::build_kernels()
+pfb_channelizer::impl::kernel_set
+pfb_channelizer::impl::build_kernels(size_t taps_per_branch) const
 {
     const fft_device_limits limits = fft_device_limits::for_device(ctx->info());
     size_t fused_limit = max_on_chip_length(limits, false);
     if (max_fused_channels)
         fused_limit = std::min(fused_limit, max_fused_channels);
-    fused = M <= fused_limit && is_codelet_smooth(M);
+    kernel_set k;
+    k.fused = M <= fused_limit && is_codelet_smooth(M);
     const cl::Context& cl_ctx = ctx->context();
+    const std::string common = options(taps_per_branch);
 
-    if (fused) {
+    if (k.fused) {
         // FFT inputs come from adjacent branches (adjacent addresses); outputs are
         // rows per channel (adjacent frames) or vectors per frame (adjacent channels).
         const fft_pass_io in{ true, false };
         const fft_pass_io out{ layout == channel_layout::frame_major,
                                layout == channel_layout::channel_major };
-        pass = plan_pass(M, M, 1, in, out, limits);
+        k.pass = plan_pass(M, M, 1, in, out, limits);
         std::ostringstream o;
-        o << pass.stage_options() << " -DFFT_G=" << pass.group
-          << " -DTHREAD_TRANSFORM_FASTEST=" << pass.thread_transform_fastest
-          << " -DLOAD_DIRECT=" << pass.load_direct
-          << " -DSTORE_DIRECT=" << pass.store_direct
-          << " -DSTORE_TRANSFORM_FASTEST=" << pass.store_transform_fastest
-          << " -DTWIDDLE_SPACE=__global" << options();
-        channelize = ctx->kernel("pfb_channelizer.cl", o.str(), "pfb_channelize");
-        stage_twiddles = M > 1 ? cl::Buffer(cl_ctx,
-                                            CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                            M * 8,
-                                            core::stage_twiddles(M).data())
-                               : cl::Buffer(cl_ctx, CL_MEM_READ_ONLY, 8);
-        fft.reset();
-        fft_input = spectra = cl::Buffer();
+        o << k.pass.stage_options() << " -DFFT_G=" << k.pass.group
+          << " -DTHREAD_TRANSFORM_FASTEST=" << k.pass.thread_transform_fastest
+          << " -DLOAD_DIRECT=" << k.pass.load_direct
+          << " -DSTORE_DIRECT=" << k.pass.store_direct
+          << " -DSTORE_TRANSFORM_FASTEST=" << k.pass.store_transform_fastest
+          << " -DTWIDDLE_SPACE=__global" << common;
+        k.channelize = ctx->kernel("pfb_channelizer.cl", o.str(), "pfb_channelize");
+        k.stage_twiddles = M > 1 ? cl::Buffer(cl_ctx,
+                                              CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                              M * 8,
+                                              core::stage_twiddles(M).data())
+                                 : cl::Buffer(cl_ctx, CL_MEM_READ_ONLY, 8);
     } else {
-        fir = ctx->kernel("pfb_fir.cl", options(), "pfb_fir_frames");
-        gather = ctx->kernel("pfb_fir.cl", options(), "pfb_gather_channels");
+        k.fir = ctx->kernel("pfb_fir.cl", common, "pfb_fir_frames");
+        k.gather = ctx->kernel("pfb_fir.cl", common, "pfb_gather_channels");
         fft_options fo;
         fo.batch = max_frames;
         // channel-major spectra: channel c's frames in a row of max_frames
         fo.output.stride = max_frames;
         fo.output.distance = 1;
-        fft.reset(new fft_plan(ctx, M, fo));
-        fft_input = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, max_frames * M * 8);
-        spectra = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, max_frames * M * 8);
+        k.fft = std::make_shared<fft_plan>(ctx, M, fo);
+        k.fft_input = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, max_frames * M * 8);
+        k.spectra = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, max_frames * M * 8);
     }
+    return k;
 }
 
-void pfb_channelizer::impl::configure()
+void pfb_channelizer::impl::configure(std::vector<float> new_taps,
+                                      std::vector<size_t> new_map)
 {
-    const size_t new_k = ceil_div(taps.size(), M);
-    const bool rebuild = !configured || new_k != K;
-    K = new_k;
-    if (rebuild)
-        build_kernels();
+    const size_t new_k = ceil_div(new_taps.size(), M);
+    check_sizes(ctx->info(), M, new_k, new_map.size(), { D, max_frames, max_input });
+    kernel_set new_kernels = window && new_k == K ? kernels : build_kernels(new_k);
 
     const cl::Context& cl_ctx = ctx->context();
-    std::vector<float> padded(K * M, 0.0f);
-    std::copy(taps.begin(), taps.end(), padded.begin());
-    taps_buffer = cl::Buffer(cl_ctx,
-                             CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                             padded.size() * 4,
-                             padded.data());
+    std::vector<float> padded(new_k * M, 0.0f);
+    std::copy(new_taps.begin(), new_taps.end(), padded.begin());
+    cl::Buffer new_taps_buffer(cl_ctx,
+                               CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                               padded.size() * 4,
+                               padded.data());
 
-    std::vector<cl_int> first(M, -1), next(map.size(), -1);
-    std::vector<cl_uint> channel(map.size());
-    for (size_t s = map.size(); s-- > 0;) {
-        next[s] = first[map[s]];
-        first[map[s]] = static_cast<cl_int>(s);
-        channel[s] = static_cast<cl_uint>(map[s]);
+    std::vector<cl_int> first(M, -1), next(new_map.size(), -1);
+    std::vector<cl_uint> channel(new_map.size());
+    for (size_t s = new_map.size(); s-- > 0;) {
+        next[s] = first[new_map[s]];
+        first[new_map[s]] = static_cast<cl_int>(s);
+        channel[s] = static_cast<cl_uint>(new_map[s]);
     }
     auto table = [&](const auto& v) {
         return cl::Buffer(cl_ctx,
@@ -192,15 +238,23 @@ void pfb_channelizer::impl::configure()
                           v.size() * sizeof(v[0]),
                           const_cast<void*>(static_cast<const void*>(v.data())));
     };
-    first_slot = table(first);
-    next_slot = table(next);
-    channel_of_slot = table(channel);
+    cl::Buffer new_first = table(first), new_next = table(next),
+               new_channel = table(channel);
 
     if (!window)
-        window.reset(new stream_window(ctx, K * M - D, max_input));
+        window.reset(new stream_window(ctx, "pfb_channelizer", new_k * M - D, max_input));
     else
-        window->set_history(K * M - D);
-    configured = true;
+        window->set_history(new_k * M - D);
+
+    // Nothing below throws.
+    K = new_k;
+    taps = std::move(new_taps);
+    map = std::move(new_map);
+    kernels = std::move(new_kernels);
+    taps_buffer = new_taps_buffer;
+    first_slot = new_first;
+    next_slot = new_next;
+    channel_of_slot = new_channel;
 }
 
 pfb_channelizer::pfb_channelizer(device_context::sptr context,
@@ -214,28 +268,38 @@ pfb_channelizer::pfb_channelizer(device_context::sptr context,
     impl& im = *d_impl;
     im.ctx = std::move(context);
     im.M = options.channels;
-    im.D = static_cast<size_t>(std::llround(double(im.M) / options.oversample_rate));
+    const call_shape shape = shape_of(options);
+    im.D = shape.D;
+    im.max_frames = shape.max_frames;
+    im.max_input = shape.max_input;
     im.layout = options.layout;
-    im.map = resolved_map(options.channel_map, im.M);
-    im.taps = options.taps;
     im.max_fused_channels = options.max_fused_channels;
-    const size_t wanted = options.max_input_samples
-                              ? options.max_input_samples
-                              : std::max(default_input_samples, im.D);
-    // whole frames, and at least one
-    im.max_frames = std::max<size_t>(1, wanted / im.D);
-    im.max_input = im.max_frames * im.D;
-    im.configure();
+    im.configure(options.taps, resolved_map(options.channel_map, im.M));
 }
 
 pfb_channelizer::~pfb_channelizer() = default;
+
+void pfb_channelizer::check_fits(const device_info& device,
+                                 const pfb_channelizer_options& options)
+{
+    check_options(options);
+    check_taps(options.taps);
+    const size_t M = options.channels;
+    if (!options.channel_map.empty())
+        resolved_map(options.channel_map, M); // checks its entries
+    check_sizes(device,
+                M,
+                ceil_div(options.taps.size(), M),
+                options.channel_map.empty() ? M : options.channel_map.size(),
+                shape_of(options));
+}
 
 size_t pfb_channelizer::channels() const { return d_impl->M; }
 size_t pfb_channelizer::decimation() const { return d_impl->D; }
 size_t pfb_channelizer::taps_per_branch() const { return d_impl->K; }
 size_t pfb_channelizer::outputs() const { return d_impl->map.size(); }
 size_t pfb_channelizer::max_input_samples() const { return d_impl->max_input; }
-bool pfb_channelizer::fused() const { return d_impl->fused; }
+bool pfb_channelizer::fused() const { return d_impl->kernels.fused; }
 const std::vector<size_t>& pfb_channelizer::channel_map() const { return d_impl->map; }
 const std::vector<float>& pfb_channelizer::taps() const { return d_impl->taps; }
 
@@ -279,14 +343,16 @@ pfb_channelizer::result pfb_channelizer::enqueue(const cl::CommandQueue& queue,
     // (q0 + 2) * D mod M without overflow for any frame count
     const cl_uint rotation0 =
         static_cast<cl_uint>(((im.frames_done + 2) % im.M) * im.D % im.M);
+    fault::check_enqueue();
+    impl::kernel_set& ks = im.kernels;
     std::vector<cl::Event> deps = wait;
     im.window->prepare(queue, deps);
     cl::Event event;
     auto chain = [&]() { deps.assign(1, event); };
 
     if (frames > 0) {
-        if (im.fused) {
-            cl::Kernel& k = im.channelize;
+        if (ks.fused) {
+            cl::Kernel& k = ks.channelize;
             k.setArg(0, im.window->buffer());
             k.setArg(1, static_cast<cl_uint>(last_of_first));
             k.setArg(2, rotation0);
@@ -297,38 +363,38 @@ pfb_channelizer::result pfb_channelizer::enqueue(const cl::CommandQueue& queue,
             k.setArg(7, static_cast<cl_uint>(slots));
             k.setArg(8, output);
             k.setArg(9, static_cast<cl_uint>(row_stride));
-            k.setArg(10, im.stage_twiddles);
-            const size_t groups = ceil_div(frames, im.pass.group);
+            k.setArg(10, ks.stage_twiddles);
+            const size_t groups = ceil_div(frames, ks.pass.group);
             queue.enqueueNDRangeKernel(k,
                                        cl::NullRange,
-                                       cl::NDRange(groups * im.pass.work_group_size()),
-                                       cl::NDRange(im.pass.work_group_size()),
+                                       cl::NDRange(groups * ks.pass.work_group_size()),
+                                       cl::NDRange(ks.pass.work_group_size()),
                                        deps.empty() ? nullptr : &deps,
                                        &event);
             chain();
         } else {
-            im.fir.setArg(0, im.window->buffer());
-            im.fir.setArg(1, static_cast<cl_uint>(last_of_first));
-            im.fir.setArg(2, rotation0);
-            im.fir.setArg(3, static_cast<cl_uint>(frames));
-            im.fir.setArg(4, im.taps_buffer);
-            im.fir.setArg(5, im.fft_input);
-            queue.enqueueNDRangeKernel(im.fir,
+            ks.fir.setArg(0, im.window->buffer());
+            ks.fir.setArg(1, static_cast<cl_uint>(last_of_first));
+            ks.fir.setArg(2, rotation0);
+            ks.fir.setArg(3, static_cast<cl_uint>(frames));
+            ks.fir.setArg(4, im.taps_buffer);
+            ks.fir.setArg(5, ks.fft_input);
+            queue.enqueueNDRangeKernel(ks.fir,
                                        cl::NullRange,
                                        cl::NDRange(ceil_div(im.M * frames, 64) * 64),
                                        cl::NDRange(64),
                                        deps.empty() ? nullptr : &deps,
                                        &event);
             chain();
-            event = im.fft->enqueue(queue, im.fft_input, im.spectra, deps, frames);
+            event = ks.fft->enqueue(queue, ks.fft_input, ks.spectra, deps, frames);
             chain();
-            im.gather.setArg(0, im.spectra);
-            im.gather.setArg(1, static_cast<cl_uint>(im.max_frames));
-            im.gather.setArg(2, im.channel_of_slot);
-            im.gather.setArg(3, static_cast<cl_uint>(slots));
-            im.gather.setArg(4, output);
-            im.gather.setArg(5, static_cast<cl_uint>(row_stride));
-            queue.enqueueNDRangeKernel(im.gather,
+            ks.gather.setArg(0, ks.spectra);
+            ks.gather.setArg(1, static_cast<cl_uint>(im.max_frames));
+            ks.gather.setArg(2, im.channel_of_slot);
+            ks.gather.setArg(3, static_cast<cl_uint>(slots));
+            ks.gather.setArg(4, output);
+            ks.gather.setArg(5, static_cast<cl_uint>(row_stride));
+            queue.enqueueNDRangeKernel(ks.gather,
                                        cl::NullRange,
                                        cl::NDRange(frames, slots),
                                        cl::NullRange,
@@ -364,14 +430,12 @@ size_t pfb_channelizer::run(const cl::CommandQueue& queue,
 void pfb_channelizer::set_taps(const std::vector<float>& taps)
 {
     check_taps(taps);
-    d_impl->taps = taps;
-    d_impl->configure();
+    d_impl->configure(taps, d_impl->map);
 }
 
 void pfb_channelizer::set_channel_map(const std::vector<size_t>& channel_map)
 {
-    d_impl->map = resolved_map(channel_map, d_impl->M);
-    d_impl->configure();
+    d_impl->configure(d_impl->taps, resolved_map(channel_map, d_impl->M));
 }
 
 void pfb_channelizer::reset()

@@ -15,29 +15,33 @@ namespace wideband {
 namespace core {
 
 stream_window::stream_window(device_context::sptr context,
+                             const char* owner,
                              size_t history,
                              size_t max_input,
                              size_t tail)
     : d_context(std::move(context)),
+      d_owner(owner),
       d_history(history),
       d_max_input(max_input),
       d_tail(tail)
 {
-    allocate(capacity_for(history));
+    allocate(capacity_for(history, d_max_input, tail));
     d_pending = history_move{ cl::Buffer(), 0, 0, keep() };
-}
-
-size_t stream_window::capacity_for(size_t history) const
-{
-    // The leftover is short of one output step, and a step never exceeds a call.
-    return history + 2 * d_max_input + d_tail;
 }
 
 void stream_window::allocate(size_t capacity)
 {
+    check_buffer_fits(
+        d_context->info(),
+        std::string(d_owner) + ": an input window of " + std::to_string(capacity) +
+            " samples (the history and two calls of " + std::to_string(d_max_input) + ")",
+        capacity * 8);
+    // Both made before either is replaced: a failed allocation changes nothing.
     const cl::Context& ctx = d_context->context();
-    d_window[0] = cl::Buffer(ctx, CL_MEM_READ_WRITE, capacity * 8);
-    d_window[1] = cl::Buffer(ctx, CL_MEM_READ_WRITE, capacity * 8);
+    cl::Buffer first(ctx, CL_MEM_READ_WRITE, capacity * 8);
+    cl::Buffer second(ctx, CL_MEM_READ_WRITE, capacity * 8);
+    d_window[0] = first;
+    d_window[1] = second;
     d_capacity = capacity;
     d_current = 0;
 }
@@ -49,9 +53,10 @@ stream_engine::region stream_window::input_region() const
 
 void stream_window::set_history(size_t history, size_t tail)
 {
-    d_tail = tail;
-    if (history == d_history && capacity_for(history) <= d_capacity)
+    if (history == d_history && capacity_for(history, d_max_input, tail) <= d_capacity) {
+        d_tail = tail;
         return;
+    }
     // Where the valid samples are now: a pending move's source, or this window.
     cl::Buffer from = d_window[d_current];
     size_t end = keep(), available = keep();
@@ -60,10 +65,12 @@ void stream_window::set_history(size_t history, size_t tail)
         end = d_pending->from_offset + d_pending->count;
         available = d_pending->available;
     }
-    d_history = history;
     // New windows: the next call's upload may start before this call's kernels
     // and history copy are done, so it must not land in a window they use.
-    allocate(std::max(capacity_for(history), d_capacity));
+    // Allocated first, so that a failure leaves the window as it was.
+    allocate(std::max(capacity_for(history, d_max_input, tail), d_capacity));
+    d_history = history;
+    d_tail = tail;
     const size_t needed = keep();
     const size_t kept = std::min(available, needed);
     d_pending = history_move{

@@ -36,13 +36,24 @@ class stream_window
 {
 public:
     /*!
+     * \param owner the engine, for messages ("fft_filter")
      * \param tail samples past the end of the data that kernels may read (and
      *        whose values they ignore): the windows are that much longer
+     * \throws std::invalid_argument when a window does not fit the device (as
+     *         set_history() does)
      */
     stream_window(device_context::sptr context,
+                  const char* owner,
                   size_t history,
                   size_t max_input,
                   size_t tail = 0);
+
+    //! Samples one window holds for these lengths.
+    static size_t capacity_for(size_t history, size_t max_input, size_t tail)
+    {
+        // The leftover is short of one output step, and a step never exceeds a call.
+        return history + 2 * max_input + tail;
+    }
 
     size_t history() const { return d_history; }
     size_t leftover() const { return d_leftover; }
@@ -78,7 +89,6 @@ public:
                  cl::Event& done);
 
 private:
-    size_t capacity_for(size_t history) const;
     void allocate(size_t capacity);
 
     // window[current] gets `zeros` zeros, then `count` samples from `from`,
@@ -90,6 +100,7 @@ private:
     };
 
     device_context::sptr d_context;
+    const char* d_owner;
     size_t d_history, d_leftover = 0, d_max_input, d_tail;
     cl::Buffer d_window[2];
     size_t d_capacity = 0;

@@ -16,6 +16,10 @@ Devices:
                       device="" picks)
   find_device(spec)   the device a device string selects
 
+Faults:
+  work_error(block)   the error that stopped a gr-wideband block in a running
+                      flowgraph, "" if none (docs/reliability.md)
+
 A device string is "" (automatic: the first GPU, else accelerator, else CPU;
 the environment variable WIDEBAND_DEVICE replaces ""), "gpu", "cpu",
 "accelerator", "P:D" (platform and device index) or part of a device name.

@@ -41,7 +41,9 @@ a sample off by one, a lost or repeated block, stale history) changes the
 result by 1e-2 or more: test_000 shows that the check sees 1e-4.
 """
 
+import os
 import time
+from unittest import mock
 
 import numpy as np
 import pmt
@@ -49,6 +51,7 @@ from gnuradio import blocks, filter, gr, gr_unittest
 from gnuradio import wideband
 import stream_qa_helpers
 from stream_qa_helpers import gate, never_zero, random_chunks, wait_for
+from stream_qa_helpers import filter_reference as reference
 
 ELEMENT_TOL = 1e-5
 L2_TOL = 1e-5
@@ -69,20 +72,6 @@ def random_taps(rng, kind, count):
         return [complex(t) for t in never_zero(rng, count)]
     magnitude = rng.uniform(0.5, 1.5, count) * rng.choice((-1, 1), count)
     return [float(t) for t in magnitude.astype(np.float32)]
-
-
-def reference(x, taps, D, zero_before=0):
-    """y[m] = sum_k h[k] x[m*D - k], m = 0 .. len(x)//D - 1, in float64, with
-    x[n] taken as zero for n < zero_before (and n < 0)."""
-    x = np.asarray(x, np.complex128).copy()
-    x[:max(zero_before, 0)] = 0
-    h = np.asarray(taps, np.complex128)
-    outputs = len(x) // D
-    if outputs == 0:
-        return np.zeros(0, np.complex128)
-    size = 1 << int(np.ceil(np.log2(len(x) + len(h))))
-    full = np.fft.ifft(np.fft.fft(x, size) * np.fft.fft(h, size))
-    return full[0:outputs * D:D]
 
 
 def reference_at(x, taps, D, first, count, zero_before=0):
@@ -551,6 +540,14 @@ class qa_fft_filter(gr_unittest.TestCase):
                 for D in (0, -1, -1000):
                     with self.assertRaisesRegex(ValueError, "decimation must be >= 1"):
                         make(D, taps)
+                for D in (2**24, 2**31 - 1):
+                    with self.assertRaisesRegex(
+                            ValueError, r"taps \+ decimation - 1 must be at most 2\^24"):
+                        make(D, taps)
+                # a chunk (WIDEBAND_CHUNK_SAMPLES) beyond what the device holds
+                with mock.patch.dict(os.environ, {"WIDEBAND_CHUNK_SAMPLES": str(2**31)}):
+                    with self.assertRaisesRegex(ValueError, "fft_convolution|allocates"):
+                        make(1, taps)
                 with self.assertRaisesRegex(ValueError, "taps must not be empty"):
                     make(1, [])
                 bad_values = [float("nan"), float("inf"), -float("inf")]

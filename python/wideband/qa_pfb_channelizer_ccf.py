@@ -46,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from unittest import mock
 
 import numpy as np
 import pmt
@@ -54,6 +55,7 @@ from gnuradio.filter import pfb
 from gnuradio import wideband
 import stream_qa_helpers
 from stream_qa_helpers import gate, never_zero, random_chunks, wait_for
+from stream_qa_helpers import channelizer_reference as reference
 
 ELEMENT_TOL = 1e-5
 L2_TOL = 1e-5
@@ -70,30 +72,6 @@ def random_taps(rng, count):
 
 def decimation(numchans, oversample_rate):
     return int(round(numchans / oversample_rate))
-
-
-def reference(x, taps, numchans, D, first_frame=0, frames=None):
-    """The channelizer in float64: frames first_frame.. (all there are, or
-    `frames`) x numchans, column c = channel c.
-
-    y_c[q] = exp(-2 pi i c (D+1)/M) sum_n h[n] x[t-n] exp(-2 pi i c (t-n)/M),
-    t = (q+1)D - 1, x[k < 0] = 0. Folding the terms by (t-n) mod M makes it
-    one M-point DFT per frame.
-    """
-    x = np.asarray(x, np.complex128)
-    h = np.asarray(taps, np.float64)
-    M, L = numchans, len(h)
-    frames = len(x) // D - first_frame if frames is None else frames
-    padded = np.concatenate([np.zeros(L - 1), x])
-    last = (np.arange(first_frame, first_frame + frames) + 1) * D - 1
-    index = last[:, None] - np.arange(L)[None, :]
-    terms = padded[index + L - 1] * h[None, :]
-    # fold by sample index mod M: one bincount over (frame, residue) pairs
-    bins = (np.arange(frames)[:, None] * M + index % M).ravel()
-    folded = (np.bincount(bins, terms.real.ravel(), frames * M) +
-              1j * np.bincount(bins, terms.imag.ravel(), frames * M)).reshape(frames, M)
-    c = np.arange(M)
-    return np.fft.fft(folded, axis=1) * np.exp(-2j * np.pi * c * (D + 1) / M)[None, :]
 
 
 def assert_same_channel(ours, ref, what=""):
@@ -506,14 +484,27 @@ class qa_pfb_channelizer_ccf(gr_unittest.TestCase):
     def test_013_bad_arguments_raise_value_error(self):
         make = wideband.pfb_channelizer_ccf
         taps = [0.5, 1.0, 0.5]
-        with self.assertRaisesRegex(ValueError, "numchans must be >= 1"):
+        with self.assertRaisesRegex(ValueError, r"numchans must be 1\.\.16777216"):
             make(0)
-        with self.assertRaisesRegex(ValueError, "numchans must be >= 1"):
+        with self.assertRaisesRegex(ValueError, r"numchans must be 1\.\.16777216"):
             make(0, taps, 1, [0])
-        with self.assertRaisesRegex(ValueError, "numchans must be >= 1"):
+        with self.assertRaisesRegex(ValueError, r"numchans must be 1\.\.16777216"):
             make.create_taps(0)
         with self.assertRaises(TypeError):  # unsigned in C++
             make(-1)
+        for numchans in (2**24 + 1, 2**32 - 1):
+            with self.assertRaisesRegex(ValueError, r"numchans must be 1\.\.16777216"):
+                make(numchans, taps)
+            with self.assertRaisesRegex(ValueError, r"numchans must be 1\.\.16777216"):
+                make.create_taps(numchans)
+        with self.assertRaisesRegex(ValueError, r"need \d+ taps, more than the 2\^30"):
+            make.create_taps(16, 1e9)
+        # a chunk (WIDEBAND_CHUNK_SAMPLES) beyond what the device holds: at
+        # construction, before any device memory is taken
+        with mock.patch.dict(os.environ, {"WIDEBAND_CHUNK_SAMPLES": str(2**31)}):
+            with self.assertRaisesRegex(
+                    ValueError, r"input window.*(allocates at most|2\^32 samples)"):
+                make(16, taps)
         for rate in (3, 32, 0, -1, 0.5, 16.5, 1.5, float("nan"), float("inf")):
             with self.subTest(oversample_rate=rate):
                 with self.assertRaisesRegex(ValueError, "oversample_rate must be numchans/i"):
@@ -559,6 +550,22 @@ class qa_pfb_channelizer_ccf(gr_unittest.TestCase):
                 vector.set_channel_map(channel_map)
         vector.set_channel_map([15, 15])
         self.assertEqual(vector.channel_map(), [15, 15])
+
+        # connections: more outputs than the map has entries (a shorter map set
+        # before the start), then a map shorter than the connected outputs
+        connected = make(16, taps, 1, [1, 2, 3])
+        self.tb.connect(blocks.vector_source_c([1j] * 64), connected)
+        for slot in range(3):
+            self.tb.connect((connected, slot), blocks.null_sink(gr.sizeof_gr_complex))
+        connected.set_channel_map([5, 6])
+        with self.assertRaisesRegex(ValueError, "3 outputs are connected but the channel "
+                                                "map has only 2 entries"):
+            self.tb.start()
+        connected.set_channel_map([5, 6, 7])
+        self.tb.run()
+        with self.assertRaisesRegex(ValueError, "an entry for each of the 3 connected"):
+            connected.set_channel_map([5, 6])
+        self.assertEqual(connected.channel_map(), [5, 6, 7])
 
     def test_014_accessors(self):
         taps = [0.25, 0.5, 1.0, 0.5, 0.25]

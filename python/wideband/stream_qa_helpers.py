@@ -4,9 +4,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 """Flowgraph pieces shared by the blocks' QA (qa_fft_filter,
-qa_pfb_channelizer_ccf, qa_fft_vcc, qa_zeromq): random never-zero input, an
-upstream block that passes items in random pieces, a gate that holds the stream,
-a stall-safe wait, a stream comparison, free loopback ports. Imported from the
+qa_pfb_channelizer_ccf, qa_fft_vcc, qa_zeromq and the reliability tests): random
+never-zero input, an upstream block that passes items in random pieces, a gate
+that holds the stream, a stall-safe wait, the float64 references of the filter
+and the channelizer, a stream comparison, free loopback ports. Imported from the
 tests' own folder (and by apps/qa_wideband_channelize.py); not installed."""
 
 import socket
@@ -73,6 +74,44 @@ def wait_for(testcase, condition, seconds=120):
     while not condition():
         testcase.assertLess(time.monotonic(), deadline, "flowgraph stalled")
         time.sleep(0.005)
+
+
+def filter_reference(x, taps, D, zero_before=0):
+    """fft_filter_ccc/ccf in float64: y[m] = sum_k h[k] x[m*D - k], m = 0 ..
+    len(x)//D - 1, with x[n] taken as zero for n < zero_before (and n < 0)."""
+    x = np.asarray(x, np.complex128).copy()
+    x[:max(zero_before, 0)] = 0
+    h = np.asarray(taps, np.complex128)
+    outputs = len(x) // D
+    if outputs == 0:
+        return np.zeros(0, np.complex128)
+    size = 1 << int(np.ceil(np.log2(len(x) + len(h))))
+    full = np.fft.ifft(np.fft.fft(x, size) * np.fft.fft(h, size))
+    return full[0:outputs * D:D]
+
+
+def channelizer_reference(x, taps, numchans, D, first_frame=0, frames=None):
+    """pfb_channelizer_ccf in float64: frames first_frame.. (all there are, or
+    `frames`) x numchans, column c = channel c.
+
+    y_c[q] = exp(-2 pi i c (D+1)/M) sum_n h[n] x[t-n] exp(-2 pi i c (t-n)/M),
+    t = (q+1)D - 1, x[k < 0] = 0. Folding the terms by (t-n) mod M makes it
+    one M-point DFT per frame.
+    """
+    x = np.asarray(x, np.complex128)
+    h = np.asarray(taps, np.float64)
+    M, L = numchans, len(h)
+    frames = len(x) // D - first_frame if frames is None else frames
+    padded = np.concatenate([np.zeros(L - 1), x])
+    last = (np.arange(first_frame, first_frame + frames) + 1) * D - 1
+    index = last[:, None] - np.arange(L)[None, :]
+    terms = padded[index + L - 1] * h[None, :]
+    # fold by sample index mod M: one bincount over (frame, residue) pairs
+    bins = (np.arange(frames)[:, None] * M + index % M).ravel()
+    folded = (np.bincount(bins, terms.real.ravel(), frames * M) +
+              1j * np.bincount(bins, terms.imag.ravel(), frames * M)).reshape(frames, M)
+    c = np.arange(M)
+    return np.fft.fft(folded, axis=1) * np.exp(-2j * np.pi * c * (D + 1) / M)[None, :]
 
 
 def assert_same_stream(ours, ref, element_tol, l2_tol, what=""):

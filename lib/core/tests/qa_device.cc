@@ -10,6 +10,8 @@
 #define BOOST_TEST_MODULE qa_device
 #include <boost/test/unit_test.hpp>
 
+#include "scoped_env.h"
+
 #include <gnuradio/wideband/core/device.h>
 #include <gnuradio/wideband/core/fft_plan.h>
 
@@ -26,33 +28,6 @@ namespace core = gr::wideband::core;
 namespace fs = std::filesystem;
 
 namespace {
-
-// Sets an environment variable for the life of the object, then restores it.
-class scoped_env
-{
-public:
-    scoped_env(const char* name, const std::optional<std::string>& value) : d_name(name)
-    {
-        if (const char* old = std::getenv(name))
-            d_old = old;
-        set(value);
-    }
-    ~scoped_env() { set(d_old); }
-    scoped_env(const scoped_env&) = delete;
-    scoped_env& operator=(const scoped_env&) = delete;
-
-private:
-    void set(const std::optional<std::string>& value)
-    {
-        if (value)
-            setenv(d_name, value->c_str(), 1);
-        else
-            unsetenv(d_name);
-    }
-
-    const char* d_name;
-    std::optional<std::string> d_old;
-};
 
 std::vector<core::device_info> devices()
 {
@@ -307,6 +282,83 @@ BOOST_AUTO_TEST_CASE(disk_cache_serves_a_new_context)
         BOOST_TEST(uncached->disk_cache_loads() == 0u);
     }
     fs::remove_all(dir);
+}
+
+/*
+ * WIDEBAND_FAULT=build (fault_injection.h): a new program fails as one the
+ * compiler rejects, with the message of a real failure, even where the disk
+ * cache holds it; programs this context built before stay in use; unset, the
+ * same program builds. A malformed value names itself.
+ */
+BOOST_AUTO_TEST_CASE(injected_build_failure)
+{
+    const auto shared = core::device_context::get("");
+    const auto context =
+        std::make_shared<core::device_context>(shared->info(), shared->device());
+    const size_t n = 96;
+    const core::fft_plan built(context, n); // fills the disk cache too
+    {
+        const scoped_env fault("WIDEBAND_FAULT", "build");
+        BOOST_CHECK_NO_THROW(core::fft_plan(context, n));
+        const auto fresh =
+            std::make_shared<core::device_context>(shared->info(), shared->device());
+        try {
+            core::fft_plan failing(fresh, n);
+            BOOST_ERROR("a build succeeded under WIDEBAND_FAULT=build");
+        } catch (const std::runtime_error& e) {
+            const std::string message = e.what();
+            for (const char* word : { "OpenCL build of kernels/",
+                                      "CL_BUILD_PROGRAM_FAILURE",
+                                      "WIDEBAND_FAULT=build" })
+                BOOST_TEST(message.find(word) != std::string::npos, message);
+        }
+        BOOST_TEST(fresh->compilations() + fresh->disk_cache_loads() == 0u);
+    }
+    {
+        const scoped_env fault("WIDEBAND_FAULT", "enqueue:0");
+        BOOST_CHECK_EXCEPTION(
+            core::fft_plan(
+                std::make_shared<core::device_context>(shared->info(), shared->device()),
+                n),
+            std::invalid_argument,
+            [](const std::invalid_argument& e) {
+                return std::string(e.what()).find("WIDEBAND_FAULT=\"enqueue:0\" is "
+                                                  "malformed") != std::string::npos;
+            });
+    }
+    const auto later =
+        std::make_shared<core::device_context>(shared->info(), shared->device());
+    BOOST_CHECK_NO_THROW(core::fft_plan(later, n));
+}
+
+/*
+ * check_buffer_fits(): up to the device's largest allocation and below 2^32
+ * complex samples (the kernels' 32-bit indices), else std::invalid_argument
+ * naming the buffer and the limit.
+ */
+BOOST_AUTO_TEST_CASE(buffers_beyond_the_device)
+{
+    core::device_info small = core::find_device("");
+    small.max_alloc_bytes = 1 << 20;
+    BOOST_CHECK_NO_THROW(core::check_buffer_fits(small, "x", 1 << 20));
+    BOOST_CHECK_EXCEPTION(
+        core::check_buffer_fits(small, "engine: its window", (1 << 20) + 1),
+        std::invalid_argument,
+        [&](const std::invalid_argument& e) {
+            const std::string m = e.what();
+            return m.find("engine: its window needs a device buffer "
+                          "of 1048577 bytes") == 0 &&
+                   m.find(small.name + " allocates at most 1048576") != std::string::npos;
+        });
+    core::device_info large = small;
+    large.max_alloc_bytes = uint64_t(1) << 40;
+    BOOST_CHECK_NO_THROW(core::check_buffer_fits(large, "x", (uint64_t(1) << 35) - 8));
+    BOOST_CHECK_EXCEPTION(core::check_buffer_fits(large, "x", uint64_t(1) << 35),
+                          std::invalid_argument,
+                          [](const std::invalid_argument& e) {
+                              return std::string(e.what()).find("2^32 samples") !=
+                                     std::string::npos;
+                          });
 }
 
 BOOST_AUTO_TEST_CASE(cl_error_names)

@@ -29,6 +29,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "conv_check.h"
+#include "scoped_env.h"
 #include "stream_chunks.h"
 
 #include <gnuradio/wideband/core/fft_filter.h>
@@ -239,7 +240,14 @@ core::fft_filter_options make_options(const std::vector<cfloat>& taps,
 class engine
 {
 public:
-    explicit engine(const core::fft_filter_options& o) : f(context(), o) {}
+    //! On \p ctx (default: the tests' shared context and queue).
+    explicit engine(const core::fft_filter_options& o,
+                    core::device_context::sptr ctx = context())
+        : f(ctx, o),
+          d_context(ctx),
+          d_queue(ctx == context() ? queue() : ctx->create_queue())
+    {
+    }
 
     std::string name() const
     {
@@ -269,7 +277,7 @@ public:
         std::vector<cl::Event> wait;
         if (n > 0) {
             cl::Event written;
-            queue().enqueueWriteBuffer(region.buffer,
+            d_queue.enqueueWriteBuffer(region.buffer,
                                        CL_FALSE,
                                        region.offset * sizeof(cfloat),
                                        n * sizeof(cfloat),
@@ -281,16 +289,16 @@ public:
         const size_t max_out = f.max_output_elements();
         BOOST_REQUIRE_LE(expected, max_out);
         std::vector<cfloat> host(max_out + tail_slack, poison());
-        cl::Buffer out(context()->context(),
+        cl::Buffer out(d_context->context(),
                        CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                        host.size() * sizeof(cfloat),
                        host.data());
         cl::Event done;
         size_t outputs;
         if (through_run) {
-            outputs = f.run(queue(), n, out, wait, done);
+            outputs = f.run(d_queue, n, out, wait, done);
         } else {
-            const core::fft_filter::result r = f.enqueue(queue(), n, out, wait);
+            const core::fft_filter::result r = f.enqueue(d_queue, n, out, wait);
             outputs = r.outputs;
             done = r.done;
         }
@@ -301,7 +309,7 @@ public:
         outputs = std::min(outputs, max_out);
         const size_t scratch_end = std::min(f.output_elements_for(n), max_out);
         done.wait();
-        queue().enqueueReadBuffer(
+        d_queue.enqueueReadBuffer(
             out, CL_TRUE, 0, host.size() * sizeof(cfloat), host.data());
         size_t missed = 0, stray = 0;
         for (size_t i = 0; i < host.size(); ++i) {
@@ -337,6 +345,10 @@ public:
     }
 
     core::fft_filter f;
+
+private:
+    core::device_context::sptr d_context;
+    cl::CommandQueue d_queue;
 };
 
 size_t block_step_for(size_t L, size_t T, size_t D) { return (L - T + 1) / D * D; }
@@ -816,6 +828,45 @@ BOOST_AUTO_TEST_CASE(non_finite_burst_leaves_no_trace)
 }
 
 /*
+ * A failure while the taps change (a kernel build, WIDEBAND_FAULT=build) or
+ * while a call is enqueued (WIDEBAND_FAULT=enqueue:1) leaves the filter as it
+ * was: the same taps and FFT, and the stream goes on from the same sample when
+ * the call is made again.
+ */
+BOOST_AUTO_TEST_CASE(failures_leave_the_engine_as_it_was)
+{
+    const size_t D = 2, max = 3000;
+    const std::vector<cfloat> h = random_taps(64, 6201);
+    const std::vector<cfloat> x = random_signal(20001, 6202);
+    const size_t half = 10001;
+    // A context of its own, whose program cache holds only what this engine
+    // built: the new taps' kernels must be built, and fail.
+    engine e(
+        make_options(h, D, max),
+        std::make_shared<core::device_context>(context()->info(), context()->device()));
+    const size_t L = e.f.fft_size();
+    std::vector<cfloat> y = e.run(x, 0, random_chunks(half, D, max, 6203));
+    {
+        const scoped_env fault("WIDEBAND_FAULT", "build");
+        // 3001 taps need a longer FFT
+        BOOST_CHECK_THROW(e.f.set_taps(random_taps(3001, 6204)), std::runtime_error);
+    }
+    BOOST_TEST(e.f.taps() == h);
+    BOOST_TEST(e.f.fft_size() == L);
+    {
+        const scoped_env fault("WIDEBAND_FAULT", "enqueue:1");
+        BOOST_CHECK_THROW(e.call(x.data() + half, 999), cl::Error);
+    }
+    const std::vector<cfloat> rest =
+        e.run(x, half, random_chunks(x.size() - half, D, max, 6205));
+    y.insert(y.end(), rest.begin(), rest.end());
+    check_accuracy(y,
+                   reference(x, h, D, 0, x.size() / D),
+                   l2_bound,
+                   e.name() + ", after a failed set_taps and a failed call");
+}
+
+/*
  * stream_engine::run(): the same outputs as enqueue(), from element 0 on, never
  * more than max_output_elements(); the two input regions alternate.
  */
@@ -910,6 +961,11 @@ BOOST_AUTO_TEST_CASE(invalid_options_and_calls)
         check_rejected(construct(make_options(h, D, 1000, L)),
                        { "fft_size", std::to_string(L) },
                        "fft_size " + std::to_string(L));
+
+    // Beyond the limits: the FFT length, buffers the device cannot hold.
+    check_rejected(construct(make_options(h, size_t(1) << 24, 1000)),
+                   { "decimation 16777216", "at most 2^24" });
+    check_rejected(construct(make_options(h, D, size_t(1) << 36)), { "fft_convolution" });
 
     // A valid engine: calls it rejects, each leaving it as it was.
     const size_t max = 1000;

@@ -19,6 +19,7 @@
 #define BOOST_TEST_MODULE qa_pfb_channelizer
 #include <boost/test/unit_test.hpp>
 
+#include "scoped_env.h"
 #include "stream_chunks.h"
 
 #include <gnuradio/wideband/core/pfb_channelizer.h>
@@ -329,8 +330,14 @@ core::pfb_channelizer_options make_options(const config& cfg,
 class engine
 {
 public:
-    engine(const config& cfg, const std::vector<float>& taps)
-        : ch(context(), make_options(cfg, taps)), d_layout(cfg.layout)
+    //! On \p ctx (default: the tests' shared context and queue).
+    engine(const config& cfg,
+           const std::vector<float>& taps,
+           core::device_context::sptr ctx = context())
+        : ch(ctx, make_options(cfg, taps)),
+          d_context(ctx),
+          d_queue(ctx == context() ? queue() : ctx->create_queue()),
+          d_layout(cfg.layout)
     {
         std::ostringstream s;
         s << "M=" << cfg.channels << " D=" << cfg.decimation << " taps=" << taps.size()
@@ -364,7 +371,7 @@ public:
         std::vector<cl::Event> wait;
         if (n > 0) {
             cl::Event written;
-            queue().enqueueWriteBuffer(region.buffer,
+            d_queue.enqueueWriteBuffer(region.buffer,
                                        CL_FALSE,
                                        region.offset * sizeof(cfloat),
                                        n * sizeof(cfloat),
@@ -380,17 +387,17 @@ public:
         const size_t size = through_run ? ch.max_output_elements() : span;
         std::vector<cfloat> host(size + tail_slack,
                                  cfloat(poison_value(), poison_value()));
-        cl::Buffer out(context()->context(),
+        cl::Buffer out(d_context->context(),
                        CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                        host.size() * sizeof(cfloat),
                        host.data());
         cl::Event done;
         size_t written;
         if (through_run) {
-            written = ch.run(queue(), n, out, wait, done);
+            written = ch.run(d_queue, n, out, wait, done);
         } else {
             const core::pfb_channelizer::result result =
-                ch.enqueue(queue(), n, out, row_stride, wait);
+                ch.enqueue(d_queue, n, out, row_stride, wait);
             written = result.frames * slots;
             done = result.done;
         }
@@ -399,7 +406,7 @@ public:
                                    << frames << " frames (frames_for()) * " << slots
                                    << " outputs");
         done.wait();
-        queue().enqueueReadBuffer(
+        d_queue.enqueueReadBuffer(
             out, CL_TRUE, 0, host.size() * sizeof(cfloat), host.data());
 
         frames_by_slot y(slots, std::vector<cfloat>(frames));
@@ -446,6 +453,8 @@ public:
     core::pfb_channelizer ch;
 
 private:
+    core::device_context::sptr d_context;
+    cl::CommandQueue d_queue;
     channel_layout d_layout;
     std::string d_name;
 };
@@ -892,6 +901,30 @@ BOOST_AUTO_TEST_CASE(invalid_options_and_calls)
     o = make_options(cfg, taps);
     o.channel_map = { 1, 16, 2 };
     check_rejected(construct(o), { "channel", "16" });
+    // Beyond the limits: channels, and buffers the device cannot hold (checked
+    // before anything is allocated).
+    o = make_options(cfg, taps);
+    o.channels = core::pfb_channelizer_options::max_channels + 1;
+    o.oversample_rate = 1;
+    check_rejected(construct(o), { "channels must be 1..16777216" });
+    o = make_options(cfg, taps);
+    o.max_input_samples = size_t(1) << 40;
+    check_rejected(construct(o), { "input window", "allocates at most" });
+    core::device_info small = context()->info();
+    small.max_alloc_bytes = 1 << 16; // 8192 samples
+    o = make_options(cfg, taps);
+    o.max_input_samples = 1024;
+    BOOST_CHECK_NO_THROW(core::pfb_channelizer::check_fits(small, o));
+    o.taps.assign(1 << 14, 0.5f); // 64 KiB of taps, a window of 2^14 + 2^11 samples
+    check_rejected([&] { core::pfb_channelizer::check_fits(small, o); },
+                   { "input window", "allocates at most 65536" });
+    o.taps = taps;
+    o.max_input_samples = 1 << 15;
+    check_rejected([&] { core::pfb_channelizer::check_fits(small, o); },
+                   { "input window" });
+    o.max_input_samples = 0; // the default, 2^20
+    check_rejected([&] { core::pfb_channelizer::check_fits(small, o); },
+                   { "pfb_channelizer (16 channels, 4 taps per branch)" });
 
     // A valid engine: calls it rejects, each leaving it as it was.
     cfg.max_input_samples = 4 * D;
@@ -938,6 +971,131 @@ BOOST_AUTO_TEST_CASE(invalid_options_and_calls)
         BOOST_CHECK_NO_THROW(
             t->ch.enqueue(queue(), n, buffer(M * frames), frames).done.wait());
     }
+}
+
+namespace {
+
+// Frames [from, to) of every slot.
+template <typename T>
+std::vector<std::vector<T>>
+frames_between(const std::vector<std::vector<T>>& y, size_t from, size_t to)
+{
+    std::vector<std::vector<T>> part;
+    for (const auto& slot : y)
+        part.emplace_back(slot.begin() + from, slot.begin() + to);
+    return part;
+}
+
+void append_frames(frames_by_slot& y, const frames_by_slot& more)
+{
+    for (size_t s = 0; s < y.size(); ++s)
+        y[s].insert(y[s].end(), more[s].begin(), more[s].end());
+}
+
+} // namespace
+
+/*
+ * A failure while the settings change (a kernel build, WIDEBAND_FAULT=build) or
+ * while a call is enqueued (WIDEBAND_FAULT=enqueue:1) leaves the engine as it
+ * was: the same settings, and the stream goes on from the same sample when the
+ * call is made again. Fused and unfused.
+ */
+BOOST_AUTO_TEST_CASE(failures_leave_the_engine_as_it_was)
+{
+    const size_t M = 16, D = 8, max = 64 * D;
+    const std::vector<float> taps = random_taps(3 * M - 5, 120);
+    const std::vector<cfloat> x = random_signal(200 * D + 5, 121);
+    const size_t half = 100 * D + 3;
+    config cfg;
+    cfg.channels = M;
+    cfg.decimation = D;
+    cfg.map = { 2, 9, 9 };
+    cfg.max_input_samples = max;
+    for (size_t max_fused : { 0, 1 }) {
+        cfg.max_fused_channels = max_fused;
+        // A context of its own, whose program cache holds only what this
+        // engine built: the new taps' kernels must be built, and fail.
+        engine e(cfg,
+                 taps,
+                 std::make_shared<core::device_context>(context()->info(),
+                                                        context()->device()));
+        frames_by_slot y = e.run(x, 0, random_chunks(half, D, max, 122));
+        {
+            const scoped_env fault("WIDEBAND_FAULT", "build");
+            // 13 taps per branch: new kernels
+            BOOST_CHECK_THROW(e.ch.set_taps(random_taps(13 * M, 123)),
+                              std::runtime_error);
+        }
+        BOOST_TEST(e.ch.taps() == taps);
+        BOOST_TEST(e.ch.taps_per_branch() == 3u);
+        BOOST_TEST(e.ch.channel_map() == cfg.map);
+        {
+            const scoped_env fault("WIDEBAND_FAULT", "enqueue:1");
+            BOOST_CHECK_THROW(e.call(x.data() + half, 5 * D), cl::Error);
+        }
+        append_frames(y, e.run(x, half, random_chunks(x.size() - half, D, max, 124)));
+        check_frames(y,
+                     reference(x, taps, M, D, cfg.map, 0, x.size() / D),
+                     e.name() + ", after a failed set_taps and a failed call");
+    }
+}
+
+/*
+ * A NaN/Inf burst in the input spoils at most the frames whose filter reads
+ * part of it (samples (q+1) D - ntaps .. (q+1) D - 1 for frame q), every
+ * channel of them, as the FFT mixes the branches; the frames before and every
+ * frame once the burst has left the history are finite and right: the state
+ * never stays poisoned. Fused and unfused, the burst at the end of a call (the
+ * history carries it) or wherever random calls put it.
+ */
+BOOST_AUTO_TEST_CASE(non_finite_burst_leaves_no_trace)
+{
+    const size_t M = 16, D = 8, max = 64 * D;
+    const std::vector<float> taps = random_taps(4 * M - 3, 130);
+    const size_t L = taps.size();
+    std::vector<cfloat> x = random_signal(300 * D + 3, 131);
+    std::vector<cfloat> clean = x;
+    const float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const cfloat burst[] = { { nan, 0.5f }, { inf, -inf }, { 0.25f, inf }, { nan, nan } };
+    const size_t first_call = 120 * D + 5, b0 = first_call - std::size(burst),
+                 b1 = first_call - 1;
+    for (size_t i = 0; i < std::size(burst); ++i) {
+        x[b0 + i] = burst[i];
+        clean[b0 + i] = 0;
+    }
+    const size_t frames = x.size() / D;
+    const reference_frames ref = reference(clean, taps, M, D, all_channels(M), 0, frames);
+    const size_t dirty_from = (b0 + 1 + D - 1) / D - 1; // (q+1) D - 1 >= b0
+    const size_t clean_from = (b1 + L) / D;             // (q+1) D - L > b1
+    std::vector<size_t> at_call_end = edge_chunks(x.size() - first_call, D, max);
+    at_call_end.insert(at_call_end.begin(), first_call);
+
+    config cfg;
+    cfg.channels = M;
+    cfg.decimation = D;
+    cfg.max_input_samples = (first_call + D - 1) / D * D; // whole frames
+    for (size_t max_fused : { 0, 1 })
+        for (const auto& chunks : { at_call_end, random_chunks(x.size(), D, max, 132) }) {
+            cfg.max_fused_channels = max_fused;
+            engine e(cfg, taps);
+            const frames_by_slot y = e.run(x, 0, chunks);
+            size_t non_finite = 0;
+            for (const auto& slot : y)
+                for (size_t q = dirty_from; q < clean_from; ++q)
+                    non_finite +=
+                        !(std::isfinite(slot[q].real()) && std::isfinite(slot[q].imag()));
+            BOOST_TEST(non_finite > 0, e.name() << ": the burst reached no output");
+            check_frames(frames_between(y, 0, dirty_from),
+                         frames_between(ref, 0, dirty_from),
+                         e.name() + ", frames before the burst");
+            check_frames(frames_between(y, clean_from, frames),
+                         frames_between(ref, clean_from, frames),
+                         e.name() + ", frames after the burst");
+            BOOST_TEST_MESSAGE(e.name() << ": burst at " << b0 << ".." << b1 << ", "
+                                        << non_finite << " non-finite outputs in frames "
+                                        << dirty_from << ".." << clean_from - 1);
+        }
 }
 
 /*

@@ -13,6 +13,7 @@ void bind_edge_memory(py::module& m);
 void bind_fft_filter(py::module& m);
 void bind_fft_vcc(py::module& m);
 void bind_pfb_channelizer_ccf(py::module& m);
+void bind_work_error(py::module& m);
 
 PYBIND11_MODULE(wideband_python, m)
 {
@@ -24,4 +25,5 @@ PYBIND11_MODULE(wideband_python, m)
     bind_fft_filter(m);
     bind_fft_vcc(m);
     bind_pfb_channelizer_ccf(m);
+    bind_work_error(m);
 }

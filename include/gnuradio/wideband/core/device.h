@@ -167,6 +167,15 @@ private:
 };
 
 /*!
+ * \brief Throws std::invalid_argument unless one device buffer of \p bytes fits
+ * \p device: at most its max_alloc_bytes (CL_DEVICE_MAX_MEM_ALLOC_SIZE), and
+ * below 2^32 complex samples, which the kernels' 32-bit indices reach. The
+ * message starts with \p what (the owner and the buffer) and names the limit.
+ */
+WIDEBAND_CORE_API void
+check_buffer_fits(const device_info& device, const std::string& what, uint64_t bytes);
+
+/*!
  * \brief Text for an OpenCL error code ("CL_OUT_OF_RESOURCES (-5)").
  */
 WIDEBAND_CORE_API std::string cl_error_name(cl_int err);

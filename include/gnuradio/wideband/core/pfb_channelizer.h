@@ -29,7 +29,11 @@ enum class channel_layout {
 };
 
 struct WIDEBAND_CORE_API pfb_channelizer_options {
-    size_t channels = 0;     //!< M >= 1
+    //! The most channels: far beyond any use, and the limit keeps the host's
+    //! per-channel tables (the full channel map) bounded before sizes are checked.
+    static constexpr size_t max_channels = size_t(1) << 24;
+
+    size_t channels = 0;     //!< M in [1, max_channels]
     std::vector<float> taps; //!< prototype low-pass filter, unnormalised, not empty
     //! r: M / r must be an integer D in [1, M], the input samples per output frame
     double oversample_rate = 1.0;
@@ -78,11 +82,21 @@ class WIDEBAND_CORE_API pfb_channelizer : public splittable_engine
 public:
     /*!
      * \throws std::invalid_argument for channels < 1, empty or non-finite taps, an
-     *         oversample rate that does not give an integer D in [1, channels], or
-     *         a channel index >= channels
+     *         oversample rate that does not give an integer D in [1, channels], a
+     *         channel index >= channels, or buffers the device cannot hold
      */
     pfb_channelizer(device_context::sptr context, const pfb_channelizer_options& options);
     ~pfb_channelizer() override;
+
+    /*!
+     * \brief What the constructor checks, without a device context: throws
+     * std::invalid_argument for the options it rejects and when an engine
+     * would need a device buffer larger than \p device allows (too many
+     * channels or taps, or too large a max_input_samples; see
+     * check_buffer_fits()), as set_taps() and set_channel_map() do.
+     */
+    static void check_fits(const device_info& device,
+                           const pfb_channelizer_options& options);
 
     pfb_channelizer(const pfb_channelizer&) = delete;
     pfb_channelizer& operator=(const pfb_channelizer&) = delete;
