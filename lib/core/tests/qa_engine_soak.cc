@@ -503,6 +503,14 @@ void soak(soak_subject& subject, uint64_t seed)
                                 << cycle_ends[c - 1].buffers << " ("
                                 << cycle_ends[c - 1].bytes << " bytes)");
     const memory_sample &early = cycle_ends[1], &last = cycle_ends.back();
+    // Growth that levels off (an allocator's pools) and growth that goes on (a
+    // leak) look alike at the ends: the quarters tell them apart.
+    std::ostringstream quarters;
+    for (size_t q = 0; q <= 4; ++q)
+        quarters << (q ? ", " : "")
+                 << cycle_ends[1 + (cycle_ends.size() - 2) * q / 4].rss / (1 << 20);
+    BOOST_TEST_MESSAGE(subject.name() << ": resident set by quarter of the run (MiB): "
+                                      << quarters.str());
     BOOST_CHECK_MESSAGE(last.rss <= early.rss + rss_slack,
                         subject.name() << ": resident set grew from " << early.rss
                                        << " to " << last.rss << " bytes");
