@@ -92,7 +92,7 @@ template <class TAP_T>
 bool fft_filter_impl<TAP_T>::start_stream()
 {
     d_pipeline = make_pipeline(d_contexts, d_engines);
-    d_work.reset(new pipelined_work(*d_pipeline));
+    d_work.reset(new pipelined_work(*d_pipeline, *this));
     d_stream_begins = true;
     return block::start();
 }

@@ -178,6 +178,14 @@ void opencl_buffer::written_by(const cl::Event& write)
     d_last_write = write;
 }
 
+std::vector<cl::Event> opencl_buffer::pending_transfers()
+{
+    std::vector<cl::Event> pending = write_after();
+    for (const cl::Event& e : read_after())
+        pending.push_back(e);
+    return pending;
+}
+
 void opencl_buffer::post_work(int) {}
 
 void opencl_buffer::update_reader_block_history(unsigned history, int delay)
@@ -207,9 +215,7 @@ void* opencl_buffer::device_move(void* dst, const void* src, size_t bytes)
     const size_t to = byte_offset(dst);
     const size_t from = byte_offset(src);
     // After every read and write of the items that is still pending.
-    std::vector<cl::Event> pending = write_after();
-    for (const cl::Event& e : read_after())
-        pending.push_back(e);
+    std::vector<cl::Event> pending = pending_transfers();
     if (!pending.empty())
         d_queue.enqueueBarrierWithWaitList(&pending);
     if (to + bytes <= from || from + bytes <= to) {
@@ -232,9 +238,7 @@ void* opencl_buffer::host_move(void* dst, const void* src, size_t bytes)
 {
     // A DMA may still read items that are to be moved, or whose place the
     // writer takes next.
-    std::vector<cl::Event> pending = write_after();
-    for (const cl::Event& e : read_after())
-        pending.push_back(e);
+    const std::vector<cl::Event> pending = pending_transfers();
     if (!pending.empty())
         cl::WaitForEvents(pending);
     return std::memmove(dst, src, bytes);

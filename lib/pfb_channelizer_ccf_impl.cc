@@ -237,7 +237,7 @@ bool pfb_channelizer_ccf_impl::start_stream()
     for (const auto& context : d_contexts)
         d_engines.emplace_back(new core::pfb_channelizer(context, options));
     d_pipeline = make_pipeline(d_contexts, d_engines);
-    d_work.reset(new pipelined_work(*d_pipeline));
+    d_work.reset(new pipelined_work(*d_pipeline, *this));
     d_stream_begins = true;
     return block::start();
 }

@@ -43,7 +43,12 @@ namespace wideband {
 class pipelined_work
 {
 public:
-    explicit pipelined_work(core::multi_device_pipeline& pipeline) : d_pipeline(pipeline)
+    /*!
+     * \p owner: the block, which names this reader to its input buffer for as
+     * long as the block lives (a new pipelined_work each run).
+     */
+    pipelined_work(core::multi_device_pipeline& pipeline, const gr::block& owner)
+        : d_pipeline(pipeline), d_owner(&owner)
     {
     }
 
@@ -98,6 +103,7 @@ public:
             consumed = d_held;
             d_held = 0;
         }
+        d_profile.mark(work_profile::wait_source);
         size_t produced = 0;
         // Outputs that are ready leave first (the oldest is waited for when the
         // pipeline is full and input waits): their transfers then run while
@@ -122,9 +128,9 @@ public:
         d_profile.mark(work_profile::submit);
         // With nothing submitted (the end of a stream, or a full pipeline) the
         // oldest chunk is waited for.
-        deliver_ready(submitted == 0, room, elements_per_item, produced, deliver, held);
+        deliver_ready(
+            submitted == 0, room, elements_per_item, produced, deliver, held > 0);
         d_held = held;
-        d_profile.mark(work_profile::wait_source);
         // Host readers read the output as soon as work() returns.
         if (produced > 0 && d_pipeline.output_on_device() && d_host_outputs)
             d_pipeline.wait_deliveries();
@@ -136,47 +142,6 @@ public:
     //! WIDEBAND_PROFILE's line for this block (empty when off).
     std::string profile_report() const { return d_profile.report(); }
 
-private:
-    /*!
-     * Delivers chunks, oldest first, while there is room: those whose output
-     * is there (any, for outputs that all live on the device, whose copies
-     * wait for the chunk on the device), or with \p wait the oldest after
-     * waiting for it. The newest \p keep chunks stay.
-     */
-    template <typename Deliver>
-    void deliver_ready(bool wait,
-                       size_t room,
-                       size_t elements_per_item,
-                       size_t& produced,
-                       Deliver& deliver,
-                       size_t keep = 0)
-    {
-        while (d_pipeline.in_flight() > (keep > 0 ? 1 : 0) && produced < room) {
-            if (d_host_outputs && !d_pipeline.oldest_ready()) {
-                if (!wait)
-                    return;
-                d_pipeline.wait_oldest();
-                d_profile.mark(work_profile::wait_output);
-                wait = false;
-            }
-            const size_t items = d_pipeline.oldest_elements() / elements_per_item;
-            const size_t count = std::min(room - produced, items - d_delivered);
-            deliver(d_pipeline.output_on_device() ? nullptr : d_pipeline.oldest(),
-                    items,
-                    d_delivered,
-                    count,
-                    produced);
-            produced += count;
-            d_delivered += count;
-            if (d_delivered == items) {
-                d_pipeline.pop();
-                d_delivered = 0;
-            }
-            d_profile.mark(work_profile::deliver);
-        }
-    }
-
-public:
     /*!
      * \brief Moves \p count elements of the oldest chunk, from element \p first
      * on (of \p chunk, its host copy, unless the output stays on the device), to
@@ -208,6 +173,45 @@ public:
     }
 
 private:
+    /*!
+     * Delivers chunks, oldest first, while there is room: those whose output
+     * is there (any, for outputs that all live on the device, whose copies
+     * wait for the chunk on the device), or with \p wait the oldest after
+     * waiting for it; with \p keep_newest not the newest chunk.
+     */
+    template <typename Deliver>
+    void deliver_ready(bool wait,
+                       size_t room,
+                       size_t elements_per_item,
+                       size_t& produced,
+                       Deliver& deliver,
+                       bool keep_newest = false)
+    {
+        while (d_pipeline.in_flight() > (keep_newest ? 1 : 0) && produced < room) {
+            if (d_host_outputs && !d_pipeline.oldest_ready()) {
+                if (!wait)
+                    return;
+                d_pipeline.wait_oldest();
+                d_profile.mark(work_profile::wait_output);
+                wait = false;
+            }
+            const size_t items = d_pipeline.oldest_elements() / elements_per_item;
+            const size_t count = std::min(room - produced, items - d_delivered);
+            deliver(d_pipeline.output_on_device() ? nullptr : d_pipeline.oldest(),
+                    items,
+                    d_delivered,
+                    count,
+                    produced);
+            produced += count;
+            d_delivered += count;
+            if (d_delivered == items) {
+                d_pipeline.pop();
+                d_delivered = 0;
+            }
+            d_profile.mark(work_profile::deliver);
+        }
+    }
+
     void submit(const gr_complex* samples_at, size_t samples)
     {
         switch (d_input.where) {
@@ -216,11 +220,11 @@ private:
                                      d_input.element_offset(samples_at),
                                      samples,
                                      d_input.buffer->read_after());
-            d_input.buffer->read_by(this, d_pipeline.source_read());
+            d_input.buffer->read_by(d_owner, d_pipeline.source_read());
             break;
         case stream_port::kind::pinned_host:
             d_pipeline.submit_pinned(samples_at, samples);
-            d_input.buffer->read_by(this, d_pipeline.source_read());
+            d_input.buffer->read_by(d_owner, d_pipeline.source_read());
             break;
         default:
             d_pipeline.submit(samples_at, samples);
@@ -228,6 +232,7 @@ private:
     }
 
     core::multi_device_pipeline& d_pipeline;
+    const gr::block* d_owner;
     stream_port d_input;
     std::vector<stream_port> d_outputs;
     bool d_host_outputs = true; // an output lives in host memory (pinned or not)

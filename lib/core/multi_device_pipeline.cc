@@ -235,14 +235,11 @@ size_t multi_device_pipeline::submit_device(const cl::Buffer& source,
                                             size_t samples,
                                             const std::vector<cl::Event>& after)
 {
-    stream_pipeline& p = only_pipeline("submit_device()");
-    if (!can_submit())
-        throw std::logic_error(
-            "multi_device_pipeline: submit() with every slot in flight");
-    const size_t elements = p.submit_device(source, offset, samples, after);
-    d_position += samples;
-    d_order.push_back(0);
-    return elements;
+    only_pipeline("submit_device()");
+    // One device: nothing of the stream is kept on the host.
+    return submit_with(nullptr, samples, [&](stream_pipeline& p) {
+        return p.submit_device(source, offset, samples, after);
+    });
 }
 
 const cl::Event& multi_device_pipeline::source_read() const

@@ -131,6 +131,8 @@ private:
 
     void bind();
     bool device_edge();
+    //! The last write and every reader's last read, for the moves to wait for.
+    std::vector<cl::Event> pending_transfers();
     //! memcpy/memmove between two places of the device memory (blocking).
     void* device_move(void* dst, const void* src, size_t bytes);
     //! memmove in the pinned memory, once the transfers that touch it are done.
