@@ -19,6 +19,11 @@ Devices:
 Faults:
   work_error(block)   the error that stopped a gr-wideband block in a running
                       flowgraph, "" if none (docs/reliability.md)
+  watch_thread_errors()  start keeping the errors that end any block's thread
+                      (GNU Radio logs them, and the flowgraph then hangs)
+  thread_errors()     those errors since then, e.g. "thread[thread-per-block[4]:
+                      <block file_sink(4)>]: file_sink write failed ..."
+  clear_thread_errors()  forget them
 
 A device string is "" (automatic: the first GPU, else accelerator, else CPU;
 the environment variable WIDEBAND_DEVICE replaces ""), "gpu", "cpu",

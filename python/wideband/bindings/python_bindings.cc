@@ -13,6 +13,7 @@ void bind_edge_memory(py::module& m);
 void bind_fft_filter(py::module& m);
 void bind_fft_vcc(py::module& m);
 void bind_pfb_channelizer_ccf(py::module& m);
+void bind_thread_errors(py::module& m);
 void bind_work_error(py::module& m);
 
 PYBIND11_MODULE(wideband_python, m)
@@ -25,5 +26,6 @@ PYBIND11_MODULE(wideband_python, m)
     bind_fft_filter(m);
     bind_fft_vcc(m);
     bind_pfb_channelizer_ccf(m);
+    bind_thread_errors(m);
     bind_work_error(m);
 }
