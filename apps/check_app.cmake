@@ -6,6 +6,7 @@
 #
 #   cmake [-DRC=<status>] [-DOUT_LINES=<count>] [-DERR_LINES=<count>]
 #         [-DREGEX=<re>] [-DNOT_REGEX=<re>]
+#         [-DDIR=<folder> [-DDIR_FILES=<name>,...] [-DFILE_REGEX=<re>]]
 #         -P check_app.cmake -- <program> [<argument>...]
 #
 #   RC         the exit status the program must return (default 0)
@@ -14,6 +15,10 @@
 #   REGEX      a regular expression that its stdout followed by its stderr must
 #              match, when given
 #   NOT_REGEX  a regular expression that they must not match, when given
+#   DIR        a folder for the files the program writes, emptied before the run
+#   DIR_FILES  the names of the files DIR must hold afterwards, and nothing else
+#              (default: none; a temporary file left over counts)
+#   FILE_REGEX a regular expression that each of those files must match
 
 set(cmd)
 set(take OFF)
@@ -30,6 +35,11 @@ if(NOT cmd)
 endif()
 if(NOT DEFINED RC)
     set(RC 0)
+endif()
+
+if(DEFINED DIR)
+    file(REMOVE_RECURSE "${DIR}")
+    file(MAKE_DIRECTORY "${DIR}")
 endif()
 
 execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
@@ -64,6 +74,23 @@ if(DEFINED REGEX AND NOT out MATCHES "${REGEX}")
 endif()
 if(DEFINED NOT_REGEX AND out MATCHES "${NOT_REGEX}")
     list(APPEND problems "output matches \"${NOT_REGEX}\"")
+endif()
+if(DEFINED DIR)
+    file(GLOB left RELATIVE "${DIR}" LIST_DIRECTORIES true "${DIR}/*") # hidden ones too
+    list(SORT left)
+    string(REPLACE "," ";" expected "${DIR_FILES}")
+    list(SORT expected)
+    if(NOT "${left}" STREQUAL "${expected}")
+        list(APPEND problems "${DIR} holds \"${left}\", expected \"${expected}\"")
+    endif()
+    if(DEFINED FILE_REGEX)
+        foreach(name IN LISTS left)
+            file(READ "${DIR}/${name}" content)
+            if(NOT content MATCHES "${FILE_REGEX}")
+                list(APPEND problems "${name} does not match \"${FILE_REGEX}\"")
+            endif()
+        endforeach()
+    endif()
 endif()
 if(problems)
     string(REPLACE ";" "; " problems "${problems}")

@@ -27,18 +27,23 @@
 #include <chrono>
 #include <cmath>
 #include <complex>
+#include <csignal>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <filesystem>
 #include <limits>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace wb = gr::wideband::core;
 using app_common::one_line;
@@ -82,7 +87,8 @@ Options:
                           (default 4 bins)
       --repeat R          FFT executions for the device-side timing
                           (default 0: automatic, about 0.3 s)
-      --spectrum FILE     write the averaged spectrum as CSV (Hz, dB per bin)
+      --spectrum FILE     write the averaged spectrum as CSV (Hz, dB per bin);
+                          checked before any work, it appears only when complete
   -q, --quiet             print only the result line
       --csv               print only the carrier table, as CSV
   -h, --help              this text
@@ -571,6 +577,159 @@ std::string fmt(const char* format, ...)
     return buf;
 }
 
+// The temporary file that a signal ending the program (Ctrl-C, kill, a closed
+// pipe) must not leave behind; "" when there is none.
+char temp_to_remove_on_signal[4096];
+
+void remove_temp_and_die(int signal_number)
+{
+    ::unlink(temp_to_remove_on_signal);
+    std::signal(signal_number, SIG_DFL);
+    std::raise(signal_number);
+}
+
+/*
+ * The --spectrum file, made before any work so that a path that cannot be
+ * written fails at once. A regular file is written under a temporary name
+ * beside it and renamed into place once complete, so that a failed or
+ * interrupted run leaves no half-written file (an earlier one stays as it
+ * was); anything else (a pipe, /dev/stdout) is written directly.
+ */
+class output_file
+{
+public:
+    explicit output_file(const std::string& path) : d_path(path)
+    {
+        struct stat st;
+        const bool exists = ::stat(path.c_str(), &st) == 0;
+        if (!exists && errno != ENOENT)
+            fail(errno);
+        if (exists && S_ISDIR(st.st_mode))
+            fail(EISDIR);
+        if (exists && !S_ISREG(st.st_mode)) {
+            d_stream = std::fopen(path.c_str(), "w");
+            if (!d_stream)
+                fail(errno);
+            return;
+        }
+        // A read-only file is refused, as writing it in place would be.
+        if (exists && ::access(path.c_str(), W_OK) != 0)
+            fail(errno);
+        // Through a symbolic link: the link stays, the file it names is replaced.
+        d_final = exists ? std::filesystem::canonical(path) : std::filesystem::path(path);
+        if (d_final.filename().empty())
+            fail(EISDIR);
+        std::filesystem::path folder = d_final.parent_path();
+        if (folder.empty())
+            folder = ".";
+        std::string temp =
+            (folder / ("." + d_final.filename().string() + ".XXXXXX")).string();
+        const int fd = ::mkstemp(temp.data());
+        if (fd < 0)
+            fail(errno);
+        d_temp = temp;
+        if (temp.size() < sizeof temp_to_remove_on_signal) {
+            std::strcpy(temp_to_remove_on_signal, temp.c_str());
+            for (int signal_number : { SIGINT, SIGTERM, SIGHUP, SIGPIPE })
+                std::signal(signal_number, remove_temp_and_die);
+        }
+        // mkstemp makes the file 0600: give it the mode it has or would get.
+        const mode_t mode = exists ? (st.st_mode & 07777) : (0666 & ~current_umask());
+        if (::fchmod(fd, mode) != 0 || !(d_stream = ::fdopen(fd, "w"))) {
+            const int error = errno;
+            ::close(fd);
+            fail(error);
+        }
+    }
+    output_file(const output_file&) = delete;
+    output_file& operator=(const output_file&) = delete;
+
+    ~output_file()
+    {
+        if (d_stream)
+            std::fclose(d_stream);
+        if (!d_temp.empty()) {
+            ::unlink(d_temp.c_str());
+            forget_temp();
+        }
+    }
+
+    FILE* stream() const { return d_stream; }
+
+    //! Writes out what is buffered and, for a regular file, renames it into place.
+    void commit()
+    {
+        bool written = std::fflush(d_stream) == 0 && !std::ferror(d_stream);
+        // On disk before the rename, so that a crash cannot leave an empty file.
+        if (written && !d_temp.empty())
+            written = ::fsync(::fileno(d_stream)) == 0;
+        const int write_error = errno;
+        const bool closed = std::fclose(d_stream) == 0;
+        d_stream = nullptr;
+        if (!written || !closed)
+            fail(written ? errno : write_error);
+        if (!d_temp.empty()) {
+            if (::rename(d_temp.c_str(), d_final.c_str()) != 0)
+                fail(errno);
+            forget_temp();
+        }
+    }
+
+private:
+    void forget_temp()
+    {
+        d_temp.clear();
+        temp_to_remove_on_signal[0] = '\0';
+    }
+
+    static mode_t current_umask()
+    {
+        // Reading the umask means setting it; nothing else runs yet.
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        return mask;
+    }
+
+    [[noreturn]] void fail(int error) const
+    {
+        throw std::runtime_error("cannot write " + d_path + ": " + std::strerror(error));
+    }
+
+    std::string d_path;
+    std::filesystem::path d_final; // where the finished file goes
+    std::string d_temp;            // "" once renamed, or when written directly
+    FILE* d_stream = nullptr;
+};
+
+/*
+ * The host holds the whole signal, and beside it, while a QPSK carrier is
+ * added, that carrier's symbols and pulse: refuse at once what this machine
+ * cannot hold, rather than after minutes of synthesis or in the OOM killer.
+ */
+void check_host_memory(const options& o, const std::vector<carrier>& cs)
+{
+    const uint64_t total = uint64_t(o.frames) * o.fft_size;
+    uint64_t carrier_bytes = 0;
+    for (const auto& c : cs)
+        if (c.qpsk)
+            carrier_bytes = std::max<uint64_t>(
+                carrier_bytes,
+                (total / c.sps + rrc_span + 3) * sizeof(std::complex<double>) +
+                    (rrc_span * c.sps + 1) * sizeof(double));
+    const uint64_t needed = total * sizeof(std::complex<float>) + carrier_bytes;
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page_bytes = ::sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_bytes <= 0)
+        return; // unknown: the allocation will tell
+    const uint64_t physical = uint64_t(pages) * uint64_t(page_bytes);
+    if (needed > physical)
+        throw usage_error(fmt("--frames %zu x --fft-size %zu needs %.1f GiB of host "
+                              "memory for the signal; this machine has %.1f GiB",
+                              o.frames,
+                              o.fft_size,
+                              double(needed) / double(1ull << 30),
+                              double(physical) / double(1ull << 30)));
+}
+
 // Adds |x|^2 of frames g, g + groups, g + 2 groups, ... of a batch to
 // partial[g * n + k], for bin k = global id 0 and g = global id 1.
 const char* const power_sum_source = R"(
@@ -623,9 +782,26 @@ int run(const options& o)
     const double fs = o.sample_rate;
     const bool table = o.mode == output_mode::table;
 
-    // Device first: a wrong device string should fail before any work.
+    // Everything that can fail is tried before the work (the synthesis, the FFTs):
+    // the output file and host memory at once, then the device, its limits, the
+    // plan, the kernel and the buffers.
+    std::optional<output_file> spectrum_out;
+    if (!o.spectrum_file.empty())
+        spectrum_out.emplace(o.spectrum_file);
+    const std::vector<carrier> cs = make_carriers(o);
+    check_host_memory(o, cs);
+
     auto ctx = wb::device_context::get(o.device);
     const wb::device_info& dev = ctx->info();
+    if (table) {
+        std::printf("device    %s  %s (%s, %s, %s)\n",
+                    dev.address().c_str(),
+                    dev.name.c_str(),
+                    dev.type_name().c_str(),
+                    dev.platform_name.c_str(),
+                    dev.version.c_str());
+        std::fflush(stdout);
+    }
 
     // Batches of about 8 M samples (64 MiB): the four buffers the timing cycles
     // through (256 MiB) are well beyond a GPU's L2 cache. Four buffers and the
@@ -634,25 +810,56 @@ int run(const options& o)
     if (batch == 0)
         batch = std::min(o.frames, std::max<size_t>(1, (size_t(8) << 20) / n));
     const uint64_t buffer_bytes = uint64_t(batch) * n * 8;
-    if (buffer_bytes > dev.max_alloc_bytes || 8 * buffer_bytes > dev.global_mem_bytes) {
+    const uint64_t buffer_cap = std::min(dev.max_alloc_bytes, dev.global_mem_bytes / 8);
+    if (buffer_bytes > buffer_cap) {
         if (o.batch != 0)
             throw usage_error(
                 fmt("--batch %zu needs %.1f MiB buffers; %s allows %.1f MiB",
                     batch,
                     double(buffer_bytes) / 1048576.0,
                     dev.name.c_str(),
-                    double(dev.max_alloc_bytes) / 1048576.0));
-        const uint64_t cap = std::min(dev.max_alloc_bytes, dev.global_mem_bytes / 8);
-        batch = std::max<size_t>(1, size_t(cap / (uint64_t(n) * 8)));
-        if (uint64_t(batch) * n * 8 > cap)
+                    double(buffer_cap) / 1048576.0));
+        batch = std::max<size_t>(1, size_t(buffer_cap / (uint64_t(n) * 8)));
+        if (uint64_t(batch) * n * 8 > buffer_cap)
             throw std::runtime_error(
                 fmt("one %zu-point frame does not fit on %s", n, dev.name.c_str()));
     }
     const size_t total = o.frames * n;
 
+    // Plan: batched forward FFT with the window and the shift fused in.
+    const std::vector<float> window = blackman_harris(n);
+    wb::fft_options fo;
+    fo.direction = wb::fft_direction::forward;
+    fo.batch = batch;
+    fo.window = window;
+    fo.shift = true;
+    const size_t compiled0 = ctx->compilations(), loaded0 = ctx->disk_cache_loads();
+    const auto t_plan = clock_type::now();
+    wb::fft_plan plan(ctx, n, fo);
+    const double plan_s = seconds_since(t_plan);
+    const size_t compiled = ctx->compilations() - compiled0;
+    const size_t loaded = ctx->disk_cache_loads() - loaded0;
+
+    // The power average: a small kernel of this program's own (the core has no
+    // reductions yet), so that only groups x n partial sums come back.
+    const auto t_power = clock_type::now();
+    cl::Kernel power_sum = build_power_sum(*ctx);
+    const double power_s = seconds_since(t_power);
+    const size_t groups = std::clamp<size_t>((size_t(1) << 18) / n, 1, batch);
+    const size_t local = std::min<size_t>(64, dev.max_work_group_size);
+    const size_t bins_rounded = (n + local - 1) / local * local;
+
+    cl::CommandQueue queue = ctx->create_queue(true);
+    const size_t batch_bytes = batch * n * sizeof(std::complex<float>);
+    cl::Buffer in[2], out[2];
+    for (int s = 0; s < 2; ++s) {
+        in[s] = cl::Buffer(ctx->context(), CL_MEM_READ_ONLY, batch_bytes);
+        out[s] = cl::Buffer(ctx->context(), CL_MEM_READ_WRITE, batch_bytes);
+    }
+    cl::Buffer partial(ctx->context(), CL_MEM_READ_WRITE, groups * n * sizeof(float));
+
     // Signal.
     const auto t_gen = clock_type::now();
-    const std::vector<carrier> cs = make_carriers(o);
     const std::vector<std::complex<float>> signal = synthesize(cs, total, o);
     const double gen_s = seconds_since(t_gen);
 
@@ -660,12 +867,6 @@ int run(const options& o)
         size_t tones = 0;
         for (const auto& c : cs)
             tones += !c.qpsk;
-        std::printf("device    %s  %s (%s, %s, %s)\n",
-                    dev.address().c_str(),
-                    dev.name.c_str(),
-                    dev.type_name().c_str(),
-                    dev.platform_name.c_str(),
-                    dev.version.c_str());
         std::printf(
             "signal    %zu carriers (%zu tones, %zu QPSK RRC %.2f), noise %.1f dBFS, "
             "%.3f Msps, %zu samples (%.3f ms), seed %llu; generated in %.2f s\n",
@@ -679,21 +880,6 @@ int run(const options& o)
             double(total) / fs * 1e3,
             (unsigned long long)o.seed,
             gen_s);
-        std::fflush(stdout);
-    }
-
-    // Plan: batched forward FFT with the window and the shift fused in.
-    const std::vector<float> window = blackman_harris(n);
-    wb::fft_options fo;
-    fo.direction = wb::fft_direction::forward;
-    fo.batch = batch;
-    fo.window = window;
-    fo.shift = true;
-    const size_t compiled0 = ctx->compilations(), loaded0 = ctx->disk_cache_loads();
-    const auto t_plan = clock_type::now();
-    wb::fft_plan plan(ctx, n, fo);
-    const double plan_s = seconds_since(t_plan);
-    if (table) {
         std::printf(
             "spectrum  %zu-point FFT, Blackman-Harris window, %zu frames averaged "
             "in batches of %zu, bin %.3f kHz\n",
@@ -701,26 +887,13 @@ int run(const options& o)
             o.frames,
             batch,
             fs / double(n) / 1e3);
-        const size_t compiled = ctx->compilations() - compiled0;
         std::printf("plan      %s; built in %.2f s (%zu program%s compiled, %zu from the "
                     "disk cache)\n",
                     plan.describe().c_str(),
                     plan_s,
                     compiled,
                     compiled == 1 ? "" : "s",
-                    ctx->disk_cache_loads() - loaded0);
-        std::fflush(stdout);
-    }
-
-    // The power average: a small kernel of this program's own (the core has no
-    // reductions yet), so that only groups x n partial sums come back.
-    const auto t_power = clock_type::now();
-    cl::Kernel power_sum = build_power_sum(*ctx);
-    const double power_s = seconds_since(t_power);
-    const size_t groups = std::clamp<size_t>((size_t(1) << 18) / n, 1, batch);
-    const size_t local = std::min<size_t>(64, dev.max_work_group_size);
-    const size_t bins_rounded = (n + local - 1) / local * local;
-    if (table) {
+                    loaded);
         std::printf(
             "average   power summed on the device by %zu x %zu work-items, "
             "%zu partial sums per bin added on the host; kernel built in %.2f s\n",
@@ -730,15 +903,6 @@ int run(const options& o)
             power_s);
         std::fflush(stdout);
     }
-
-    cl::CommandQueue queue = ctx->create_queue(true);
-    const size_t batch_bytes = batch * n * sizeof(std::complex<float>);
-    cl::Buffer in[2], out[2];
-    for (int s = 0; s < 2; ++s) {
-        in[s] = cl::Buffer(ctx->context(), CL_MEM_READ_ONLY, batch_bytes);
-        out[s] = cl::Buffer(ctx->context(), CL_MEM_READ_WRITE, batch_bytes);
-    }
-    cl::Buffer partial(ctx->context(), CL_MEM_READ_WRITE, groups * n * sizeof(float));
 
     // Device-side throughput: back-to-back executions alternating between two
     // input/output pairs, timed by profiling events (from a marker after the
@@ -853,16 +1017,14 @@ int run(const options& o)
     for (const auto& d : found)
         unexpected += d.matched < 0;
 
-    if (!o.spectrum_file.empty()) {
-        std::ofstream f(o.spectrum_file);
-        if (!f)
-            throw std::runtime_error("cannot write " + o.spectrum_file + ": " +
-                                     std::strerror(errno));
-        f << "frequency_hz,power_db_per_bin\n";
+    if (spectrum_out) {
+        std::fprintf(spectrum_out->stream(), "frequency_hz,power_db_per_bin\n");
         for (size_t k = 0; k < n; ++k)
-            f << fmt("%.3f,%.3f\n", (double(k) - double(n / 2)) * bin_hz, db(p[k]));
-        if (!f.flush())
-            throw std::runtime_error("cannot write " + o.spectrum_file);
+            std::fprintf(spectrum_out->stream(),
+                         "%.3f,%.3f\n",
+                         (double(k) - double(n / 2)) * bin_hz,
+                         db(p[k]));
+        spectrum_out->commit();
     }
 
     if (o.mode == output_mode::csv) {
