@@ -36,11 +36,12 @@ sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "
 from stream_qa_helpers import consecutive_free_ports  # noqa: E402 (after its folder)
 
 
-def run_app(*args, cwd=None, env=None):
+def run_app(*args, cwd=None, env=None, preexec_fn=None, timeout=600):
     """(exit status, stdout, stderr) of the program; env: more environment."""
     p = subprocess.run([sys.executable, APP] + [str(a) for a in args], cwd=cwd,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       timeout=600, env=dict(os.environ, **(env or {})))
+                       timeout=timeout, env=dict(os.environ, **(env or {})),
+                       preexec_fn=preexec_fn)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -261,6 +262,48 @@ class FileInputs(Case):
         self.check_tone(data[5], 0.0)
 
 
+    def test_sigmf_non_conforming_dataset(self):
+        """core:dataset names the data file, core:header_bytes and
+        core:trailing_bytes frame the samples: the same channels as from the
+        plain recording."""
+        x = self.tones([(6, 0.1, 0.4)])
+        self.write_sigmf(self.path("plain"), x, datatype="ci16_le")
+        with open(self.path("plain.sigmf-data"), "rb") as f:
+            samples = f.read()
+        with open(self.path("capture.bin"), "wb") as f:
+            f.write(os.urandom(6) + samples + os.urandom(10))
+        with open(self.path("plain.sigmf-meta")) as f:
+            meta = json.load(f)
+        meta["global"]["core:dataset"] = "capture.bin"
+        meta["global"]["core:trailing_bytes"] = 10
+        meta["captures"][0]["core:header_bytes"] = 6
+        with open(self.path("ncd.sigmf-meta"), "w") as f:
+            json.dump(meta, f)
+        for name in ("plain", "ncd"):
+            self.ok(self.path(name + ".sigmf-meta"), "-c", self.M, "--skip", 3, "--no-plot",
+                    "--quiet", "-o", self.path(name + "-out"))
+        a = self.check_sigmf(self.path("plain-out"), "plain", self.M, list(range(self.M)),
+                             self.fs, 915e6, 1, self.N - 3)
+        b = self.check_sigmf(self.path("ncd-out"), "ncd", self.M, list(range(self.M)), self.fs,
+                             915e6, 1, self.N - 3)
+        for c in a:
+            np.testing.assert_array_equal(a[c], b[c], "channel %d" % c)
+        # A header that ends inside a sample, and bytes between captures, are refused.
+        meta["captures"][0]["core:header_bytes"] = 7
+        with open(self.path("odd.sigmf-meta"), "w") as f:
+            json.dump(meta, f)
+        status, out, err = run_app(self.path("odd.sigmf-meta"), "-o", self.path("odd-out"))
+        self.assertEqual(status, 1, err)
+        self.assertRegex(err, r"a header of 7 bytes does not end on a ci16_le sample boundary")
+        meta["captures"][0]["core:header_bytes"] = 6
+        meta["captures"].append({"core:sample_start": 100, "core:header_bytes": 4})
+        with open(self.path("two.sigmf-meta"), "w") as f:
+            json.dump(meta, f)
+        status, out, err = run_app(self.path("two.sigmf-meta"), "-o", self.path("two-out"))
+        self.assertEqual(status, 1, err)
+        self.assertRegex(err, r"capture 1 has core:header_bytes")
+
+
 class ZeroMQ(Case):
     """--zmq over loopback: a PULL consumer on each printed endpoint receives its
     channel, every sample in order, the same as the channel's recording."""
@@ -339,7 +382,8 @@ class ZeroMQ(Case):
     def test_every_sample_of_each_channel_in_order(self):
         port = consecutive_free_ports(3)
         endpoints = self.start(3, "-c", self.M, "--samples", self.N, "-l", "5,2,-3",
-                               "--zmq", "tcp://127.0.0.1:%d" % port, "--no-plot", "-o", self.dir)
+                               "--zmq", "tcp://127.0.0.1:%d" % port, "--no-plot",
+                               "-o", self.path("out"))
         self.assertIn("zeromq:      PUSH sockets, %d complex64 samples per channel"
                       % (self.N // self.M), self.stdout)
         # PORT + the channel's position in --channels-list.
@@ -347,28 +391,67 @@ class ZeroMQ(Case):
                                      2: "tcp://127.0.0.1:%d" % (port + 1),
                                      13: "tcp://127.0.0.1:%d" % (port + 2)})
         received = self.receive(endpoints, self.N // self.M)
-        recordings = self.check_sigmf(self.dir, "synthetic", self.M, [5, 2, 13], 100e6, 0.0,
-                                      1, self.N)
+        recordings = self.check_sigmf(self.path("out"), "synthetic", self.M, [5, 2, 13], 100e6,
+                                      0.0, 1, self.N)
         self.check_received(received, recordings)
 
     def test_any_free_port_vector_layout_quiet(self):
         R = 2
         endpoints = self.start(2, "-c", self.M, "-r", R, "--samples", self.N, "-l", "0,8",
                                "--zmq", "tcp://127.0.0.1:*", "--output-layout", "vector",
-                               "--quiet", "--no-plot", "-o", self.dir)
+                               "--quiet", "--no-plot", "-o", self.path("out"))
         self.assertEqual(sorted(endpoints), [0, 8])
         self.assertEqual(len(set(endpoints.values())), 2)
         received = self.receive(endpoints, self.N * R // self.M)
-        recordings = self.check_sigmf(self.dir, "synthetic", self.M, [0, 8], 100e6, 0.0, R,
-                                      self.N)
+        recordings = self.check_sigmf(self.path("out"), "synthetic", self.M, [0, 8], 100e6, 0.0,
+                                      R, self.N)
         self.check_received(received, recordings)
+
+
+    @unittest.skipUnless(os.geteuid() == 0 and shutil.which("mount"),
+                         "mounting a small tmpfs needs root")
+    def test_disk_fills_while_streaming(self):
+        """The disk fills after every check has passed: the program, paced by
+        its consumer, stops within seconds with the system's message (GNU
+        Radio's file_sink would leave the flowgraph waiting for ever)."""
+        disk = self.path("disk")
+        os.mkdir(disk)
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", disk]).returncode:
+            self.skipTest("cannot mount a tmpfs here")
+        self.addCleanup(subprocess.run, ["umount", "-l", disk])
+        endpoints = self.start(1, "-c", self.M, "--samples", 1 << 20, "-l", 3, "--zmq",
+                               "tcp://127.0.0.1:*", "--no-plot", "-o", os.path.join(disk, "a"))
+        with open(os.path.join(disk, "filler"), "wb") as f:
+            try:
+                while True:
+                    f.write(bytes(1 << 16))
+                    f.flush()
+            except OSError:
+                pass
+        from gnuradio import blocks, gr, zeromq
+        tb = gr.top_block()
+        tb.connect(zeromq.pull_source(gr.sizeof_gr_complex, 1, endpoints[3]),
+                   blocks.null_sink(gr.sizeof_gr_complex))
+        tb.start()
+        try:
+            status = self.app.wait(timeout=60)
+        finally:
+            tb.stop()
+            tb.wait()
+        with open(self.path("stderr.txt")) as f:
+            err = f.read()
+        self.assertEqual(status, 1, err)
+        self.assertRegex(err.splitlines()[-1], r"^wideband_channelize: cannot write .*/a/"
+                                               r"synthetic_ch0003.sigmf-data: No space left on "
+                                               r"device$")
+        self.assertEqual(os.listdir(os.path.join(disk, "a")), [])
 
 
 class Errors(Case):
     """User mistakes: exit status 2 (usage) or 1 (files), one line, no traceback."""
 
     def one_line(self, rc, *args, regex=None):
-        status, out, err = run_app(*args)
+        status, out, err = run_app(*args, cwd=self.dir)
         self.assertEqual(status, rc, "args %r: exit status %d\n%s%s" % (args, status, out, err))
         self.assertEqual(out, "", args)
         self.assertEqual(len(err.splitlines()), 1, "args %r: stderr %r" % (args, err))
@@ -403,6 +486,14 @@ class Errors(Case):
         self.one_line(2, "--datatype", "cf64", regex="invalid choice")
         self.one_line(2, "--name", "a/b", regex="must not contain")
         self.one_line(1, "--attenuation", "1e9", regex="more than the 2\\^30")
+        self.one_line(2, "-c", "16", "-l", "5-3",
+                      regex=r"--channels-list: 5-3 goes down: it would wrap through channel 0 "
+                            r"\(5..15, 0..3: 15 channels\); add --wrap for that, or write 3-5")
+        self.one_line(2, "-c", "16", "-e", "9-2", regex=r"--expect: 9-2 goes down")
+        for option in ("-c", "--channels", "-n", "--skip", "--carriers"):
+            self.one_line(2, option, "-5", regex=r"argument .*%s.*: wants (an integer|a whole)"
+                          % option)
+        self.one_line(2, "-f", "-5X", regex=r"--center-freq: wants a number")
 
     def test_files(self):
         self.one_line(1, self.path("missing.cfile"), regex="No such file")
@@ -461,6 +552,114 @@ class Errors(Case):
                                 r"already in use" % port)
         self.one_line(1, "-c", "16", "-l", "7", "--zmq", "tcp://no-such-interface:5600",
                       "-o", self.dir, regex="HOST must be an address of this machine")
+
+
+class Outputs(Case):
+    """What the program leaves behind: every output path checked before
+    anything is computed; a sink that fails (a full disk, a file-size limit)
+    stops the run in seconds with the system's message and exit status 1;
+    files are written under temporary names and renamed into place only when
+    the run succeeds; a folder holding files is used only with --overwrite,
+    which replaces only this program's earlier files."""
+
+    def failed(self, *args, regex, seconds=60, **kw):
+        """Runs the program expecting exit status 1 within seconds, its last
+        line matching regex, and no output file left behind."""
+        started = time.monotonic()
+        status, out, err = run_app(*args, **kw)
+        self.assertLess(time.monotonic() - started, seconds, err)
+        self.assertEqual(status, 1, "exit status %d\n%s%s" % (status, out, err))
+        self.assertNotIn("Traceback", err)
+        self.assertRegex(err.splitlines()[-1], "^wideband_channelize: " + regex)
+        return out, err
+
+    def entries(self, folder):
+        return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+
+    def test_sink_fails_while_streaming(self):
+        import resource
+
+        # Writes beyond it fail with EFBIG ("File too large"); above the size of
+        # the kernel binaries that PoCL writes to its cache.
+        def file_size_limit():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (16 << 20, 16 << 20))
+
+        for layout in ("streams", "vector"):  # 32 MB a channel, 512 MB of frames
+            out = self.path(layout)
+            self.failed("-c", 16, "-n", 64 << 20, "--output-layout", layout, "-o", out,
+                        preexec_fn=file_size_limit,
+                        regex=r"cannot write .*%s/.*: File too large$" % layout)
+            self.assertEqual(self.entries(out), [], layout)
+
+    @unittest.skipUnless(hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("mount"),
+                         "mounting a small tmpfs needs root")
+    def test_full_disk(self):
+        disk = self.path("disk")
+        os.mkdir(disk)
+        # 1 MiB of recordings plus 64 KiB: they fit, their metadata (a page
+        # each) fills the rest, and the plot finds the disk full.
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1088k", "tmpfs", disk]).returncode:
+            self.skipTest("cannot mount a tmpfs here")
+        self.addCleanup(subprocess.run, ["umount", "-l", disk])
+        M, N = 16, 16 * 8192
+        self.failed("-c", M, "-n", N, "-o", os.path.join(disk, "a"),
+                    regex=r"cannot write plot .*channelize.png: No space left on device$")
+        self.assertEqual(self.entries(os.path.join(disk, "a")), [])
+        # Recordings larger than the disk: refused before anything is computed.
+        started = time.monotonic()
+        self.failed("-c", M, "-n", 8 * N, "-o", os.path.join(disk, "b"),
+                    regex=r"no space left on device for the recordings in .*b: they need "
+                          r"8.4M bytes, 1.1M are free$")
+        self.assertEqual(self.entries(os.path.join(disk, "b")), [])
+        # Without the plot everything fits.
+        status, out, err = run_app("-c", M, "-n", N, "-o", os.path.join(disk, "c"), "--no-plot")
+        self.assertEqual(status, 0, err)
+        self.check_sigmf(os.path.join(disk, "c"), "synthetic", M, list(range(M)), 100e6, 0.0,
+                         1, N)
+
+    def test_paths_checked_first(self):
+        # 2^30 samples would take minutes: each refusal comes at once.
+        big = ("-c", 16, "-n", 1 << 30)
+        self.failed(*big, "--plot", "/proc/no-such-folder/p.png", "-o", self.path("a"),
+                    seconds=30, regex=r"cannot write /proc/no-such-folder/p.png: No such file")
+        self.assertEqual(self.entries(self.path("a")), [])
+        open(self.path("file"), "w").close()
+        self.failed(*big, "-o", self.path("file", "sub"), seconds=30,
+                    regex=r"cannot use output folder .*file/sub: Not a directory")
+
+    def test_overwrite(self):
+        out = self.path("out")
+        self.ok("-c", 32, "-n", 1 << 16, "-o", out)
+        self.assertEqual(len(self.entries(out)), 2 * 32 + 1)
+        self.failed("-c", 16, "-n", 1 << 16, "-o", out,
+                    regex=r"output folder .*out is not empty \(65 entries: channelize.png, "
+                          r"synthetic_ch0000.sigmf-data, synthetic_ch0000.sigmf-meta, \.\.\.\): "
+                          r"choose a new or empty one with -o, or --overwrite")
+        self.assertEqual(len(self.entries(out)), 2 * 32 + 1)
+        with open(os.path.join(out, "notes.txt"), "w") as f:
+            f.write("the user's own file\n")
+        self.ok("-c", 16, "-n", 1 << 16, "-o", out, "--overwrite", "--seed", 7)
+        # The 16-channel run's files, the plot and the user's file: no 32-channel leftovers.
+        self.check_sigmf(out, "synthetic", 16, list(range(16)), 100e6, 0.0, 1, 1 << 16)
+        self.assertEqual(len(self.entries(out)), 2 * 16 + 2)
+        self.assertIn("notes.txt", self.entries(out))
+        # A file of someone else's where a recording would go is never replaced.
+        foreign = os.path.join(out, "synthetic_ch0003.sigmf-meta")
+        with open(foreign, "w") as f:
+            json.dump({"global": {"core:datatype": "cf32_le", "core:recorder": "other"}}, f)
+        self.failed("-c", 16, "-n", 1 << 16, "-o", out, "--overwrite",
+                    regex=r".*synthetic_ch0003.sigmf-(meta|data) exists and was not written by "
+                          r"wideband_channelize: not replaced")
+        with open(foreign) as f:
+            self.assertEqual(json.load(f)["global"]["core:recorder"], "other")
+
+    def test_negative_frequencies_and_wrapped_ranges(self):
+        for text, hz in (("-5M", -5e6), ("-2.4G", -2.4e9), ("-5e6", -5e6), ("-.5k", -500.0)):
+            out = self.path(text)
+            self.ok("-c", 16, "-n", 1 << 16, "-f", text, "-l", "5-3", "--wrap", "--no-plot",
+                    "-o", out, "--quiet")
+            channels = list(range(5, 16)) + list(range(0, 4))
+            self.check_sigmf(out, "synthetic", 16, channels, 100e6, hz, 1, 1 << 16)
 
 
 class Faults(Case):
