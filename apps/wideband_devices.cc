@@ -14,6 +14,7 @@
 
 #include "app_common.h"
 #include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/environment.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -186,8 +187,8 @@ int run(int argc, char** argv)
 
     // Which devices "" selects: the automatic choice, or WIDEBAND_DEVICE.
     const wb::device_info automatic = wb::find_device("auto");
-    const char* env = std::getenv("WIDEBAND_DEVICE");
-    const bool env_set = env && *env;
+    const std::string env = wb::environment::device();
+    const bool env_set = !env.empty();
     std::string env_error;
     std::vector<wb::device_info> selected = { automatic };
     if (env_set) {
@@ -220,15 +221,16 @@ int run(int argc, char** argv)
         return 0;
     }
     if (!env_error.empty()) {
-        std::printf("WIDEBAND_DEVICE:  \"%s\" selects no device\n", env);
+        std::printf("WIDEBAND_DEVICE:  \"%s\" selects no device\n", env.c_str());
         std::fprintf(stderr, "%s: %s\n", prog, env_error.c_str());
         return 2;
     }
     std::string names;
     for (const auto& d : selected)
         names += (names.empty() ? "" : ", ") + short_name(d);
-    std::printf(
-        "WIDEBAND_DEVICE:  \"%s\" selects %s, and so does \"\"\n", env, names.c_str());
+    std::printf("WIDEBAND_DEVICE:  \"%s\" selects %s, and so does \"\"\n",
+                env.c_str(),
+                names.c_str());
     return 0;
 }
 

@@ -494,10 +494,10 @@ private:
         std::uniform_real_distribution<float> uniform(-1, 1);
         for (auto& t : taps)
             t = gr_complex(uniform(rng), uniform(rng)) / float(taps.size());
-        return { wb::fft_filter_ccc::make(1, taps, d_opt.device),
+        return { wb::fft_filter_ccc::make(1, taps, 1, d_opt.device),
                  wb::pfb_channelizer_ccf::make(
                      unsigned(m), exact_taps(m), 1.0f, {}, d_opt.device, 100.0f, true),
-                 wb::fft_vcc::make(int(m), true, {}, false, d_opt.device) };
+                 wb::fft_vcc::make(int(m), true, {}, false, 1, d_opt.device) };
     }
 
     //! One block between a device feed and drain.

@@ -65,7 +65,7 @@ struct io_layout {
     idx_t offset, stride, distance;
 };
 
-inline float2 pass_twiddle(__global const float2* table, uint t, const int dir)
+static inline float2 pass_twiddle(__global const float2* table, uint t, const int dir)
 {
     const uint lo_size = 1u << PASS_TWIDDLE_LO_BITS;
     const float2 w = cmul(table[t & (lo_size - 1)], table[lo_size + (t >> PASS_TWIDDLE_LO_BITS)]);
@@ -73,12 +73,12 @@ inline float2 pass_twiddle(__global const float2* table, uint t, const int dir)
 }
 
 /* Element e of batch item i's input, with the input-side operations applied. */
-inline float2 load_element(__global const float2* src,
-                           const struct io_layout in,
-                           uint i,
-                           uint e,
-                           uint logical_length,
-                           __global const float2* pre_factors)
+static inline float2 load_element(__global const float2* src,
+                                  const struct io_layout in,
+                                  uint i,
+                                  uint e,
+                                  uint logical_length,
+                                  __global const float2* pre_factors)
 {
 #if PRE_ZERO_PAD
     if (e >= logical_length)
@@ -98,14 +98,14 @@ inline float2 load_element(__global const float2* src,
 }
 
 /* Point p of on-chip transform tr, with every input-side operation applied. */
-inline float2 load_point(__global const float2* src,
-                         const struct io_layout in,
-                         uint tr,
-                         uint p,
-                         uint logical_length,
-                         __global const float2* pass_twiddles,
-                         __global const float2* pre_factors,
-                         __global const uint* rader_perm)
+static inline float2 load_point(__global const float2* src,
+                                const struct io_layout in,
+                                uint tr,
+                                uint p,
+                                uint logical_length,
+                                __global const float2* pass_twiddles,
+                                __global const float2* pre_factors,
+                                __global const uint* rader_perm)
 {
     const uint i = tr / COLUMNS, j = tr % COLUMNS;
 #if RADER
@@ -127,15 +127,15 @@ struct output_range {
 };
 
 /* Element e of batch item i's output, with the output-side operations applied. */
-inline void store_element(__global float2* dst,
-                          const struct io_layout out,
-                          uint i,
-                          uint e,
-                          float2 x,
-                          uint logical_length,
-                          float scale,
-                          __global const float2* post_factors,
-                          const struct output_range range)
+static inline void store_element(__global float2* dst,
+                                 const struct io_layout out,
+                                 uint i,
+                                 uint e,
+                                 float2 x,
+                                 uint logical_length,
+                                 float scale,
+                                 __global const float2* post_factors,
+                                 const struct output_range range)
 {
     uint target = e;
 #if POST_RANGE
@@ -161,16 +161,16 @@ inline void store_element(__global float2* dst,
 }
 
 /* Output s of on-chip transform tr, with every output-side operation applied. */
-inline void store_point(__global float2* dst,
-                        const struct io_layout out,
-                        uint tr,
-                        uint s,
-                        float2 x,
-                        uint logical_length,
-                        float scale,
-                        __global const float2* post_factors,
-                        const struct output_range range,
-                        __global const uint* rader_perm)
+static inline void store_point(__global float2* dst,
+                               const struct io_layout out,
+                               uint tr,
+                               uint s,
+                               float2 x,
+                               uint logical_length,
+                               float scale,
+                               __global const float2* post_factors,
+                               const struct output_range range,
+                               __global const uint* rader_perm)
 {
     const uint i = tr / COLUMNS, j = tr % COLUMNS;
 #if RADER

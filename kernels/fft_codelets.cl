@@ -23,24 +23,33 @@
 #ifndef WIDEBAND_FFT_CODELETS_CL
 #define WIDEBAND_FFT_CODELETS_CL
 
-inline float2 cmul(float2 a, float2 b)
+/*
+ * The codelets and stages are always inlined, whatever the compiler's inliner
+ * thinks of their size: R and dir are constants only once inlined, and a copy
+ * left out of line keeps its loops rolled (slow) and makes clang (PoCL) warn
+ * "loop not unrolled" on every build. Every helper in kernels/ is static, so
+ * that no external copy is emitted for that warning either.
+ */
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+ALWAYS_INLINE float2 cmul(float2 a, float2 b)
 {
     return (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
 
-inline float2 cmul_conj(float2 a, float2 b) /* a * conj(b) */
+ALWAYS_INLINE float2 cmul_conj(float2 a, float2 b) /* a * conj(b) */
 {
     return (float2)(a.x * b.x + a.y * b.y, a.y * b.x - a.x * b.y);
 }
 
 /* a * (dir * i): the rotation by a quarter turn in the transform's direction */
-inline float2 mul_dir_i(float2 a, const int dir)
+ALWAYS_INLINE float2 mul_dir_i(float2 a, const int dir)
 {
     return dir < 0 ? (float2)(a.y, -a.x) : (float2)(-a.y, a.x);
 }
 
 /* a * exp(dir * 2*pi*i * m / R) for compile-time m, R with R in {8, 9, 16, 25} */
-inline float2 rotate(float2 a, const int m, const int R, const int dir)
+ALWAYS_INLINE float2 rotate(float2 a, const int m, const int R, const int dir)
 {
     const int mm = m % R;
     float c = 1.0f, s = 0.0f; /* cos and sin of 2*pi*mm/R */
@@ -104,14 +113,14 @@ inline float2 rotate(float2 a, const int m, const int R, const int dir)
     return (float2)(a.x * c - a.y * sd, a.x * sd + a.y * c);
 }
 
-inline void dft2(float2* v)
+ALWAYS_INLINE void dft2(float2* v)
 {
     const float2 a = v[0], b = v[1];
     v[0] = a + b;
     v[1] = a - b;
 }
 
-inline void dft4(float2* v, const int dir)
+ALWAYS_INLINE void dft4(float2* v, const int dir)
 {
     const float2 t0 = v[0] + v[2], t1 = v[0] - v[2];
     const float2 t2 = v[1] + v[3], t3 = mul_dir_i(v[1] - v[3], dir);
@@ -121,7 +130,7 @@ inline void dft4(float2* v, const int dir)
     v[3] = t1 - t3;
 }
 
-inline void dft8(float2* v, const int dir)
+ALWAYS_INLINE void dft8(float2* v, const int dir)
 {
     /* radix-2 decimation in time over two DFT-4s */
     float2 e[4] = { v[0], v[2], v[4], v[6] };
@@ -196,17 +205,17 @@ __constant float prime_sin_table[74] = {
 };
 
 /* Where prime p's entries start: the sum of (q-1)/2 over the odd primes q < p. */
-inline int prime_table_offset(const int p)
+ALWAYS_INLINE int prime_table_offset(const int p)
 {
     return p == 3 ? 0 : p == 5 ? 1 : p == 7 ? 3 : p == 11 ? 6 : p == 13 ? 11 : p == 17 ? 17 : p == 19 ? 25 : p == 23 ? 34 : p == 29 ? 45 : 59;
 }
 
-inline float prime_cos(const int p, const int m)
+ALWAYS_INLINE float prime_cos(const int p, const int m)
 {
     return prime_cos_table[prime_table_offset(p) + m - 1];
 }
 
-inline float prime_sin(const int p, const int m)
+ALWAYS_INLINE float prime_sin(const int p, const int m)
 {
     return prime_sin_table[prime_table_offset(p) + m - 1];
 }
@@ -217,7 +226,7 @@ inline float prime_sin(const int p, const int m)
  *   X[p-k] = x0 + sum_m a_m cos(2pi mk/p) - dir*i * sum_m b_m sin(2pi mk/p)
  * (p-1)^2/2 real-by-complex products instead of (p-1)^2 complex ones.
  */
-inline void dft_odd_prime(float2* v, const int p, const int dir)
+ALWAYS_INLINE void dft_odd_prime(float2* v, const int p, const int dir)
 {
     float2 a[15], b[15];
     float2 sum = v[0];
@@ -247,7 +256,7 @@ inline void dft_odd_prime(float2* v, const int p, const int dir)
 }
 
 /* The codelets composite radices are built from. */
-inline void dft_base(float2* v, const int R, const int dir)
+ALWAYS_INLINE void dft_base(float2* v, const int R, const int dir)
 {
     if (R == 2)
         dft2(v);
@@ -264,12 +273,12 @@ inline void dft_base(float2* v, const int R, const int dir)
  * output k = (B*(B^-1 mod A)*k1 + A*(A^-1 mod B)*k2) mod R; no twiddles.
  * inv_b_mod_a, inv_a_mod_b are passed as constants by dft().
  */
-inline void dft_pfa(float2* v,
-                    const int A,
-                    const int B,
-                    const int inv_b_mod_a,
-                    const int inv_a_mod_b,
-                    const int dir)
+ALWAYS_INLINE void dft_pfa(float2* v,
+                           const int A,
+                           const int B,
+                           const int inv_b_mod_a,
+                           const int inv_a_mod_b,
+                           const int dir)
 {
     const int R = A * B;
     float2 y[16];
@@ -301,7 +310,7 @@ inline void dft_pfa(float2* v,
  * Cooley-Tukey for R = A*B: n = B*n1 + n2, k = k1 + A*k2;
  * DFT-A down the columns, twiddle W_R^(n2*k1), DFT-B along the rows.
  */
-inline void dft_ct(float2* v, const int A, const int B, const int dir)
+ALWAYS_INLINE void dft_ct(float2* v, const int A, const int B, const int dir)
 {
     const int R = A * B;
     float2 y[25];
@@ -330,7 +339,7 @@ inline void dft_ct(float2* v, const int A, const int B, const int dir)
 }
 
 /* DFT of any supported radix R (see fft_planner.cc: supported_radices). */
-inline void dft(float2* v, const int R, const int dir)
+ALWAYS_INLINE void dft(float2* v, const int R, const int dir)
 {
     if (R == 6)
         dft_pfa(v, 2, 3, 1, 2, dir);

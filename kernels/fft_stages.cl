@@ -57,14 +57,14 @@
 #define ROUND_IS_FULL(R) ((FFT_L / (R)) % FFT_T == 0)
 
 /* W(t, FFT_L) in the transform's direction, from the table of forward twiddles */
-inline float2 stage_twiddle(TWIDDLE_SPACE const float2* twiddles, uint t, const int dir)
+ALWAYS_INLINE float2 stage_twiddle(TWIDDLE_SPACE const float2* twiddles, uint t, const int dir)
 {
     const float2 w = twiddles[t];
     return dir < 0 ? w : (float2)(w.x, -w.y);
 }
 
 /* The inputs of work-item q's butterflies of a radix-R stage, from the tile. */
-inline void stage_load(__local const float2* tile, float2* v, const int R, uint q)
+ALWAYS_INLINE void stage_load(__local const float2* tile, float2* v, const int R, uint q)
 {
 #pragma unroll
     for (int m = 0; m < BUTTERFLY_ROUNDS(R); ++m) {
@@ -78,7 +78,7 @@ inline void stage_load(__local const float2* tile, float2* v, const int R, uint 
 }
 
 /* Twiddles and DFT-R of work-item q's butterflies, in registers. */
-inline void stage_compute(
+ALWAYS_INLINE void stage_compute(
     float2* v, const int R, const int NS, const int dir, uint q, TWIDDLE_SPACE const float2* twiddles)
 {
 #pragma unroll
@@ -107,7 +107,7 @@ inline void stage_compute(
 }
 
 /* The outputs of work-item q's butterflies, to their Stockham positions in the tile. */
-inline void stage_store(__local float2* tile, const float2* v, const int R, const int NS, uint q)
+ALWAYS_INLINE void stage_store(__local float2* tile, const float2* v, const int R, const int NS, uint q)
 {
 #pragma unroll
     for (int m = 0; m < BUTTERFLY_ROUNDS(R); ++m) {

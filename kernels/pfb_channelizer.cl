@@ -26,14 +26,14 @@
 #include "fft_stages.cl"
 #include "pfb_fir.cl"
 
-inline void pfb_store_channel(__global float2* out,
-                              IDX out_stride,
-                              uint slots,
-                              __global const int* first_slot,
-                              __global const int* next_slot,
-                              uint f,
-                              uint c,
-                              float2 x)
+static inline void pfb_store_channel(__global float2* out,
+                                     IDX out_stride,
+                                     uint slots,
+                                     __global const int* first_slot,
+                                     __global const int* next_slot,
+                                     uint f,
+                                     uint c,
+                                     float2 x)
 {
     for (int slot = first_slot[c]; slot >= 0; slot = next_slot[slot]) {
 #if CHANNEL_MAJOR

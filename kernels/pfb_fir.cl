@@ -36,12 +36,12 @@
 
 /* Point e of the FFT input of frame f; rotation0 = (q0 + 2)*D mod M for the
  * call's first frame q0. */
-inline float2 pfb_fft_input(__global const float2* window,
-                            IDX last_of_first,
-                            uint rotation0,
-                            uint f,
-                            uint e,
-                            __global const float* taps)
+static inline float2 pfb_fft_input(__global const float2* window,
+                                   IDX last_of_first,
+                                   uint rotation0,
+                                   uint f,
+                                   uint e,
+                                   __global const float* taps)
 {
     const uint rotation = (rotation0 + (f % CHANNELS) * DECIMATION) % CHANNELS;
     const uint p = (rotation + CHANNELS - e) % CHANNELS;

@@ -7,6 +7,7 @@
 
 #include "fft_filter_impl.h"
 #include <gnuradio/io_signature.h>
+#include <gnuradio/wideband/core/environment.h>
 #include <gnuradio/wideband/core/host_copy.h>
 
 #include <algorithm>
@@ -42,8 +43,10 @@ int checked_decimation(int decimation)
 template <class TAP_T>
 typename fft_filter<TAP_T>::sptr fft_filter<TAP_T>::make(int decimation,
                                                          const std::vector<TAP_T>& taps,
+                                                         int /* nthreads */,
                                                          const std::string& device)
 {
+    core::environment::check();
     return gnuradio::make_block_sptr<fft_filter_impl<TAP_T>>(decimation, taps, device);
 }
 

@@ -8,6 +8,7 @@
 #include "fft_vcc_impl.h"
 #include "pipelined_work.h"
 #include <gnuradio/io_signature.h>
+#include <gnuradio/wideband/core/environment.h>
 
 #include <algorithm>
 #include <climits>
@@ -73,8 +74,10 @@ fft_vcc::sptr fft_vcc::make(int fft_size,
                             bool forward,
                             const std::vector<float>& window,
                             bool shift,
+                            int /* nthreads */,
                             const std::string& device)
 {
+    core::environment::check();
     return gnuradio::make_block_sptr<fft_vcc_impl>(
         fft_size, forward, window, shift, device);
 }
@@ -104,7 +107,8 @@ fft_vcc_impl::fft_vcc_impl(int fft_size,
 {
     // Room for two full device batches, so that work() gets whole batches
     // (GNU Radio's default would give a 512-point FFT 16 vectors per call).
-    set_min_output_buffer(long(2 * d_max_vectors));
+    // The per-port form: the all-ports one logs an info line per block.
+    set_min_output_buffer(0, long(2 * d_max_vectors));
 }
 
 std::shared_ptr<const core::fft_plan>

@@ -10,6 +10,7 @@
 #include <gnuradio/fft/window.h>
 #include <gnuradio/filter/firdes.h>
 #include <gnuradio/io_signature.h>
+#include <gnuradio/wideband/core/environment.h>
 #include <gnuradio/wideband/core/host_copy.h>
 
 #include <algorithm>
@@ -63,13 +64,6 @@ void check_taps(const std::vector<float>& taps)
                 "pfb_channelizer_ccf: taps must be finite numbers");
 }
 
-std::vector<float>
-taps_or_design(const std::vector<float>& taps, unsigned int numchans, float atten)
-{
-    check_taps(taps);
-    return taps.empty() ? pfb_channelizer_ccf::create_taps(numchans, atten) : taps;
-}
-
 std::vector<int> full_map(const std::vector<int>& map, unsigned int numchans)
 {
     if (!map.empty())
@@ -80,16 +74,83 @@ std::vector<int> full_map(const std::vector<int>& map, unsigned int numchans)
     return all;
 }
 
-// One output per mapped channel, or one vector of them; checked first, so that
-// a bad numchans or map is reported as such rather than as a bad signature.
-gr::io_signature::sptr channel_outputs(unsigned int numchans,
-                                       const std::vector<int>& channel_map,
-                                       bool vector_output,
-                                       const std::string& device)
+/*
+ * The taps of create_taps()'s prototype by Kaiser's formula,
+ * ceil((atten - 7.95) / (14.36 * width / fs)) + 1 with the transition width 0.2
+ * of the channel spacing (fs / numchans); checks numchans, atten and the
+ * design's limit first.
+ */
+double kaiser_tap_count(unsigned int numchans, float atten)
 {
     check_numchans(numchans);
+    if (!(atten > 0.0f) || !std::isfinite(atten))
+        throw std::invalid_argument(
+            "pfb_channelizer_ccf: atten must be a positive number of dB (got " +
+            std::to_string(atten) + ")");
+    const double transition = 0.2;
+    const double taps =
+        std::ceil(std::max(double(atten) - 7.95, 0.0) * numchans / (14.36 * transition)) +
+        1.0;
+    // firdes counts taps in an int; far fewer already exceed any device.
+    constexpr double most_taps = double(1 << 30);
+    if (taps > most_taps) {
+        std::ostringstream what;
+        what << "pfb_channelizer_ccf: " << numchans << " channels at atten " << atten
+             << " dB need " << std::fixed << std::setprecision(0) << taps
+             << " taps, more than the 2^30 the design allows: use fewer channels or a "
+                "lower atten";
+        throw std::invalid_argument(what.str());
+    }
+    return taps;
+}
+
+// The taps create_taps() gives, without designing them: Kaiser's count made
+// odd, as firdes makes it.
+size_t designed_tap_count(unsigned int numchans, float atten)
+{
+    return size_t(kaiser_tap_count(numchans, atten)) | 1;
+}
+
+// The engine's options for a block's arguments, without taps and channel map.
+core::pfb_channelizer_options block_options(unsigned int numchans,
+                                            unsigned int decimation,
+                                            bool vector_output,
+                                            const core::device_info& device)
+{
+    core::pfb_channelizer_options options;
+    options.channels = numchans;
+    options.oversample_rate = double(numchans) / decimation;
+    options.layout = vector_output ? core::channel_layout::frame_major
+                                   : core::channel_layout::channel_major;
+    options.max_input_samples = std::max<size_t>(chunk_samples_for(device), decimation);
+    return options;
+}
+
+/*
+ * Every argument, and the device buffers for the taps given or to be designed,
+ * checked before a prototype is designed or memory taken (designing one for
+ * 2^24 channels takes half a minute and gigabytes only to be refused). Returns
+ * the outputs: one per mapped channel, or one vector of them.
+ */
+gr::io_signature::sptr checked_outputs(unsigned int numchans,
+                                       const std::vector<float>& taps,
+                                       float oversample_rate,
+                                       const std::vector<int>& channel_map,
+                                       const std::string& device,
+                                       float atten,
+                                       bool vector_output)
+{
+    const unsigned int decimation = checked_decimation(numchans, oversample_rate);
     check_map(channel_map, numchans);
-    const size_t channels = full_map(channel_map, numchans).size();
+    check_taps(taps);
+    const size_t ntaps = taps.empty() ? designed_tap_count(numchans, atten) : taps.size();
+    const size_t channels = channel_map.empty() ? numchans : channel_map.size();
+    const auto contexts = core::device_context::get_all(device);
+    const core::pfb_channelizer_options options =
+        block_options(numchans, decimation, vector_output, contexts.front()->info());
+    for (const auto& context : contexts)
+        core::pfb_channelizer::check_sizes_fit(
+            context->info(), options, ntaps, vector_output ? channels : numchans);
     const gr::buffer_type buffers = output_buffer_type(device);
     return vector_output
                ? gr::io_signature::make(1, 1, sizeof(gr_complex) * channels, buffers)
@@ -100,36 +161,19 @@ gr::io_signature::sptr channel_outputs(unsigned int numchans,
 
 std::vector<float> pfb_channelizer_ccf::create_taps(unsigned int numchans, float atten)
 {
-    check_numchans(numchans);
-    if (!(atten > 0.0f) || !std::isfinite(atten))
-        throw std::invalid_argument(
-            "pfb_channelizer_ccf: atten must be a positive number of dB (got " +
-            std::to_string(atten) + ")");
     // The in-tree block's prototype: pass band to 0.4, stop band from 0.6 of the
     // channel spacing, designed with firdes and a Kaiser window, which reaches any
     // attenuation (optfir, the in-tree designer, crashes for large numchans in
     // GNU Radio 3.10.5). low_pass_2's cutoff is the middle of the transition band,
     // and its tap count, int(atten * fs / (22 * width)) made odd, is short of
-    // Kaiser's ceil((atten - 7.95) / (14.36 * width / fs)) + 1: the width given
-    // is the one that makes low_pass_2 count Kaiser's taps.
+    // Kaiser's: the width given is the one that makes low_pass_2 count Kaiser's
+    // taps.
+    const double kaiser_taps = kaiser_tap_count(numchans, atten);
     const double a = atten;
     const double beta = a > 50.0 ? 0.1102 * (a - 8.7)
                         : a >= 21.0
                             ? 0.5842 * std::pow(a - 21.0, 0.4) + 0.07886 * (a - 21.0)
                             : 0.0;
-    const double transition = 0.2; // of the channel spacing, i.e. fs / numchans
-    const double kaiser_taps =
-        std::ceil(std::max(a - 7.95, 0.0) * numchans / (14.36 * transition)) + 1.0;
-    // firdes counts taps in an int; far fewer already exceed any device.
-    constexpr double most_taps = double(1 << 30);
-    if (kaiser_taps > most_taps) {
-        std::ostringstream what;
-        what << "pfb_channelizer_ccf: " << numchans << " channels at atten " << atten
-             << " dB need " << std::fixed << std::setprecision(0) << kaiser_taps
-             << " taps, more than the 2^30 the design allows: use fewer channels or a "
-                "lower atten";
-        throw std::invalid_argument(what.str());
-    }
     const double width = a * numchans / (22.0 * (kaiser_taps + 0.5));
     return filter::firdes::low_pass_2(
         1.0, numchans, 0.5, width, a, fft::window::win_type::WIN_KAISER, beta);
@@ -143,6 +187,7 @@ pfb_channelizer_ccf::sptr pfb_channelizer_ccf::make(unsigned int numchans,
                                                     float atten,
                                                     bool vector_output)
 {
+    core::environment::check();
     return gnuradio::make_block_sptr<pfb_channelizer_ccf_impl>(
         numchans, taps, oversample_rate, channel_map, device, atten, vector_output);
 }
@@ -156,12 +201,18 @@ pfb_channelizer_ccf_impl::pfb_channelizer_ccf_impl(unsigned int numchans,
                                                    bool vector_output)
     : gr::block("pfb_channelizer_ccf",
                 gr::io_signature::make(1, 1, sizeof(gr_complex)),
-                channel_outputs(numchans, channel_map, vector_output, device)),
+                checked_outputs(numchans,
+                                taps,
+                                oversample_rate,
+                                channel_map,
+                                device,
+                                atten,
+                                vector_output)),
       d_numchans(numchans),
       d_decimation(checked_decimation(numchans, oversample_rate)),
       d_vector_output(vector_output),
       d_contexts(core::device_context::get_all(device)),
-      d_taps(taps_or_design(taps, numchans, atten)),
+      d_taps(taps.empty() ? create_taps(numchans, atten) : taps),
       d_map(full_map(channel_map, numchans)),
       d_slots(vector_output ? d_map.size() : 0),
       d_tags(d_decimation)
@@ -170,8 +221,6 @@ pfb_channelizer_ccf_impl::pfb_channelizer_ccf_impl(unsigned int numchans,
     set_tag_propagation_policy(TPP_DONT); // decimated_tags does it
     set_output_multiple(int(std::max<size_t>(
         1, buffer_hint_samples_for(d_contexts.front()->info()) / d_decimation)));
-    // Sizes beyond the device fail here, not when the flowgraph starts.
-    check_fits(engine_options(d_taps, d_map));
 }
 
 std::vector<size_t>
@@ -214,13 +263,8 @@ core::pfb_channelizer_options
 pfb_channelizer_ccf_impl::engine_options(const std::vector<float>& taps,
                                          const std::vector<int>& map) const
 {
-    core::pfb_channelizer_options options;
-    options.channels = d_numchans;
-    options.oversample_rate = double(d_numchans) / d_decimation;
-    options.layout = d_vector_output ? core::channel_layout::frame_major
-                                     : core::channel_layout::channel_major;
-    options.max_input_samples =
-        std::max<size_t>(chunk_samples_for(d_contexts.front()->info()), d_decimation);
+    core::pfb_channelizer_options options = block_options(
+        d_numchans, d_decimation, d_vector_output, d_contexts.front()->info());
     options.taps = taps;
     options.channel_map = engine_map(map);
     return options;

@@ -11,6 +11,7 @@
 #include <gnuradio/block.h>
 #include <gnuradio/buffer_double_mapped.h>
 #include <gnuradio/gr_complex.h>
+#include <gnuradio/wideband/core/environment.h>
 #include <gnuradio/wideband/core/host_copy.h>
 #include <gnuradio/wideband/core/multi_device_pipeline.h>
 
@@ -18,7 +19,6 @@
 
 #include "work_profile.h"
 #include <algorithm>
-#include <cstdlib>
 
 namespace gr {
 namespace wideband {
@@ -279,18 +279,13 @@ inline std::string device_names(const std::vector<core::device_context::sptr>& c
  */
 inline size_t chunk_samples_for(const core::device_info& device)
 {
-    if (const char* v = std::getenv("WIDEBAND_CHUNK_SAMPLES"))
-        return std::max<size_t>(std::strtoull(v, nullptr, 0), 1024);
+    if (const auto chosen = core::environment::chunk_samples())
+        return *chosen;
     return (device.type & CL_DEVICE_TYPE_GPU) ? size_t(1) << 22 : size_t(1) << 19;
 }
 
 //! Chunks in flight per block.
-inline size_t pipeline_depth()
-{
-    if (const char* v = std::getenv("WIDEBAND_PIPELINE_DEPTH"))
-        return std::max<size_t>(std::strtoull(v, nullptr, 0), 1);
-    return 2;
-}
+inline size_t pipeline_depth() { return core::environment::pipeline_depth(); }
 
 //! One pipeline that spreads chunks over \p engines, one per context.
 template <typename Engine>

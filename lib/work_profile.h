@@ -8,10 +8,11 @@
 #ifndef INCLUDED_WIDEBAND_WORK_PROFILE_H
 #define INCLUDED_WIDEBAND_WORK_PROFILE_H
 
+#include <gnuradio/wideband/core/environment.h>
+
 #include <array>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 namespace gr {
@@ -38,10 +39,7 @@ public:
 
     static bool enabled()
     {
-        static const bool on = [] {
-            const char* v = std::getenv("WIDEBAND_PROFILE");
-            return v && *v && std::string(v) != "0";
-        }();
+        static const bool on = core::environment::profile();
         return on;
     }
 

@@ -9,10 +9,10 @@
 #include "kernel_sources.h"
 #include "program_cache.h"
 #include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/environment.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
@@ -346,9 +346,9 @@ std::string device_info::address() const
 std::string effective_device_spec(const std::string& spec)
 {
     if (trim(spec).empty()) {
-        const char* env = std::getenv("WIDEBAND_DEVICE");
-        if (env && *env)
-            return env;
+        const std::string chosen = environment::device();
+        if (!chosen.empty())
+            return chosen;
     }
     return spec;
 }
@@ -450,10 +450,9 @@ cl::Program device_context::build_program(const std::string& source_name,
 {
     // Developers' knobs: extra compiler options (e.g. -cl-nv-verbose) and the
     // compiler's log of every build on stderr (register use, spills).
-    const char* extra = std::getenv("WIDEBAND_BUILD_OPTIONS");
-    const std::string options =
-        plan_options + (extra && *extra ? " " + std::string(extra) : "");
-    const char* show_log = std::getenv("WIDEBAND_BUILD_LOG");
+    const std::string extra = environment::build_options();
+    const std::string options = plan_options + (extra.empty() ? "" : " " + extra);
+    const bool show_log = environment::build_log();
 
     const std::string source = kernel_source(source_name);
     program_cache disk(d_info, source, options);
@@ -489,7 +488,7 @@ cl::Program device_context::build_program(const std::string& source_name,
                                  "]. Compiler log:\n" + log);
     }
     ++d_compilations;
-    if (show_log && *show_log && std::string(show_log) != "0")
+    if (show_log)
         std::cerr << "gr-wideband: build log of kernels/" << source_name << " ["
                   << options << "]:\n"
                   << prog.getBuildInfo<CL_PROGRAM_BUILD_LOG>(d_device) << std::endl;

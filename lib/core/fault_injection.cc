@@ -6,12 +6,10 @@
  */
 
 #include "fault_injection.h"
+#include <gnuradio/wideband/core/environment.h>
 #include <gnuradio/wideband/core/opencl.h>
 
-#include <cstdlib>
 #include <mutex>
-#include <stdexcept>
-#include <string>
 
 namespace gr {
 namespace wideband {
@@ -20,66 +18,35 @@ namespace fault {
 
 namespace {
 
-enum class kind { none, build, enqueue };
+using setting = environment::fault_setting;
 
-struct setting {
-    kind what = kind::none;
-    unsigned long long from_call = 0; // enqueue:N
-};
-
-setting parse(const std::string& value)
-{
-    if (value == "build")
-        return { kind::build, 0 };
-    const std::string prefix = "enqueue:";
-    if (value.compare(0, prefix.size(), prefix) == 0) {
-        const std::string n = value.substr(prefix.size());
-        if (!n.empty() && n.size() < 19 &&
-            n.find_first_not_of("0123456789") == std::string::npos && std::stoull(n) > 0)
-            return { kind::enqueue, std::stoull(n) };
-    }
-    throw std::invalid_argument("WIDEBAND_FAULT=\"" + value +
-                                "\" is malformed: use build or enqueue:N (N >= 1), or "
-                                "leave it unset");
-}
-
-std::string current_value()
-{
-    const char* v = std::getenv("WIDEBAND_FAULT");
-    return v ? v : "";
-}
-
-// What this engine call is to do. Calls are counted from when the variable
-// took its value (set again after being unset, it counts from 1 again).
-kind engine_call_fault()
+// True when this engine call is to fail. Calls are counted from when the
+// variable took its setting (set again after being unset, it counts from 1
+// again).
+bool engine_call_fails()
 {
     static std::mutex mutex;
-    static std::string counting; // the value the count belongs to
-    static unsigned long long calls = 0;
-    const std::string value = current_value();
+    static setting counting; // the setting the count belongs to
+    static uint64_t calls = 0;
+    const setting current = environment::fault();
     std::lock_guard<std::mutex> lock(mutex);
-    if (counting != value) {
-        counting = value;
+    if (!(counting == current)) {
+        counting = current;
         calls = 0;
     }
-    if (value.empty())
-        return kind::none;
-    const setting s = parse(value);
+    if (current.what == setting::kind::none)
+        return false;
     ++calls;
-    return s.what == kind::enqueue && calls >= s.from_call ? s.what : kind::none;
+    return current.what == setting::kind::enqueue && calls >= current.from_call;
 }
 
 } // namespace
 
-bool build_fails()
-{
-    const std::string value = current_value();
-    return !value.empty() && parse(value).what == kind::build;
-}
+bool build_fails() { return environment::fault().what == setting::kind::build; }
 
 void check_enqueue()
 {
-    if (engine_call_fault() == kind::enqueue)
+    if (engine_call_fails())
         throw cl::Error(CL_OUT_OF_RESOURCES,
                         "clEnqueueNDRangeKernel (injected by WIDEBAND_FAULT)");
 }

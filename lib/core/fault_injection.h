@@ -26,7 +26,7 @@ namespace fault {
  *
  * Engine calls are the enqueues of fft_plan, fft_filter and pfb_channelizer.
  * Unset or empty, nothing happens beyond one getenv() per call. A malformed
- * value throws std::invalid_argument wherever it is read.
+ * value throws std::invalid_argument wherever it is read (environment.h).
  */
 
 //! True when WIDEBAND_FAULT=build: the build is to fail (the disk cache unused).

@@ -6,9 +6,9 @@
  */
 
 #include "fft_planner.h"
+#include <gnuradio/wideband/core/environment.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <sstream>
@@ -46,42 +46,24 @@ size_t tile_stride(size_t length,
     return stride;
 }
 
-// Parses WIDEBAND_FFT_TUNE="key=value,..." into the limits (experiments only).
+// WIDEBAND_FFT_TUNE's replacements of the limits (experiments only).
 void apply_tuning_overrides(fft_device_limits& limits)
 {
-    const char* env = std::getenv("WIDEBAND_FFT_TUNE");
-    if (!env || !*env)
-        return;
-    std::istringstream items(env);
-    std::string item;
-    while (std::getline(items, item, ',')) {
-        const auto eq = item.find('=');
-        if (eq == std::string::npos)
-            continue;
-        const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-        try {
-            if (key == "local")
-                limits.local_bytes = std::stoul(value);
-            else if (key == "wg")
-                limits.target_group_size = std::stoul(value);
-            else if (key == "pad")
-                limits.pad_shift = static_cast<unsigned>(std::stoul(value));
-            else if (key == "twiddles")
-                limits.constant_twiddles = value == "constant";
-            else if (key == "direct")
-                limits.allow_direct = value != "0";
-            else if (key == "min_group")
-                limits.min_strided_group = std::max<size_t>(1, std::stoul(value));
-            else if (key == "powers")
-                limits.twiddle_powers = value == "1"
-                                            ? fft_device_limits::twiddle_power_use::always
-                                            : fft_device_limits::twiddle_power_use::never;
-            else if (key == "threads")
-                limits.max_transform_threads = std::max<size_t>(1, std::stoul(value));
-        } catch (const std::exception&) {
-            // a malformed experiment setting is ignored, never fatal
-        }
-    }
+    const environment::fft_tuning tuning = environment::fft_tune();
+    limits.local_bytes = tuning.local_bytes.value_or(limits.local_bytes);
+    limits.target_group_size = tuning.group_size.value_or(limits.target_group_size);
+    limits.pad_shift = tuning.pad_shift.value_or(limits.pad_shift);
+    limits.min_strided_group =
+        tuning.min_strided_group.value_or(limits.min_strided_group);
+    limits.max_transform_threads =
+        tuning.max_transform_threads.value_or(limits.max_transform_threads);
+    limits.constant_twiddles =
+        tuning.constant_twiddles.value_or(limits.constant_twiddles);
+    limits.allow_direct = tuning.allow_direct.value_or(limits.allow_direct);
+    if (tuning.twiddle_powers)
+        limits.twiddle_powers = *tuning.twiddle_powers
+                                    ? fft_device_limits::twiddle_power_use::always
+                                    : fft_device_limits::twiddle_power_use::never;
 }
 
 struct radix_choice {

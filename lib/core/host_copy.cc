@@ -5,12 +5,12 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include <gnuradio/wideband/core/environment.h>
 #include <gnuradio/wideband/core/host_copy.h>
 
 #include <condition_variable>
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -125,11 +125,8 @@ private:
 
 size_t configured_threads()
 {
-    if (const char* env = std::getenv("WIDEBAND_COPY_THREADS")) {
-        const long n = std::atol(env);
-        if (n >= 1)
-            return size_t(std::min<long>(n, 64));
-    }
+    if (const auto chosen = environment::copy_threads())
+        return *chosen;
     return std::max<size_t>(1, std::min<size_t>(std::thread::hardware_concurrency(), 8));
 }
 

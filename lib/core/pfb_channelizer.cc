@@ -33,9 +33,6 @@ void check_options(const pfb_channelizer_options& o)
             "pfb_channelizer: channels must be 1.." +
             std::to_string(pfb_channelizer_options::max_channels) + " (got " +
             std::to_string(o.channels) + ")");
-    if (o.taps.empty())
-        throw std::invalid_argument(
-            "pfb_channelizer: taps must not be empty (give a prototype low-pass filter)");
     // GNU Radio's rule: the rate must be M/i for an integer i in [1, M].
     const double d = o.oversample_rate > 0 ? double(o.channels) / o.oversample_rate : 0.0;
     if (!std::isfinite(d) || std::fabs(d - std::round(d)) > 1e-5 || std::round(d) < 1 ||
@@ -287,11 +284,23 @@ void pfb_channelizer::check_fits(const device_info& device,
     const size_t M = options.channels;
     if (!options.channel_map.empty())
         resolved_map(options.channel_map, M); // checks its entries
-    check_sizes(device,
-                M,
-                ceil_div(options.taps.size(), M),
-                options.channel_map.empty() ? M : options.channel_map.size(),
-                shape_of(options));
+    check_sizes_fit(device,
+                    options,
+                    options.taps.size(),
+                    options.channel_map.empty() ? M : options.channel_map.size());
+}
+
+void pfb_channelizer::check_sizes_fit(const device_info& device,
+                                      const pfb_channelizer_options& options,
+                                      size_t taps,
+                                      size_t outputs)
+{
+    check_options(options);
+    if (taps == 0)
+        throw std::invalid_argument(
+            "pfb_channelizer: taps must not be empty (give a prototype low-pass filter)");
+    const size_t M = options.channels;
+    check_sizes(device, M, ceil_div(taps, M), outputs, shape_of(options));
 }
 
 size_t pfb_channelizer::channels() const { return d_impl->M; }

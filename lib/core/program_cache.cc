@@ -6,6 +6,7 @@
  */
 
 #include "program_cache.h"
+#include <gnuradio/wideband/core/environment.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -37,13 +38,8 @@ uint64_t fnv1a(const std::string& text, uint64_t h = 1469598103934665603ull)
 
 std::string program_cache::directory()
 {
-    const char* env = std::getenv("WIDEBAND_KERNEL_CACHE");
-    if (env && *env) {
-        const std::string v = env;
-        if (v == "off" || v == "0" || v == "none" || v == "OFF")
-            return "";
-        return v;
-    }
+    if (const auto chosen = environment::kernel_cache())
+        return *chosen;
     if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
         return std::string(xdg) + "/gr-wideband/kernels";
     if (const char* home = std::getenv("HOME"); home && *home)

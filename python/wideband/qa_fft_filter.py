@@ -545,7 +545,7 @@ class qa_fft_filter(gr_unittest.TestCase):
                             ValueError, r"taps \+ decimation - 1 must be at most 2\^24"):
                         make(D, taps)
                 # a chunk (WIDEBAND_CHUNK_SAMPLES) beyond what the device holds
-                with mock.patch.dict(os.environ, {"WIDEBAND_CHUNK_SAMPLES": str(2**31)}):
+                with mock.patch.dict(os.environ, {"WIDEBAND_CHUNK_SAMPLES": str(2**30)}):
                     with self.assertRaisesRegex(ValueError, "fft_convolution|allocates"):
                         make(1, taps)
                 with self.assertRaisesRegex(ValueError, "taps must not be empty"):
@@ -603,6 +603,30 @@ class qa_fft_filter(gr_unittest.TestCase):
         self.assertEqual(list(block.taps()), [1 + 2j, -0.5j])
         block = wideband.fft_filter_ccf(1, [0.25, -2.0])
         self.assertEqual(list(block.taps()), [0.25, -2.0])
+
+    def test_015_the_in_tree_calls_work(self):
+        # A flowgraph for the in-tree blocks works with only the module changed:
+        # nthreads (ignored) where the in-tree block has it, the same exception
+        # types; the device follows nthreads, or comes third as before.
+        taps = [0.5, 1.0, 0.5]
+        device = wideband.find_device("")["name"]
+        for kind, (ours, in_tree) in KINDS.items():
+            with self.subTest(kind=kind):
+                for args, keywords in (((2, taps), {}), ((2, taps, 3), {}),
+                                       ((2, taps), {"nthreads": 3}),
+                                       ((2,), {"taps": taps, "nthreads": 0})):
+                    in_tree(*args, **keywords)
+                    block = ours(*args, **keywords)
+                    self.assertEqual((block.decimation(), block.device_name()), (2, device))
+                for args, keywords in (((2, taps, 1, ""), {}), ((2, taps, ""), {}),
+                                       ((2, taps), {"device": ""}),
+                                       ((2, taps, 4), {"device": ""})):
+                    self.assertEqual(ours(*args, **keywords).device_name(), device)
+                for decimation, error in ((0, ValueError), (1.5, TypeError)):
+                    with self.assertRaises(error):
+                        in_tree(decimation, taps)
+                    with self.assertRaises(error):
+                        ours(decimation, taps)
 
 
 if __name__ == '__main__':

@@ -50,7 +50,7 @@ class qa_fft_filter_grc(grc_testcase):
     def test_001_gui_example_compiles(self):
         with open(self.assert_compiles(GUI_EXAMPLE)) as f:
             code = f.read()
-        self.assertIn("wideband.fft_filter_ccf(decimation, taps, device)", code)
+        self.assertIn("wideband.fft_filter_ccf(decimation, taps, device=device)", code)
         # the taps are a variable (that the Cutoff slider changes): new values
         # reach the block
         self.assertIn("self.wideband_fft_filter_xxx_0.set_taps(self.taps)", code)
@@ -121,11 +121,11 @@ class qa_fft_filter_grc(grc_testcase):
     def test_004_type_selects_ccc_or_ccf(self):
         for parameters, make in (
                 (dict(type="ccc", taps="[0.5, 1 + 1j, 0.5]"),
-                 "wideband.fft_filter_ccc(decimation, [0.5, 1 + 1j, 0.5], device)"),
+                 "wideband.fft_filter_ccc(decimation, [0.5, 1 + 1j, 0.5], device=device)"),
                 (dict(type="ccc", taps="taps"),  # real values are complex too
-                 "wideband.fft_filter_ccc(decimation, taps, device)"),
+                 "wideband.fft_filter_ccc(decimation, taps, device=device)"),
                 (dict(type="ccf", taps="[1.0]"),
-                 "wideband.fft_filter_ccf(decimation, [1.0], device)")):
+                 "wideband.fft_filter_ccf(decimation, [1.0], device=device)")):
             with self.subTest(**parameters):
                 with open(self.assert_compiles(self.edited(GUI_EXAMPLE, BLOCK_ID,
                                                            **parameters))) as f:

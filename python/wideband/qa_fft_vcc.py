@@ -26,6 +26,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from unittest import mock
 
 import numpy as np
 from gnuradio import blocks, fft, gr, gr_unittest
@@ -305,6 +306,96 @@ class qa_fft_vcc(gr_unittest.TestCase):
         self.assertNotEqual(run.returncode, 0)
         self.assertIn("RuntimeError", run.stderr)
         self.assertIn("no OpenCL platform found", run.stderr)
+
+    def test_012_the_in_tree_calls_work(self):
+        # A flowgraph for fft.fft_vcc works with only the module changed: nthreads
+        # (ignored) fifth, the device after it or fifth as before, and the
+        # exception types of the in-tree block where both refuse (the in-tree
+        # block refuses a wrong window with RuntimeError, ours with ValueError).
+        device = wideband.find_device("")["name"]
+        win = window.hann(16)
+        for args, keywords in (((16, True, win), {}), ((16, False, win, True), {}),
+                               ((16, True, win, True, 2), {}),
+                               ((16, True, win), {"shift": True, "nthreads": 4})):
+            fft.fft_vcc(*args, **keywords)
+            self.assertEqual(wideband.fft_vcc(*args, **keywords).device_name(), device)
+        for args, keywords in (((16, True, win, True, 1, ""), {}),
+                               ((16, True, win, True, ""), {}),
+                               ((16, True, win), {"device": ""}),
+                               ((16, True, win, False, 2), {"device": ""})):
+            self.assertEqual(wideband.fft_vcc(*args, **keywords).device_name(), device)
+        for size, error in ((0, ValueError), (-4, ValueError), (4.5, TypeError)):
+            with self.subTest(fft_size=size):
+                with self.assertRaises(error):
+                    fft.fft_vcc(size, True, [])
+                with self.assertRaises(error):
+                    wideband.fft_vcc(size, True, [])
+
+    def test_013_blocks_write_nothing_to_stderr(self):
+        # New kernels, built for blocks made and run, leave stderr empty: no
+        # compiler warnings (PoCL prints "N warnings generated." for each build),
+        # no GNU Radio log lines (set_min_output_buffer logs one per block).
+        # Radix 14 and a work-group of 64 once left a codelet out of line.
+        script = """
+import numpy as np
+from gnuradio import blocks, gr, wideband
+from gnuradio.fft import window
+for n in (12, 42, 210, 512, 1000, 4093):
+    wideband.fft_vcc(n, True, window.hann(n), True)
+wideband.fft_filter_ccc(1, [1, 2, 3])
+wideband.fft_filter_ccc(3, [0.5j, 1.0, 0.5])
+tb = gr.top_block()
+source = blocks.vector_source_c(np.ones(4096, dtype=np.complex64).tolist())
+channelizer = wideband.pfb_channelizer_ccf(16, [], 2.0, [0, 1], "", 100, True)
+tb.connect(source, channelizer, blocks.null_sink(gr.sizeof_gr_complex * 2))
+tb.run()
+"""
+        with tempfile.TemporaryDirectory() as caches:
+            env = dict(os.environ, WIDEBAND_KERNEL_CACHE="off", POCL_CACHE_DIR=caches,
+                       WIDEBAND_FFT_TUNE="wg=64")
+            run = subprocess.run([sys.executable, "-c", script], env=env,
+                                 capture_output=True, text=True, timeout=600)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(run.stderr, "")
+
+    def test_014_bad_environment_variables_raise_value_error(self):
+        # Each WIDEBAND_* variable parsed strictly and range-checked when a block
+        # is made: one line naming it and what it takes (lib/core/environment.cc).
+        taps = [0.5, 1.0, 0.5]
+        makers = {
+            "fft_vcc": lambda: wideband.fft_vcc(16, True, []),
+            "fft_filter_ccc": lambda: wideband.fft_filter_ccc(2, taps),
+            "pfb_channelizer_ccf": lambda: wideband.pfb_channelizer_ccf(4, taps),
+        }
+        cases = {
+            "WIDEBAND_CHUNK_SAMPLES": (["-1", "0", "abc", "1023", "2e6", "0x100000",
+                                        str(2**30 + 1), str(2**64)],
+                                       "an integer from 1024 to 1073741824", "65536"),
+            "WIDEBAND_PIPELINE_DEPTH": (["-1", "0", "abc", "17", "1000000", " 2"],
+                                        "an integer from 1 to 16", "3"),
+            "WIDEBAND_COPY_THREADS": (["-1", "0", "abc", "65", str(2**64)],
+                                      "an integer from 1 to 64", "5"),
+            "WIDEBAND_PROFILE": (["-1", "2", "yes", "on"], "0 or 1", "0"),
+            "WIDEBAND_BUILD_LOG": (["-1", "2", "yes"], "0 or 1", "0"),
+            "WIDEBAND_FAULT": (["enqueue:0", "enqueue:-1", "enqueue:abc", "enqueue:",
+                                "enqueue:" + str(2**64), "builds"],
+                               "build or enqueue:N", "enqueue:1000000"),
+            "WIDEBAND_FFT_TUNE": (["wg=0", "wg=abc", "local=1", "pad=17", "twiddles=x",
+                                   "unknown=1", "wg"], "key=value entries", "wg=128"),
+        }
+        for name, (bad_values, wanted, good) in cases.items():
+            for value in bad_values:
+                for block, make in makers.items():
+                    with self.subTest(variable=name, value=value, block=block):
+                        with mock.patch.dict(os.environ, {name: value}):
+                            with self.assertRaises(ValueError) as raised:
+                                make()
+                        self.assertTrue(str(raised.exception).startswith(
+                            f"{name}={value}: wants {wanted}"), str(raised.exception))
+                        self.assertNotIn("\n", str(raised.exception))
+            with mock.patch.dict(os.environ, {name: good}):
+                for make in makers.values():
+                    make()
 
 
 if __name__ == '__main__':

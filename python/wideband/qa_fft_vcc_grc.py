@@ -33,7 +33,7 @@ class qa_fft_vcc_grc(grc_testcase):
             code = f.read()
         # ours and the in-tree FFT on the same vectors, into one plot
         self.assertIn("wideband.fft_vcc(fft_size, True, window.blackmanharris(fft_size), "
-                      "True, device)", code)
+                      "True, device=device)", code)
         self.assertIn("fft.fft_vcc(fft_size, True, window.blackmanharris(fft_size), True, 1)",
                       code)
 

@@ -490,7 +490,7 @@ class qa_pfb_channelizer_ccf(gr_unittest.TestCase):
             make(0, taps, 1, [0])
         with self.assertRaisesRegex(ValueError, r"numchans must be 1\.\.16777216"):
             make.create_taps(0)
-        with self.assertRaises(TypeError):  # unsigned in C++
+        with self.assertRaisesRegex(ValueError, r"numchans must be 1\.\.16777216"):
             make(-1)
         for numchans in (2**24 + 1, 2**32 - 1):
             with self.assertRaisesRegex(ValueError, r"numchans must be 1\.\.16777216"):
@@ -501,7 +501,7 @@ class qa_pfb_channelizer_ccf(gr_unittest.TestCase):
             make.create_taps(16, 1e9)
         # a chunk (WIDEBAND_CHUNK_SAMPLES) beyond what the device holds: at
         # construction, before any device memory is taken
-        with mock.patch.dict(os.environ, {"WIDEBAND_CHUNK_SAMPLES": str(2**31)}):
+        with mock.patch.dict(os.environ, {"WIDEBAND_CHUNK_SAMPLES": str(2**30)}):
             with self.assertRaisesRegex(
                     ValueError, r"input window.*(allocates at most|2\^32 samples)"):
                 make(16, taps)
@@ -723,6 +723,43 @@ print("ran")
             self.assertIn("ran", run.stdout)
             with open(os.path.join(prefs, "vmcircbuf_default_factory")) as f:
                 self.assertEqual(f.read().strip(), "gr::vmcircbuf_mmap_shm_open_factory")
+    def test_020_sizes_beyond_the_device_refused_before_designing(self):
+        # 2^24 channels' designed prototype (33 taps per branch) needs an input
+        # window of 4.5 GB: refused from the sizes, before the half-minute,
+        # gigabytes-large design, in whatever order the checks come.
+        if wideband.find_device("cpu")["max_alloc_bytes"] >= 2**32:
+            self.skipTest("this device holds the window")
+        start = time.monotonic()
+        with self.assertRaisesRegex(ValueError, "input window.*allocates at most"):
+            wideband.pfb_channelizer_ccf(2**24, [], 1.0, [], "cpu")
+        with self.assertRaisesRegex(ValueError, "numchans must be 1"):
+            wideband.pfb_channelizer_ccf(2**24 + 1, [], 1.0, [], "cpu")
+        with self.assertRaisesRegex(ValueError, "oversample_rate must be numchans/i"):
+            wideband.pfb_channelizer_ccf(2**24, [], 3.0, [], "cpu")
+        with self.assertRaisesRegex(ValueError, "out of range"):
+            wideband.pfb_channelizer_ccf(2**24, [], 1.0, [2**24], "cpu")
+        with self.assertRaisesRegex(ValueError, "device"):
+            wideband.pfb_channelizer_ccf(2**24, [], 1.0, [], "no-such-device-xyz")
+        self.assertLess(time.monotonic() - start, 2.0)
+
+    def test_021_numchans_as_the_in_tree_block_refuses_it(self):
+        # The exception type of gnuradio.filter.pfb.channelizer_ccf, on one line
+        # saying what is allowed.
+        taps = [0.5, 1.0, 0.5]
+        for numchans, kind in ((-4, ValueError), (0, ValueError), (2**40, ValueError),
+                               (3.5, TypeError), ("16", TypeError), (None, TypeError)):
+            with self.subTest(numchans=numchans):
+                if numchans != 2**40:   # the in-tree block makes 2^40 streams
+                    with self.assertRaises(kind):
+                        pfb.channelizer_ccf(numchans, taps, 1)
+                with self.assertRaises(kind) as raised:
+                    wideband.pfb_channelizer_ccf(numchans, taps, 1)
+                message = str(raised.exception)
+                self.assertNotIn("\n", message)
+                self.assertRegex(message, r"numchans must be (an integer, )?1\.\.16777216 "
+                                          r"\(got .+\)")
+        self.assertEqual(wideband.pfb_channelizer_ccf(np.int64(16), taps, 1).numchans(), 16)
+
 
 if __name__ == '__main__':
     gr_unittest.run(qa_pfb_channelizer_ccf)

@@ -48,13 +48,16 @@ public:
     /*!
      * \param decimation D >= 1
      * \param taps filter taps, at least one, finite
+     * \param nthreads ignored: there for the in-tree block's positional form
      * \param device OpenCL device: "" (automatic, or WIDEBAND_DEVICE), "gpu",
      *        "cpu", "P:D" or part of a device name
      * \throws std::invalid_argument for decimation < 1, empty or non-finite taps,
-     *         or a bad device string
+     *         a bad device string or a bad WIDEBAND_* environment variable
      */
-    static sptr
-    make(int decimation, const std::vector<TAP_T>& taps, const std::string& device = "");
+    static sptr make(int decimation,
+                     const std::vector<TAP_T>& taps,
+                     int nthreads = 1,
+                     const std::string& device = "");
 
     //! New taps, applied from the next chunk the block computes on (no sample lost).
     virtual void set_taps(const std::vector<TAP_T>& taps) = 0;

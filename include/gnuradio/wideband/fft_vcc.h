@@ -45,19 +45,22 @@ public:
      * \param forward true: forward transform; false: inverse (unnormalised)
      * \param window empty, or fft_size real factors applied to the input
      * \param shift forward: fft-shift the output; inverse: ifft-shift the input
+     * \param nthreads ignored: there for the in-tree block's positional form
      * \param device OpenCL device: "" (automatic: the first GPU, else
      *        accelerator, else CPU; the environment variable WIDEBAND_DEVICE
      *        replaces ""), "gpu", "cpu", "accelerator", "P:D" (platform and
      *        device index, see wideband_devices) or part of a device name
      *
      * \throws std::invalid_argument for fft_size < 1, a window of the wrong
-     *         length, or a device string that is malformed or matches no device
+     *         length, a device string that is malformed or matches no device, or
+     *         a bad WIDEBAND_* environment variable
      * \throws std::runtime_error when the machine has no OpenCL platform
      */
     static sptr make(int fft_size,
                      bool forward,
                      const std::vector<float>& window,
                      bool shift = false,
+                     int nthreads = 1,
                      const std::string& device = "");
 
     /*!

@@ -65,7 +65,9 @@ public:
      *        of channels)
      * \throws std::invalid_argument for numchans < 1, an oversample rate that does
      *         not give an integer D in [1, M], a channel index out of range, taps
-     *         that are not finite, atten <= 0, or a bad device string
+     *         that are not finite, atten <= 0, a bad device string, a bad
+     *         WIDEBAND_* environment variable, or sizes beyond the device; all
+     *         checked before any taps are designed or memory taken
      */
     static sptr make(unsigned int numchans,
                      const std::vector<float>& taps = std::vector<float>(),

@@ -285,8 +285,8 @@ BOOST_AUTO_TEST_CASE(kernel_source_resolves_includes)
         return found;
     };
     BOOST_TEST(count("__kernel") >= 1u);
-    BOOST_TEST(count("inline void stage_load(") == 1u);
-    BOOST_TEST(count("inline float2 cmul(") == 1u);
+    BOOST_TEST(count("ALWAYS_INLINE void stage_load(") == 1u);
+    BOOST_TEST(count("ALWAYS_INLINE float2 cmul(") == 1u);
 
     BOOST_CHECK_EXCEPTION(core::kernel_source("no_such_kernel.cl"),
                           std::invalid_argument,

@@ -4,12 +4,39 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include <gnuradio/wideband/core/pfb_channelizer.h>
 #include <gnuradio/wideband/pfb_channelizer_ccf.h>
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 namespace py = pybind11;
+
+namespace {
+
+/*
+ * numchans as the block takes it, with the exceptions of
+ * gnuradio.filter.pfb.channelizer_ccf in one line: ValueError for an integer out
+ * of range (-4), TypeError for anything else (3.5), where pybind11's unsigned
+ * int would raise its many-line TypeError for both.
+ */
+unsigned int checked_numchans(const py::object& numchans)
+{
+    constexpr size_t most = gr::wideband::core::pfb_channelizer_options::max_channels;
+    const std::string allowed = "1.." + std::to_string(most) + " (got " +
+                                py::repr(numchans).cast<std::string>() + ")";
+    if (!PyIndex_Check(numchans.ptr())) // an integer of any kind (numpy's too)
+        throw py::type_error("pfb_channelizer_ccf: numchans must be an integer, " +
+                             allowed);
+    const auto value = py::reinterpret_steal<py::int_>(PyNumber_Index(numchans.ptr()));
+    if (!value)
+        throw py::error_already_set();
+    if (value < py::int_(1) || value > py::int_(most))
+        throw py::value_error("pfb_channelizer_ccf: numchans must be " + allowed);
+    return value.cast<unsigned int>();
+}
+
+} // namespace
 
 void bind_pfb_channelizer_ccf(py::module& m)
 {
@@ -33,8 +60,23 @@ Channel c is centred on +c/numchans cycles per input sample (0 = DC,
 1..numchans/2 positive, then negative). With D = numchans/oversample_rate (an
 integer), every channel gives one sample per D input samples, the first after
 D samples. Empty taps: a prototype designed for atten dB (create_taps).
-Raises ValueError for bad arguments, before the flowgraph starts.)doc")
-        .def(py::init(&pfb_channelizer_ccf::make),
+Raises ValueError for bad arguments (TypeError for a numchans that is not an
+integer, as the in-tree block), before anything is designed or allocated.)doc")
+        .def(py::init([](const py::object& numchans,
+                         const std::vector<float>& taps,
+                         float oversample_rate,
+                         const std::vector<int>& channel_map,
+                         const std::string& device,
+                         float atten,
+                         bool vector_output) {
+                 return pfb_channelizer_ccf::make(checked_numchans(numchans),
+                                                  taps,
+                                                  oversample_rate,
+                                                  channel_map,
+                                                  device,
+                                                  atten,
+                                                  vector_output);
+             }),
              py::arg("numchans"),
              py::arg("taps") = std::vector<float>(),
              py::arg("oversample_rate") = 1.0f,

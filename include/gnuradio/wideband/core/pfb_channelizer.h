@@ -98,6 +98,18 @@ public:
     static void check_fits(const device_info& device,
                            const pfb_channelizer_options& options);
 
+    /*!
+     * \brief check_fits() before the prototype and the channel map exist: the
+     * options' channels, oversample rate, layout and max_input_samples with
+     * \p taps taps and \p outputs mapped channels (options.taps and
+     * options.channel_map are not read), so that a caller can refuse sizes
+     * beyond the device before designing a prototype.
+     */
+    static void check_sizes_fit(const device_info& device,
+                                const pfb_channelizer_options& options,
+                                size_t taps,
+                                size_t outputs);
+
     pfb_channelizer(const pfb_channelizer&) = delete;
     pfb_channelizer& operator=(const pfb_channelizer&) = delete;
 
