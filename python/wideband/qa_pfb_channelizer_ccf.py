@@ -760,6 +760,36 @@ print("ran")
                                           r"\(got .+\)")
         self.assertEqual(wideband.pfb_channelizer_ccf(np.int64(16), taps, 1).numchans(), 16)
 
+    def test_022_in_tree_positional_form_with_atten(self):
+        # filter.pfb.channelizer_ccf(numchans, taps=None, oversample_rate=1,
+        # atten=100): atten fourth, taps None designs them.
+        rng = np.random.default_rng(22)
+        numchans, rate = 16, 2
+        taps = random_taps(rng, 61)
+        x = (rng.standard_normal(4000) + 1j * rng.standard_normal(4000)).astype(np.complex64)
+        src = blocks.vector_source_c(x, False)
+        ref = pfb.channelizer_ccf(numchans, taps, rate, 80)
+        ours = wideband.pfb_channelizer_ccf(numchans, taps, rate, 80)
+        ref_sinks = [blocks.vector_sink_c() for _ in range(numchans)]
+        our_sinks = [blocks.vector_sink_c() for _ in range(numchans)]
+        self.tb.connect(src, ref)
+        self.tb.connect(src, ours)
+        for c in range(numchans):
+            self.tb.connect((ref, c), ref_sinks[c])
+            self.tb.connect((ours, c), our_sinks[c])
+        self.tb.run()
+        assert_matches_in_tree(self, [np.asarray(s.data()) for s in our_sinks],
+                               [np.asarray(s.data()) for s in ref_sinks], list(range(numchans)),
+                               x, taps, numchans, decimation(numchans, rate), "atten fourth")
+        designed = wideband.pfb_channelizer_ccf(numchans, None, rate, 80)
+        self.assertEqual(designed.taps(), wideband.pfb_channelizer_ccf.create_taps(numchans, 80))
+        self.assertEqual(wideband.pfb_channelizer_ccf(numchans, taps=None).taps(),
+                         wideband.pfb_channelizer_ccf.create_taps(numchans, 100))
+        with self.assertRaises(TypeError) as raised:
+            wideband.pfb_channelizer_ccf(numchans, "abc", rate)
+        self.assertRegex(str(raised.exception), r"^pfb_channelizer_ccf: taps must be a sequence "
+                                                r"of numbers or None \(got 'abc'\)$")
+
 
 if __name__ == '__main__':
     gr_unittest.run(qa_pfb_channelizer_ccf)

@@ -36,6 +36,19 @@ unsigned int checked_numchans(const py::object& numchans)
     return value.cast<unsigned int>();
 }
 
+// taps as the in-tree hier block takes them: None (designed) or a sequence.
+std::vector<float> taps_or_designed(const py::object& taps)
+{
+    if (taps.is_none())
+        return {};
+    py::detail::make_caster<std::vector<float>> numbers;
+    if (!numbers.load(taps, true))
+        throw py::type_error("pfb_channelizer_ccf: taps must be a sequence of numbers or "
+                             "None (got " +
+                             py::repr(taps).cast<std::string>() + ")");
+    return py::detail::cast_op<std::vector<float>>(std::move(numbers));
+}
+
 } // namespace
 
 void bind_pfb_channelizer_ccf(py::module& m)
@@ -52,6 +65,9 @@ channel numbering, first sample and oversampling behaviour).
 
 pfb_channelizer_ccf(numchans, taps=[], oversample_rate=1, channel_map=[],
                     device="", atten=100, vector_output=False)
+pfb_channelizer_ccf(numchans, taps, oversample_rate, atten)
+    (the in-tree filter.pfb.channelizer_ccf's positional form; taps None or
+    [] is designed)
 
 One complex input; one output per entry of channel_map (all numchans channels
 when empty; connect as many outputs as you need, in map order), or with
@@ -63,14 +79,14 @@ D samples. Empty taps: a prototype designed for atten dB (create_taps).
 Raises ValueError for bad arguments (TypeError for a numchans that is not an
 integer, as the in-tree block), before anything is designed or allocated.)doc")
         .def(py::init([](const py::object& numchans,
-                         const std::vector<float>& taps,
+                         const py::object& taps,
                          float oversample_rate,
                          const std::vector<int>& channel_map,
                          const std::string& device,
                          float atten,
                          bool vector_output) {
                  return pfb_channelizer_ccf::make(checked_numchans(numchans),
-                                                  taps,
+                                                  taps_or_designed(taps),
                                                   oversample_rate,
                                                   channel_map,
                                                   device,
@@ -78,12 +94,29 @@ integer, as the in-tree block), before anything is designed or allocated.)doc")
                                                   vector_output);
              }),
              py::arg("numchans"),
-             py::arg("taps") = std::vector<float>(),
+             py::arg("taps") = py::none(),
              py::arg("oversample_rate") = 1.0f,
              py::arg("channel_map") = std::vector<int>(),
              py::arg("device") = "",
              py::arg("atten") = 100.0f,
              py::arg("vector_output") = false)
+        // filter.pfb.channelizer_ccf(numchans, taps, oversample_rate, atten): a
+        // number where the channel map goes is the in-tree block's atten.
+        .def(py::init([](const py::object& numchans,
+                         const py::object& taps,
+                         float oversample_rate,
+                         float atten) {
+                 return pfb_channelizer_ccf::make(checked_numchans(numchans),
+                                                  taps_or_designed(taps),
+                                                  oversample_rate,
+                                                  {},
+                                                  "",
+                                                  atten);
+             }),
+             py::arg("numchans"),
+             py::arg("taps"),
+             py::arg("oversample_rate"),
+             py::arg("atten"))
         .def_static("create_taps",
                     &pfb_channelizer_ccf::create_taps,
                     py::arg("numchans"),
