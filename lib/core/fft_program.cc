@@ -8,6 +8,7 @@
 #include "fft_planner.h"
 #include "fft_program.h"
 #include "fft_tables.h"
+#include "kernel_args.h"
 
 #include <algorithm>
 #include <complex>
@@ -28,31 +29,21 @@ resolved_layout resolve(const fft_layout& l, size_t points)
 
 namespace {
 
-// Which buffer a launch reads or writes.
-enum class role { input, output, temp_a, temp_b };
+[[noreturn]] void fail(const fft_program_spec& spec, const std::string& what)
+{
+    throw std::invalid_argument(std::string(spec.owner) + ": " + what);
+}
 
-// Where a launch's spectrum or post factors come from.
-enum class table_source { none, internal, user };
+size_t points_read(const fft_program_spec& spec)
+{
+    return spec.input_points ? spec.input_points : spec.n;
+}
 
-// Operations fused into a launch's loads and stores (see kernels/fft.cl).
-struct fused_ops {
-    bool pre_shift = false;
-    bool pre_zero_pad = false;
-    bool pre_factor = false;
-    table_source post_factor = table_source::none;
-    bool post_range = false;
-    bool post_shift = false;
-    table_source convolution = table_source::none;
-};
-
-// One launch: an on-chip FFT pass (or a fused convolution) and its extras.
-struct step {
-    size_t length, span, n_total;
-    int dir;
-    fused_ops ops;
-    bool in_place_safe;
-    bool last;
-};
+// True when the output range leaves points out or moves them.
+bool writes_subset(const fft_program_spec& spec)
+{
+    return spec.range_begin != 0 || spec.range_step != 1 || spec.range_count != spec.n;
+}
 
 size_t last_element(const resolved_layout& l, size_t points, size_t batch)
 {
@@ -67,12 +58,13 @@ size_t next_pow2(size_t n)
     return p;
 }
 
-cl::Buffer upload(const cl::Context& ctx, const std::vector<std::complex<float>>& data)
+template <typename T>
+cl::Buffer upload(const cl::Context& ctx, const std::vector<T>& data)
 {
     return cl::Buffer(ctx,
                       CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                       data.size() * sizeof(data[0]),
-                      const_cast<std::complex<float>*>(data.data()));
+                      const_cast<T*>(data.data()));
 }
 
 std::vector<std::complex<float>> to_float(const std::vector<std::complex<double>>& v)
@@ -83,6 +75,225 @@ std::vector<std::complex<float>> to_float(const std::vector<std::complex<double>
     });
     return f;
 }
+
+// ---- step 1: the spec's parts agree ---------------------------------------
+
+void check_spec(const fft_program_spec& spec)
+{
+    const resolved_layout &in = spec.in, &out = spec.out;
+    const size_t read = points_read(spec), written = spec.range_count;
+    if (in.stride == 0 || out.stride == 0)
+        fail(spec,
+             std::string(in.stride == 0 ? "input" : "output") +
+                 " stride must be >= 1 (got 0)");
+    // Output points of different transforms must never coincide.
+    if (spec.batch > 1 && out.distance < written * out.stride &&
+        out.stride < spec.batch * out.distance)
+        fail(spec,
+             "output layout makes transforms overlap (stride " +
+                 std::to_string(out.stride) + ", distance " +
+                 std::to_string(out.distance) + ", points " + std::to_string(written) +
+                 ", batch " + std::to_string(spec.batch) +
+                 "): use distance >= points*stride, or stride >= batch*distance for "
+                 "interleaved transforms");
+    if (spec.in_place &&
+        (in.offset != out.offset || in.stride != out.stride ||
+         in.distance != out.distance || written != spec.n || read != spec.n))
+        fail(spec,
+             "an in-place plan needs identical input and output layouts and every "
+             "point read and written");
+    if (read > spec.n)
+        fail(spec,
+             "input_points " + std::to_string(read) + " exceeds the size " +
+                 std::to_string(spec.n));
+    if (spec.shift && read != spec.n)
+        fail(spec, "shift needs every input point (input_points = size)");
+    if (spec.shift && spec.range_count != spec.n)
+        fail(spec,
+             "shift writes every output point: it cannot be combined with an "
+             "output_range (use the default range)");
+}
+
+// ---- step 2: the algorithm and its passes ---------------------------------
+
+enum class algorithm {
+    direct,   // Stockham passes over the n points
+    rader,    // a prime n as a cyclic convolution of n - 1 points
+    bluestein // any n as a convolution of a power of two >= 2n - 1 points
+};
+
+struct plan_strategy {
+    algorithm method = algorithm::direct;
+    size_t padded = 0;                // points of the FFTs the launches run
+    bool convolves = false;           // forward FFT, spectrum multiply, inverse FFT
+    bool fused = false;               // ... all three in one launch
+    std::vector<size_t> pass_lengths; // on-chip FFTs of one FFT of padded points
+};
+
+plan_strategy choose_strategy(const fft_program_spec& spec,
+                              const fft_device_limits& limits)
+{
+    size_t single_max = max_on_chip_length(limits, false);
+    size_t strided_max = max_on_chip_length(limits, true);
+    if (spec.max_pass_length) {
+        single_max = std::min(single_max, spec.max_pass_length);
+        strided_max = std::min(strided_max, spec.max_pass_length);
+    }
+    const size_t n = spec.n;
+    const bool smooth = is_codelet_smooth(n);
+    if (spec.convolution && !smooth)
+        fail(spec,
+             "a convolution length must have no prime factor above " +
+                 std::to_string(largest_codelet_prime) + " (got " + std::to_string(n) +
+                 ")");
+    plan_strategy s;
+    // Other lengths become convolutions: a prime whose n - 1 is smooth and fits
+    // on chip by Rader's (cyclic, length n - 1, one fused kernel), anything else
+    // by Bluestein's (zero-padded, a power of two >= 2n - 1).
+    if (smooth) {
+        s.method = algorithm::direct;
+        s.padded = n;
+    } else if (is_prime(n) && is_codelet_smooth(n - 1) && n - 1 <= single_max) {
+        s.method = algorithm::rader;
+        s.padded = n - 1;
+    } else {
+        s.method = algorithm::bluestein;
+        s.padded = next_pow2(2 * n - 1);
+    }
+    s.convolves = spec.convolution || s.method != algorithm::direct;
+    s.fused = s.convolves && s.padded <= single_max;
+    s.pass_lengths = s.padded <= single_max ? std::vector<size_t>{ s.padded }
+                                            : split_into_passes(s.padded, strided_max);
+    return s;
+}
+
+// 32-bit indices unless some address of the plan needs more.
+bool needs_wide_index(const fft_program_spec& spec, const plan_strategy& strategy)
+{
+    const size_t points = spec.batch * strategy.padded;
+    if (points >= (size_t(1) << 32))
+        fail(spec,
+             "batch * size must be below 2^32 points (got " + std::to_string(points) +
+                 ")");
+    const size_t biggest =
+        std::max({ last_element(spec.in, points_read(spec), spec.batch),
+                   last_element(spec.out, spec.range_count, spec.batch),
+                   points });
+    return biggest >= (size_t(1) << 32);
+}
+
+// ---- step 3: the launches with their fused pre- and post-steps ------------
+
+// The table a launch multiplies by (see plan_tables::factors()).
+enum class table_source { none, spectrum, final_chirp, user };
+
+// What a plan's first launch does to the input as it loads it (kernels/fft.cl PRE_*).
+struct pre_step {
+    bool shift = false;    // GNU Radio's input shift (inverse transforms)
+    bool zero_pad = false; // points from logical_length on read as zero
+    bool factor = false;   // times the window and/or Bluestein's chirp
+};
+
+// What a launch does to its results as it stores them (POST_*).
+struct post_step {
+    table_source factor = table_source::none;
+    bool range = false; // output range, also Bluestein's truncation
+    bool shift = false; // GNU Radio's output shift (forward transforms)
+    float scale = 1.0f;
+};
+
+// One launch: an on-chip FFT pass (or a fused convolution) and its extras.
+struct launch_step {
+    size_t length, span, n_total;
+    int dir;
+    pre_step pre;
+    post_step post;
+    table_source convolution = table_source::none; // FUSED_CONVOLUTION's spectrum
+    bool in_place_safe = false;
+};
+
+pre_step plan_pre_step(const fft_program_spec& spec, const plan_strategy& strategy)
+{
+    const bool bluestein = strategy.method == algorithm::bluestein;
+    pre_step pre;
+    pre.shift = spec.shift && spec.direction == fft_direction::inverse;
+    pre.zero_pad = bluestein || points_read(spec) < spec.n;
+    pre.factor = !spec.window.empty() || bluestein;
+    return pre;
+}
+
+post_step plan_post_step(const fft_program_spec& spec, const plan_strategy& strategy)
+{
+    const bool bluestein = strategy.method == algorithm::bluestein;
+    post_step post;
+    post.shift = spec.shift && spec.direction == fft_direction::forward;
+    post.range = writes_subset(spec) || bluestein; // Bluestein drops its padding
+    if (bluestein)
+        post.factor = table_source::final_chirp;
+    post.scale = spec.normalize ? float(1.0 / double(spec.n)) : 1.0f;
+    return post;
+}
+
+// Where the spectrum of the plan's convolution comes from.
+table_source spectrum_source(const plan_strategy& strategy)
+{
+    return strategy.method == algorithm::direct ? table_source::user
+                                                : table_source::spectrum;
+}
+
+// The passes of one FFT of strategy.padded points, \p pre fused into the
+// first's loads and \p post into the last's stores.
+std::vector<launch_step> pass_steps(const plan_strategy& strategy,
+                                    int dir,
+                                    const pre_step& pre,
+                                    const post_step& post)
+{
+    const std::vector<size_t>& lengths = strategy.pass_lengths;
+    std::vector<launch_step> steps;
+    size_t span = 1;
+    for (size_t p = 0; p < lengths.size(); ++p) {
+        launch_step s{ lengths[p], span, strategy.padded, dir, {}, {} };
+        if (p == 0)
+            s.pre = pre;
+        if (p + 1 == lengths.size()) {
+            s.post = post;
+            // A work-group of the last pass writes exactly the points it read
+            // (a single pass: its own whole transforms), unless outputs move.
+            s.in_place_safe = lengths.size() == 1 || (!post.shift && !post.range);
+        }
+        steps.push_back(s);
+        span *= lengths[p];
+    }
+    return steps;
+}
+
+std::vector<launch_step> plan_launches(const fft_program_spec& spec,
+                                       const plan_strategy& strategy)
+{
+    const pre_step pre = plan_pre_step(spec, strategy);
+    const post_step post = plan_post_step(spec, strategy);
+    if (strategy.fused) {
+        launch_step s{ strategy.padded, 1, strategy.padded, -1, pre, post };
+        s.convolution = spectrum_source(strategy);
+        s.in_place_safe = true;
+        return { s };
+    }
+    if (!strategy.convolves)
+        return pass_steps(
+            strategy, spec.direction == fft_direction::forward ? -1 : +1, pre, post);
+    // The convolution's multiply is fused into the forward FFT's last stores.
+    post_step multiply;
+    multiply.factor = spectrum_source(strategy);
+    std::vector<launch_step> steps = pass_steps(strategy, -1, pre, multiply);
+    const std::vector<launch_step> inverse = pass_steps(strategy, +1, {}, post);
+    steps.insert(steps.end(), inverse.begin(), inverse.end());
+    return steps;
+}
+
+// ---- step 4: the buffers between the launches -----------------------------
+
+// Which buffer a launch reads or writes.
+enum class role { input, output, temp_a, temp_b };
 
 /*
  * Assigns a buffer to each step between launches: b[0] = input,
@@ -128,258 +339,196 @@ std::vector<role> chain_buffers(size_t count,
     return best;
 }
 
-} // namespace
-
-struct fft_launch {
-    cl::Kernel kernel;
-    role src, dst;
-    size_t columns;
-    size_t group;
-    size_t work_group_size;
-    bool user_post_factors; // the convolution's spectrum, given at run time
-    bool user_spectrum;
-    size_t src_offset, dst_offset; // the layouts' own offsets (args 2 and 5)
-    bool wide_index;               // those args are ulong
-};
-
-struct fft_program::impl {
-    std::vector<fft_launch> launches;
-    std::map<size_t, cl::Buffer> stage_tables; // by on-chip length
-    std::map<size_t, cl::Buffer> pass_tables;  // by full length
-    cl::Buffer pre_factors, spectrum, final_factors, rader_perm, dummy;
-    cl::Buffer temps[2];
-    std::string description;
-    mutable std::mutex mutex;
-};
-
-fft_program::fft_program(device_context::sptr context, const fft_program_spec& spec)
-    : d_spec(spec), d_impl(new impl)
+// The buffer each launch i reads (chain[i]) and writes (chain[i + 1]).
+std::vector<role> assign_buffers(const fft_program_spec& spec,
+                                 const plan_strategy& strategy,
+                                 const std::vector<launch_step>& steps)
 {
-    const std::string owner = spec.owner;
-    const size_t n = spec.n, batch = spec.batch;
-    const size_t read = spec.input_points ? spec.input_points : n;
-    const resolved_layout &in = spec.in, &out = spec.out;
-    const size_t written = spec.range_count;
-    auto fail = [&](const std::string& what) {
-        throw std::invalid_argument(owner + ": " + what);
-    };
-    if (in.stride == 0 || out.stride == 0)
-        fail(std::string(in.stride == 0 ? "input" : "output") +
-             " stride must be >= 1 (got 0)");
-    // Output points of different transforms must never coincide.
-    if (batch > 1 && out.distance < written * out.stride &&
-        out.stride < batch * out.distance)
-        fail("output layout makes transforms overlap (stride " +
-             std::to_string(out.stride) + ", distance " + std::to_string(out.distance) +
-             ", points " + std::to_string(written) + ", batch " + std::to_string(batch) +
-             "): use distance >= points*stride, or stride >= batch*distance for "
-             "interleaved transforms");
-    if (spec.in_place && (in.offset != out.offset || in.stride != out.stride ||
-                          in.distance != out.distance || written != n || read != n))
-        fail("an in-place plan needs identical input and output layouts and every "
-             "point read and written");
-    if (read > n)
-        fail("input_points " + std::to_string(read) + " exceeds the size " +
-             std::to_string(n));
-    if (spec.shift && read != n)
-        fail("shift needs every input point (input_points = size)");
-    if (spec.shift && spec.range_count != n)
-        fail("shift writes every output point: it cannot be combined with an "
-             "output_range (use the default range)");
-
-    impl& im = *d_impl;
-    const cl::Context& ctx = context->context();
-    const bool forward = spec.direction == fft_direction::forward;
-
-    fft_device_limits limits = fft_device_limits::for_device(context->info());
-    size_t single_max = max_on_chip_length(limits, false);
-    size_t strided_max = max_on_chip_length(limits, true);
-    if (spec.max_pass_length) {
-        single_max = std::min(single_max, spec.max_pass_length);
-        strided_max = std::min(strided_max, spec.max_pass_length);
-    }
-
-    const bool smooth = is_codelet_smooth(n);
-    if (spec.convolution && !smooth)
-        fail("a convolution length must have no prime factor above " +
-             std::to_string(largest_codelet_prime) + " (got " + std::to_string(n) + ")");
-    // Other lengths become convolutions: a prime whose n - 1 is smooth and fits
-    // on chip by Rader's (cyclic, length n - 1, one fused kernel), anything else
-    // by Bluestein's (zero-padded, a power of two >= 2n - 1).
-    const bool rader =
-        !smooth && is_prime(n) && is_codelet_smooth(n - 1) && n - 1 <= single_max;
-    const bool bluestein = !smooth && !rader;
-    const size_t padded = rader ? n - 1 : bluestein ? next_pow2(2 * n - 1) : n;
-    // A convolution (ours, or Rader's or Bluestein's inside a transform) runs
-    // forward and inverse passes; in one fused launch when it fits on chip.
-    const bool convolves = spec.convolution || bluestein || rader;
-    const bool fused = convolves && padded <= single_max;
-    const std::vector<size_t> lengths = padded <= single_max
-                                            ? std::vector<size_t>{ padded }
-                                            : split_into_passes(padded, strided_max);
-    const size_t passes = lengths.size();
-
-    if (batch * padded >= (size_t(1) << 32))
-        fail("batch * size must be below 2^32 points (got " +
-             std::to_string(batch * padded) + ")");
-    // Index width: 32 bits unless some address of this plan needs more.
-    const size_t biggest = std::max({ last_element(in, n, batch),
-                                      last_element(out, written, batch),
-                                      batch * padded });
-    const bool wide_index = biggest >= (size_t(1) << 32);
-
-    // ---- tables ----------------------------------------------------------
-    const float dummy_data[4] = { 0, 0, 0, 0 };
-    im.dummy = cl::Buffer(ctx,
-                          CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                          sizeof dummy_data,
-                          const_cast<float*>(dummy_data));
-
-    // Input-side factors indexed by transform position e: the window (taken at
-    // the shifted source point when the input is shifted), times Bluestein's chirp.
-    const bool pre_shift = spec.shift && !forward;
-    const bool post_shift = spec.shift && forward;
-    std::vector<std::complex<double>> chirp;
-    if (bluestein)
-        chirp = bluestein_chirp(n, forward ? -1 : 1);
-    if (!spec.window.empty() || bluestein) {
-        std::vector<std::complex<float>> pre(n);
-        for (size_t e = 0; e < n; ++e) {
-            const size_t source = pre_shift ? (e + n / 2) % n : e;
-            std::complex<double> f = spec.window.empty() ? 1.0 : spec.window[source];
-            if (bluestein)
-                f *= chirp[e];
-            pre[e] = std::complex<float>(f);
-        }
-        im.pre_factors = upload(ctx, pre);
-    }
-    if (bluestein) {
-        im.spectrum = upload(ctx, to_float(bluestein_spectrum(chirp, padded)));
-        im.final_factors = upload(ctx, to_float(chirp));
-    }
-    if (rader) {
-        im.spectrum = upload(ctx, to_float(rader_spectrum(n, forward ? -1 : 1)));
-        const std::vector<uint32_t> perm = rader_permutation(n);
-        im.rader_perm = cl::Buffer(ctx,
-                                   CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                   perm.size() * sizeof(perm[0]),
-                                   const_cast<uint32_t*>(perm.data()));
-    }
-    const float scale = spec.normalize ? float(1.0 / double(n)) : 1.0f;
-    const table_source spectrum_source =
-        bluestein || rader ? table_source::internal : table_source::user;
-    const bool ranged = spec.range_begin != 0 || spec.range_step != 1 || written != n;
-
-    // ---- steps -----------------------------------------------------------
-    std::vector<step> steps;
-    auto last_ops = [&](fused_ops& ops) {
-        ops.post_shift = post_shift;
-        ops.post_range = ranged || bluestein; // Bluestein drops its padding
-        if (bluestein)
-            ops.post_factor = table_source::internal;
-    };
-    auto add_passes = [&](int dir, bool first_of_plan, bool last_of_plan) {
-        size_t span = 1;
-        for (size_t p = 0; p < passes; ++p) {
-            step s{ lengths[p], span, padded, dir, {}, false, false };
-            if (p == 0 && first_of_plan) {
-                s.ops.pre_shift = pre_shift;
-                s.ops.pre_zero_pad = bluestein || read < n;
-                s.ops.pre_factor = bool(im.pre_factors());
-            }
-            if (p + 1 == passes) {
-                if (last_of_plan)
-                    last_ops(s.ops);
-                else
-                    s.ops.post_factor = spectrum_source; // the convolution's multiply
-                // A work-group of the last pass writes exactly the points it read
-                // (a single pass: its own whole transforms), unless outputs move.
-                s.in_place_safe = passes == 1 || (!s.ops.post_shift && !s.ops.post_range);
-                s.last = last_of_plan;
-            }
-            steps.push_back(s);
-            span *= lengths[p];
-        }
-    };
-    if (fused) {
-        step s{ padded, 1, padded, -1, {}, true, true };
-        s.ops.pre_shift = pre_shift;
-        s.ops.pre_zero_pad = bluestein || read < n;
-        s.ops.pre_factor = bool(im.pre_factors());
-        s.ops.convolution = spectrum_source;
-        last_ops(s.ops);
-        steps.push_back(s);
-    } else if (convolves) {
-        add_passes(-1, true, false);
-        add_passes(+1, false, true);
-    } else {
-        add_passes(forward ? -1 : +1, true, true);
-    }
-
-    // ---- buffers ---------------------------------------------------------
     // The output can hold intermediate points only when it has them all.
     std::vector<role> candidates;
-    if (!convolves && !ranged)
+    if (!strategy.convolves && !writes_subset(spec))
         candidates.push_back(role::output);
     candidates.push_back(role::temp_a);
     candidates.push_back(role::temp_b);
     std::vector<bool> safe;
     for (const auto& s : steps)
         safe.push_back(s.in_place_safe);
-    const std::vector<role> chain =
-        chain_buffers(steps.size(), spec.in_place, safe, candidates);
+    return chain_buffers(steps.size(), spec.in_place, safe, candidates);
+}
 
-    size_t temp_count = 0;
+// The work buffers \p chain names (temp_b only with temp_a), checked against the device.
+std::vector<cl::Buffer> allocate_temporaries(const device_context& context,
+                                             const fft_program_spec& spec,
+                                             const plan_strategy& strategy,
+                                             const std::vector<role>& chain)
+{
+    size_t count = 0;
     for (role r : chain)
         if (r == role::temp_a || r == role::temp_b)
-            temp_count = std::max<size_t>(temp_count, r == role::temp_a ? 1 : 2);
-    const size_t temp_bytes = batch * padded * 8;
-    if (temp_count && temp_bytes > context->info().max_alloc_bytes)
-        fail("size " + std::to_string(n) + " with batch " + std::to_string(batch) +
-             " needs " + std::to_string(temp_count) + " work buffers of " +
-             std::to_string(temp_bytes) + " bytes; " + context->info().name +
-             " allocates at most " + std::to_string(context->info().max_alloc_bytes) +
-             " bytes per buffer: use a smaller batch");
-    for (size_t t = 0; t < temp_count; ++t)
-        im.temps[t] = cl::Buffer(ctx, CL_MEM_READ_WRITE, temp_bytes);
+            count = std::max<size_t>(count, r == role::temp_a ? 1 : 2);
+    const size_t bytes = spec.batch * strategy.padded * 8;
+    const device_info& device = context.info();
+    if (count && bytes > device.max_alloc_bytes)
+        fail(spec,
+             "size " + std::to_string(spec.n) + " with batch " +
+                 std::to_string(spec.batch) + " needs " + std::to_string(count) +
+                 " work buffers of " + std::to_string(bytes) + " bytes; " + device.name +
+                 " allocates at most " + std::to_string(device.max_alloc_bytes) +
+                 " bytes per buffer: use a smaller batch");
+    std::vector<cl::Buffer> temps;
+    for (size_t t = 0; t < count; ++t)
+        temps.emplace_back(context.context(), CL_MEM_READ_WRITE, bytes);
+    return temps;
+}
 
-    auto layout_of = [&](role r) -> resolved_layout {
-        if (r == role::input)
-            return in;
-        if (r == role::output)
-            return out;
-        return { 0, 1, padded };
-    };
+// ---- step 5: the tables the launches read ---------------------------------
 
-    // ---- kernels ---------------------------------------------------------
-    std::ostringstream desc;
-    desc << "N=" << n;
-    if (spec.convolution)
-        desc << " convolution"
-             << (spec.spectrum_per_transform ? " (spectrum per transform)" : "");
+struct plan_tables {
+    cl::Buffer dummy; // bound where a launch reads no table
+    cl::Buffer pre_factors, spectrum, final_chirp, rader_permutation;
+    std::map<size_t, cl::Buffer> stage_twiddles; // by on-chip length
+    std::map<size_t, cl::Buffer> pass_twiddles;  // by full length
+
+    // The user's spectrum is bound by each run().
+    const cl::Buffer& factors(table_source source) const
+    {
+        switch (source) {
+        case table_source::spectrum:
+            return spectrum;
+        case table_source::final_chirp:
+            return final_chirp;
+        default:
+            return dummy;
+        }
+    }
+};
+
+// Input-side factors indexed by transform position e: the window (taken at the
+// shifted source point when the input is shifted), times Bluestein's chirp.
+std::vector<std::complex<float>>
+input_factors(const fft_program_spec& spec,
+              bool shifted,
+              const std::vector<std::complex<double>>& chirp)
+{
+    const size_t n = spec.n;
+    std::vector<std::complex<float>> factors(n);
+    for (size_t e = 0; e < n; ++e) {
+        const size_t source = shifted ? (e + n / 2) % n : e;
+        std::complex<double> f = spec.window.empty() ? 1.0 : spec.window[source];
+        if (!chirp.empty())
+            f *= chirp[e];
+        factors[e] = std::complex<float>(f);
+    }
+    return factors;
+}
+
+plan_tables upload_tables(const cl::Context& ctx,
+                          const fft_program_spec& spec,
+                          const plan_strategy& strategy,
+                          const std::vector<launch_step>& steps)
+{
+    plan_tables t;
+    t.dummy = upload(ctx, std::vector<std::complex<float>>(2, 0.0f));
+    const int sign = spec.direction == fft_direction::forward ? -1 : 1;
+    std::vector<std::complex<double>> chirp;
+    if (strategy.method == algorithm::bluestein) {
+        chirp = bluestein_chirp(spec.n, sign);
+        t.spectrum = upload(ctx, to_float(bluestein_spectrum(chirp, strategy.padded)));
+        t.final_chirp = upload(ctx, to_float(chirp));
+    }
+    if (strategy.method == algorithm::rader) {
+        t.spectrum = upload(ctx, to_float(rader_spectrum(spec.n, sign)));
+        t.rader_permutation = upload(ctx, rader_permutation(spec.n));
+    }
+    const pre_step& pre = steps.front().pre;
+    if (pre.factor)
+        t.pre_factors = upload(ctx, input_factors(spec, pre.shift, chirp));
+    for (const launch_step& s : steps) {
+        if (!t.stage_twiddles.count(s.length))
+            t.stage_twiddles[s.length] =
+                s.length > 1 ? upload(ctx, stage_twiddles(s.length)) : t.dummy;
+        if (s.span > 1 && !t.pass_twiddles.count(s.n_total))
+            t.pass_twiddles[s.n_total] =
+                upload(ctx, pass_twiddles(s.n_total, pass_twiddle_lo_bits(s.n_total)));
+    }
+    return t;
+}
+
+// ---- step 6: each launch's kernel: build options and arguments ------------
+
+void set_index(kernel_args& args, std::string_view name, size_t value, bool wide)
+{
+    if (wide)
+        args.set(name, static_cast<cl_ulong>(value));
     else
-        desc << (forward ? " forward" : " inverse");
-    desc << (spec.in_place ? " in-place" : "") << ", batch " << batch << ": ";
-    if (rader)
-        desc << "Rader via " << padded << " (one fused kernel), ";
-    else if (bluestein)
-        desc << "Bluestein via " << padded << (fused ? " (one fused kernel), " : ", ");
-    else if (fused)
-        desc << "one fused kernel, ";
-    desc << steps.size() << (steps.size() == 1 ? " launch" : " launches");
+        args.set(name, static_cast<cl_uint>(value));
+}
 
-    for (size_t i = 0; i < steps.size(); ++i) {
-        const step& s = steps[i];
-        const role src = chain[i], dst = chain[i + 1];
-        const resolved_layout lin = layout_of(src), lout = layout_of(dst);
-        const fft_pass_io io_in{ lin.stride == 1, lin.distance == 1 };
-        const fft_pass_io io_out{ lout.stride == 1, lout.distance == 1 };
-        const fft_pass_plan pp =
-            plan_pass(s.length, s.n_total, s.span, io_in, io_out, limits);
-        const bool per_transform = spec.spectrum_per_transform && !bluestein && !rader;
+struct fft_launch {
+    kernel_args args;
+    fft_pass_plan pass;
+    role src, dst;
+    size_t src_offset, dst_offset; // the layouts' own offsets
+    bool user_post_factors;        // the convolution's spectrum, given at run time
+    bool user_spectrum;
+};
 
+// Makes the kernel of each launch step, every argument set but those of run().
+class launch_builder
+{
+public:
+    launch_builder(device_context& context,
+                   const fft_device_limits& limits,
+                   const fft_program_spec& spec,
+                   const plan_strategy& strategy,
+                   const plan_tables& tables,
+                   bool wide_index)
+        : d_context(context),
+          d_limits(limits),
+          d_spec(spec),
+          d_strategy(strategy),
+          d_tables(tables),
+          d_wide_index(wide_index)
+    {
+    }
+
+    fft_launch build(const launch_step& s, role src, role dst, bool first) const
+    {
+        const resolved_layout in = layout_of(src), out = layout_of(dst);
+        fft_launch l;
+        l.pass = plan_pass(s.length,
+                           s.n_total,
+                           s.span,
+                           { in.stride == 1, in.distance == 1 },
+                           { out.stride == 1, out.distance == 1 },
+                           d_limits);
+        l.args = kernel_args(d_context, "fft.cl", build_options(l.pass, s), "fft_pass");
+        l.src = src;
+        l.dst = dst;
+        l.src_offset = in.offset;
+        l.dst_offset = out.offset;
+        l.user_post_factors = s.post.factor == table_source::user;
+        l.user_spectrum = s.convolution == table_source::user;
+        set_arguments(l.args, s, in, out, first);
+        return l;
+    }
+
+private:
+    resolved_layout layout_of(role r) const
+    {
+        if (r == role::input)
+            return d_spec.in;
+        if (r == role::output)
+            return d_spec.out;
+        return { 0, 1, d_strategy.padded };
+    }
+
+    std::string build_options(const fft_pass_plan& pp, const launch_step& s) const
+    {
+        const bool per_transform =
+            d_spec.spectrum_per_transform && d_strategy.method == algorithm::direct;
         const bool constant_tw =
-            limits.constant_twiddles && s.length * 8 <= limits.max_constant_bytes;
+            d_limits.constant_twiddles && s.length * 8 <= d_limits.max_constant_bytes;
         std::ostringstream o;
         o << pp.stage_options() << " -DFFT_G=" << pp.group << " -DCOLUMNS=" << pp.columns
           << " -DSPAN=" << pp.span << " -DN_TOTAL=" << s.n_total << " -DDIR=" << s.dir
@@ -389,76 +538,120 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
           << " -DSTORE_DIRECT=" << pp.store_direct
           << " -DSTORE_TRANSFORM_FASTEST=" << pp.store_transform_fastest
           << " -DPASS_TWIDDLE_LO_BITS=" << pass_twiddle_lo_bits(s.n_total)
-          << " -DPRE_SHIFT=" << s.ops.pre_shift
-          << " -DPRE_ZERO_PAD=" << s.ops.pre_zero_pad
-          << " -DPRE_FACTOR=" << s.ops.pre_factor
-          << " -DPOST_FACTOR=" << (s.ops.post_factor != table_source::none)
+          << " -DPRE_SHIFT=" << s.pre.shift << " -DPRE_ZERO_PAD=" << s.pre.zero_pad
+          << " -DPRE_FACTOR=" << s.pre.factor
+          << " -DPOST_FACTOR=" << (s.post.factor != table_source::none)
           << " -DPOST_FACTOR_PER_TRANSFORM="
-          << (s.ops.post_factor == table_source::user && per_transform)
-          << " -DPOST_RANGE=" << s.ops.post_range << " -DPOST_STEP=" << spec.range_step
-          << " -DPOST_SHIFT=" << s.ops.post_shift
-          << " -DFUSED_CONVOLUTION=" << (s.ops.convolution != table_source::none)
-          << " -DCONV_PER_TRANSFORM=" << per_transform << " -DRADER=" << rader
-          << " -DIDX=" << (wide_index ? "ulong" : "uint")
+          << (s.post.factor == table_source::user && per_transform)
+          << " -DPOST_RANGE=" << s.post.range << " -DPOST_STEP=" << d_spec.range_step
+          << " -DPOST_SHIFT=" << s.post.shift
+          << " -DFUSED_CONVOLUTION=" << (s.convolution != table_source::none)
+          << " -DCONV_PER_TRANSFORM=" << per_transform
+          << " -DRADER=" << (d_strategy.method == algorithm::rader)
+          << " -DIDX=" << (d_wide_index ? "ulong" : "uint")
           << " -DTWIDDLE_SPACE=" << (constant_tw ? "__constant" : "__global");
+        return o.str();
+    }
 
-        fft_launch l;
-        l.kernel = context->kernel("fft.cl", o.str(), "fft_pass");
-        l.src = src;
-        l.dst = dst;
-        l.columns = pp.columns;
-        l.group = pp.group;
-        l.work_group_size = pp.work_group_size();
-        l.user_post_factors = s.ops.post_factor == table_source::user;
-        l.user_spectrum = s.ops.convolution == table_source::user;
-        l.src_offset = lin.offset;
-        l.dst_offset = lout.offset;
-        l.wide_index = wide_index;
-
-        if (!im.stage_tables.count(s.length))
-            im.stage_tables[s.length] =
-                s.length > 1 ? upload(ctx, stage_twiddles(s.length)) : im.dummy;
-        if (s.span > 1 && !im.pass_tables.count(s.n_total))
-            im.pass_tables[s.n_total] =
-                upload(ctx, pass_twiddles(s.n_total, pass_twiddle_lo_bits(s.n_total)));
-
-        auto set_index = [&](cl_uint arg, size_t value) {
-            if (wide_index)
-                l.kernel.setArg(arg, static_cast<cl_ulong>(value));
-            else
-                l.kernel.setArg(arg, static_cast<cl_uint>(value));
-        };
-        set_index(2, lin.offset);
-        set_index(3, lin.stride);
-        set_index(4, lin.distance);
-        set_index(5, lout.offset);
-        set_index(6, lout.stride);
-        set_index(7, lout.distance);
+    void set_arguments(kernel_args& args,
+                       const launch_step& s,
+                       const resolved_layout& in,
+                       const resolved_layout& out,
+                       bool first) const
+    {
+        set_index(args, "src_offset", in.offset, d_wide_index);
+        set_index(args, "src_stride", in.stride, d_wide_index);
+        set_index(args, "src_distance", in.distance, d_wide_index);
+        set_index(args, "dst_offset", out.offset, d_wide_index);
+        set_index(args, "dst_stride", out.stride, d_wide_index);
+        set_index(args, "dst_distance", out.distance, d_wide_index);
         // The length the first launch reads (zero padding beyond) and the last
         // one shifts by; they agree whenever both matter (shift reads all).
-        l.kernel.setArg(9, static_cast<cl_uint>(i == 0 ? read : n));
-        l.kernel.setArg(10, s.last ? scale : 1.0f);
-        l.kernel.setArg(11, static_cast<cl_uint>(spec.range_begin));
-        l.kernel.setArg(12, static_cast<cl_uint>(written));
-        l.kernel.setArg(13, im.stage_tables[s.length]);
-        l.kernel.setArg(14, s.span > 1 ? im.pass_tables[s.n_total] : im.dummy);
-        l.kernel.setArg(15, s.ops.pre_factor ? im.pre_factors : im.dummy);
-        l.kernel.setArg(16,
-                        s.ops.post_factor != table_source::internal ? im.dummy
-                        : s.last                                    ? im.final_factors
-                                                                    : im.spectrum);
-        l.kernel.setArg(
-            17, s.ops.convolution == table_source::internal ? im.spectrum : im.dummy);
-        l.kernel.setArg(18, rader ? im.rader_perm : im.dummy);
-        im.launches.push_back(l);
+        args.set("logical_length",
+                 static_cast<cl_uint>(first ? points_read(d_spec) : d_spec.n));
+        args.set("scale", s.post.scale);
+        args.set("out_begin", static_cast<cl_uint>(d_spec.range_begin));
+        args.set("out_count", static_cast<cl_uint>(d_spec.range_count));
+        const plan_tables& t = d_tables;
+        args.set("stage_twiddles", t.stage_twiddles.at(s.length));
+        args.set("pass_twiddles", s.span > 1 ? t.pass_twiddles.at(s.n_total) : t.dummy);
+        args.set("pre_factors", s.pre.factor ? t.pre_factors : t.dummy);
+        args.set("post_factors", t.factors(s.post.factor));
+        args.set("conv_spectrum", t.factors(s.convolution));
+        args.set("rader_perm",
+                 d_strategy.method == algorithm::rader ? t.rader_permutation : t.dummy);
+    }
 
+    device_context& d_context;
+    const fft_device_limits& d_limits;
+    const fft_program_spec& d_spec;
+    const plan_strategy& d_strategy;
+    const plan_tables& d_tables;
+    const bool d_wide_index;
+};
+
+std::string describe(const fft_program_spec& spec,
+                     const plan_strategy& strategy,
+                     const std::vector<fft_launch>& launches)
+{
+    std::ostringstream desc;
+    desc << "N=" << spec.n;
+    if (spec.convolution)
+        desc << " convolution"
+             << (spec.spectrum_per_transform ? " (spectrum per transform)" : "");
+    else
+        desc << (spec.direction == fft_direction::forward ? " forward" : " inverse");
+    desc << (spec.in_place ? " in-place" : "") << ", batch " << spec.batch << ": ";
+    if (strategy.method == algorithm::rader)
+        desc << "Rader via " << strategy.padded << " (one fused kernel), ";
+    else if (strategy.method == algorithm::bluestein)
+        desc << "Bluestein via " << strategy.padded
+             << (strategy.fused ? " (one fused kernel), " : ", ");
+    else if (strategy.fused)
+        desc << "one fused kernel, ";
+    desc << launches.size() << (launches.size() == 1 ? " launch" : " launches");
+    for (size_t i = 0; i < launches.size(); ++i) {
+        const fft_pass_plan& pp = launches[i].pass;
         desc << (i ? "; " : " [") << "L=" << pp.length << " ";
         for (size_t r = 0; r < pp.radices.size(); ++r)
             desc << (r ? "x" : "") << pp.radices[r];
         desc << " T=" << pp.threads << " G=" << pp.group;
     }
     desc << "]";
-    im.description = desc.str();
+    return desc.str();
+}
+
+} // namespace
+
+struct fft_program::impl {
+    std::vector<fft_launch> launches; // their arguments change in run(), under mutex
+    plan_tables tables;
+    std::vector<cl::Buffer> temps;
+    bool wide_index = false;
+    std::string description;
+    mutable std::mutex mutex;
+};
+
+fft_program::fft_program(device_context::sptr context, const fft_program_spec& spec)
+    : d_spec(spec), d_impl(new impl)
+{
+    // Each step below is a function of the earlier ones' results; a new
+    // transform type (real input, DCT) adds an algorithm to choose_strategy(),
+    // its pre- and post-steps and its tables, not a new constructor.
+    check_spec(spec);
+    const fft_device_limits limits = fft_device_limits::for_device(context->info());
+    const plan_strategy strategy = choose_strategy(spec, limits);
+    impl& im = *d_impl;
+    im.wide_index = needs_wide_index(spec, strategy);
+    const std::vector<launch_step> steps = plan_launches(spec, strategy);
+    const std::vector<role> chain = assign_buffers(spec, strategy, steps);
+    im.temps = allocate_temporaries(*context, spec, strategy, chain);
+    im.tables = upload_tables(context->context(), spec, strategy, steps);
+    const launch_builder builder(
+        *context, limits, spec, strategy, im.tables, im.wide_index);
+    for (size_t i = 0; i < steps.size(); ++i)
+        im.launches.push_back(builder.build(steps[i], chain[i], chain[i + 1], i == 0));
+    im.description = describe(spec, strategy, im.launches);
 }
 
 fft_program::~fft_program() = default;
@@ -469,9 +662,7 @@ const std::string& fft_program::description() const { return d_impl->description
 
 size_t fft_program::input_elements(size_t batch) const
 {
-    return last_element(
-               d_spec.in, d_spec.input_points ? d_spec.input_points : d_spec.n, batch) +
-           1;
+    return last_element(d_spec.in, points_read(d_spec), batch) + 1;
 }
 
 size_t fft_program::output_elements(size_t batch) const
@@ -488,8 +679,8 @@ cl::Event fft_program::run(const cl::CommandQueue& queue,
                            size_t input_offset,
                            size_t output_offset) const
 {
-    const impl& im = *d_impl;
-    if (!im.launches.empty() && !im.launches.front().wide_index &&
+    impl& im = *d_impl;
+    if (!im.wide_index &&
         std::max(input_offset + input_elements(batch),
                  output_offset + output_elements(batch)) >= (size_t(1) << 32))
         throw std::invalid_argument(std::string(d_spec.owner) +
@@ -510,29 +701,28 @@ cl::Event fft_program::run(const cl::CommandQueue& queue,
     };
     std::vector<cl::Event> deps = wait;
     cl::Event event;
-    for (const auto& l : im.launches) {
-        cl::Kernel kernel = l.kernel;
-        kernel.setArg(0, buffer(l.src));
-        kernel.setArg(1, buffer(l.dst));
-        auto set_index = [&](cl_uint arg, size_t value) {
-            if (l.wide_index)
-                kernel.setArg(arg, static_cast<cl_ulong>(value));
-            else
-                kernel.setArg(arg, static_cast<cl_uint>(value));
-        };
-        set_index(2, l.src_offset + (l.src == role::input ? input_offset : 0));
-        set_index(5, l.dst_offset + (l.dst == role::output ? output_offset : 0));
-        const size_t transforms = batch * l.columns;
-        kernel.setArg(8, static_cast<cl_uint>(transforms));
+    for (auto& l : im.launches) {
+        l.args.set("src", buffer(l.src));
+        l.args.set("dst", buffer(l.dst));
+        set_index(l.args,
+                  "src_offset",
+                  l.src_offset + (l.src == role::input ? input_offset : 0),
+                  im.wide_index);
+        set_index(l.args,
+                  "dst_offset",
+                  l.dst_offset + (l.dst == role::output ? output_offset : 0),
+                  im.wide_index);
+        const size_t transforms = batch * l.pass.columns;
+        l.args.set("transforms", static_cast<cl_uint>(transforms));
         if (l.user_post_factors)
-            kernel.setArg(16, *spectrum);
+            l.args.set("post_factors", *spectrum);
         if (l.user_spectrum)
-            kernel.setArg(17, *spectrum);
-        const size_t groups = (transforms + l.group - 1) / l.group;
-        queue.enqueueNDRangeKernel(kernel,
+            l.args.set("conv_spectrum", *spectrum);
+        const size_t groups = (transforms + l.pass.group - 1) / l.pass.group;
+        queue.enqueueNDRangeKernel(l.args.ready(),
                                    cl::NullRange,
-                                   cl::NDRange(groups * l.work_group_size),
-                                   cl::NDRange(l.work_group_size),
+                                   cl::NDRange(groups * l.pass.work_group_size()),
+                                   cl::NDRange(l.pass.work_group_size()),
                                    deps.empty() ? nullptr : &deps,
                                    &event);
         deps.assign(1, event);

@@ -8,6 +8,7 @@
 #include "fault_injection.h"
 #include "fft_planner.h"
 #include "fft_tables.h"
+#include "kernel_args.h"
 #include "stream_window.h"
 #include <gnuradio/wideband/core/pfb_channelizer.h>
 
@@ -118,7 +119,7 @@ public:
     // the kernels for K taps per branch and their device buffers
     struct kernel_set {
         bool fused = false;
-        cl::Kernel channelize, fir, gather;
+        kernel_args channelize, fir, gather;
         fft_pass_plan pass;
         std::shared_ptr<fft_plan> fft; // when not fused
         cl::Buffer stage_twiddles;
@@ -186,15 +187,15 @@ pfb_channelizer::impl::build_kernels(size_t taps_per_branch) const
           << " -DSTORE_DIRECT=" << k.pass.store_direct
           << " -DSTORE_TRANSFORM_FASTEST=" << k.pass.store_transform_fastest
           << " -DTWIDDLE_SPACE=__global" << common;
-        k.channelize = ctx->kernel("pfb_channelizer.cl", o.str(), "pfb_channelize");
+        k.channelize = kernel_args(*ctx, "pfb_channelizer.cl", o.str(), "pfb_channelize");
         k.stage_twiddles = M > 1 ? cl::Buffer(cl_ctx,
                                               CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                               M * 8,
                                               core::stage_twiddles(M).data())
                                  : cl::Buffer(cl_ctx, CL_MEM_READ_ONLY, 8);
     } else {
-        k.fir = ctx->kernel("pfb_fir.cl", common, "pfb_fir_frames");
-        k.gather = ctx->kernel("pfb_fir.cl", common, "pfb_gather_channels");
+        k.fir = kernel_args(*ctx, "pfb_fir.cl", common, "pfb_fir_frames");
+        k.gather = kernel_args(*ctx, "pfb_fir.cl", common, "pfb_gather_channels");
         fft_options fo;
         fo.batch = max_frames;
         // channel-major spectra: channel c's frames in a row of max_frames
@@ -358,23 +359,27 @@ pfb_channelizer::result pfb_channelizer::enqueue(const cl::CommandQueue& queue,
     im.window->prepare(queue, deps);
     cl::Event event;
     auto chain = [&]() { deps.assign(1, event); };
+    // The polyphase FIR's inputs, the same parameters in both kernels that compute it.
+    auto set_fir_inputs = [&](kernel_args& k) {
+        k.set("window", im.window->buffer());
+        k.set("last_of_first", static_cast<cl_uint>(last_of_first));
+        k.set("rotation0", rotation0);
+        k.set("frames", static_cast<cl_uint>(frames));
+        k.set("taps", im.taps_buffer);
+    };
 
     if (frames > 0) {
         if (ks.fused) {
-            cl::Kernel& k = ks.channelize;
-            k.setArg(0, im.window->buffer());
-            k.setArg(1, static_cast<cl_uint>(last_of_first));
-            k.setArg(2, rotation0);
-            k.setArg(3, static_cast<cl_uint>(frames));
-            k.setArg(4, im.taps_buffer);
-            k.setArg(5, im.first_slot);
-            k.setArg(6, im.next_slot);
-            k.setArg(7, static_cast<cl_uint>(slots));
-            k.setArg(8, output);
-            k.setArg(9, static_cast<cl_uint>(row_stride));
-            k.setArg(10, ks.stage_twiddles);
+            kernel_args& k = ks.channelize;
+            set_fir_inputs(k);
+            k.set("first_slot", im.first_slot);
+            k.set("next_slot", im.next_slot);
+            k.set("slots", static_cast<cl_uint>(slots));
+            k.set("out", output);
+            k.set("out_stride", static_cast<cl_uint>(row_stride));
+            k.set("stage_twiddles", ks.stage_twiddles);
             const size_t groups = ceil_div(frames, ks.pass.group);
-            queue.enqueueNDRangeKernel(k,
+            queue.enqueueNDRangeKernel(k.ready(),
                                        cl::NullRange,
                                        cl::NDRange(groups * ks.pass.work_group_size()),
                                        cl::NDRange(ks.pass.work_group_size()),
@@ -382,13 +387,9 @@ pfb_channelizer::result pfb_channelizer::enqueue(const cl::CommandQueue& queue,
                                        &event);
             chain();
         } else {
-            ks.fir.setArg(0, im.window->buffer());
-            ks.fir.setArg(1, static_cast<cl_uint>(last_of_first));
-            ks.fir.setArg(2, rotation0);
-            ks.fir.setArg(3, static_cast<cl_uint>(frames));
-            ks.fir.setArg(4, im.taps_buffer);
-            ks.fir.setArg(5, ks.fft_input);
-            queue.enqueueNDRangeKernel(ks.fir,
+            set_fir_inputs(ks.fir);
+            ks.fir.set("fft_input", ks.fft_input);
+            queue.enqueueNDRangeKernel(ks.fir.ready(),
                                        cl::NullRange,
                                        cl::NDRange(ceil_div(im.M * frames, 64) * 64),
                                        cl::NDRange(64),
@@ -397,13 +398,13 @@ pfb_channelizer::result pfb_channelizer::enqueue(const cl::CommandQueue& queue,
             chain();
             event = ks.fft->enqueue(queue, ks.fft_input, ks.spectra, deps, frames);
             chain();
-            ks.gather.setArg(0, ks.spectra);
-            ks.gather.setArg(1, static_cast<cl_uint>(im.max_frames));
-            ks.gather.setArg(2, im.channel_of_slot);
-            ks.gather.setArg(3, static_cast<cl_uint>(slots));
-            ks.gather.setArg(4, output);
-            ks.gather.setArg(5, static_cast<cl_uint>(row_stride));
-            queue.enqueueNDRangeKernel(ks.gather,
+            ks.gather.set("spectra", ks.spectra);
+            ks.gather.set("frames", static_cast<cl_uint>(im.max_frames));
+            ks.gather.set("channel_of_slot", im.channel_of_slot);
+            ks.gather.set("slots", static_cast<cl_uint>(slots));
+            ks.gather.set("out", output);
+            ks.gather.set("out_stride", static_cast<cl_uint>(row_stride));
+            queue.enqueueNDRangeKernel(ks.gather.ready(),
                                        cl::NullRange,
                                        cl::NDRange(frames, slots),
                                        cl::NullRange,
