@@ -7,7 +7,7 @@
 
 /*
  * What every command-line program shares (wideband_devices, wideband_spectrum
- * and, through bench_common.h, the benchmarks): error messages on one line.
+ * and, through bench/harness.h, the benchmarks): error messages on one line.
  */
 
 #ifndef INCLUDED_WIDEBAND_APP_COMMON_H

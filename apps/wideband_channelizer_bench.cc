@@ -15,26 +15,25 @@
  * core::multi_device_pipeline. print_help() states the method.
  */
 
-#include "bench_common.h"
+#include "bench/harness.h"
+#include "reference.h"
 
 #include <gnuradio/wideband/core/host_copy.h>
 #include <gnuradio/wideband/core/multi_device_pipeline.h>
 #include <gnuradio/wideband/core/pfb_channelizer.h>
+#include <gnuradio/wideband/core/pinned_buffer.h>
 
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
-using namespace bench_common;
+using namespace harness;
 
 namespace {
 
 const char* const program_name = "wideband_channelizer_bench";
 constexpr double bytes_per_sample = 16; // the measure: 8 in + 8 out (r = 1)
 constexpr double max_rel_err = 1e-4;
-constexpr double pi = 3.14159265358979323846;
 // The engine ping-pongs two input windows: the upload for call k may start once
 // call k - 2 is done (pfb_channelizer::enqueue keeps the history of call k - 1 at
 // the front of the window call k + 1 uses).
@@ -42,7 +41,6 @@ constexpr size_t engine_windows = 2;
 constexpr size_t output_slots = 3;   // output buffers in flight with transfers
 constexpr size_t input_ring = 4;     // pinned input chunks, cycled
 constexpr size_t pipeline_depth = 2; // chunks in flight per device (the blocks')
-constexpr cl_uint quiet_nan_bits = 0x7fc00001u;
 
 const std::vector<size_t> default_channels = { 16, 64, 256, 1024, 4096 };
 
@@ -234,179 +232,31 @@ bench_options parse_command_line(int argc, char** argv)
     return o;
 }
 
-// ---- signal, taps and the float64 reference --------------------------------
-
-// Sample n of the test signal: both parts uniform in [-1, 1), from n alone, so the
-// signal can grow without changing.
-cfloat signal_sample(uint64_t n)
-{
-    uint64_t z = n * 0x9e3779b97f4a7c15ull + 0x0123456789abcdefull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    const float scale = 1.0f / 8388608.0f; // 2^-23
-    return cfloat(float(uint32_t(z) >> 8) * scale - 1.0f,
-                  float(uint32_t(z >> 32) >> 8) * scale - 1.0f);
-}
+// ---- taps and the float64 reference ------------------------------------------
 
 // Blackman-windowed sinc, K*M taps, cut-off 1/(2M) cycles per sample, DC gain 1.
 std::vector<float> design_taps(size_t M, size_t K)
 {
-    const size_t n = K * M;
-    if (n == 1)
-        return { 1.0f };
-    const double fc = 0.5 / double(M), centre = 0.5 * double(n - 1);
-    std::vector<double> h(n);
-    double sum = 0;
-    for (size_t i = 0; i < n; ++i) {
-        const double x = double(i) - centre;
-        const double sinc = x == 0 ? 2 * fc : std::sin(2 * pi * fc * x) / (pi * x);
-        const double a = 2 * pi * double(i) / double(n - 1);
-        h[i] = sinc * (0.42 - 0.5 * std::cos(a) + 0.08 * std::cos(2 * a));
-        sum += h[i];
-    }
-    std::vector<float> taps(n);
-    for (size_t i = 0; i < n; ++i)
-        taps[i] = float(h[i] / sum);
-    return taps;
+    const std::vector<double> h = windowed_sinc(K * M, 0.5 / double(M));
+    return std::vector<float>(h.begin(), h.end());
 }
 
-/*
- * Output q of channel c, GNU Radio's formula (kernels/pfb_fir.cl) in float64:
- *   y_c[q] = exp(-2 pi i c (D+1)/M) sum_n h[n] x[t-n] exp(-2 pi i c (t-n)/M),
- *   t = (q+1) D - 1, x[k < 0] = 0; x(k) gives sample k >= 0.
- */
-template <typename X>
-std::complex<double> reference_output(const X& x,
+// Frame q of channel c in float64 (lib/core/tests/reference).
+std::complex<double> reference_output(const wideband_reference::sample_fn& x,
                                       const std::vector<float>& taps,
                                       size_t M,
                                       size_t D,
                                       size_t c,
-                                      uint64_t q,
-                                      const std::vector<std::complex<double>>& twiddles)
+                                      uint64_t q)
 {
-    const int64_t t = int64_t((q + 1) * D) - 1;
-    std::complex<double> sum = 0;
-    for (size_t n = 0; n < taps.size() && int64_t(n) <= t; ++n) {
-        const uint64_t k = uint64_t(t - int64_t(n));
-        const std::complex<double> xk(x(k));
-        sum += double(taps[n]) * xk * twiddles[(c * (k % M)) % M];
-    }
-    return sum * twiddles[(c * ((D + 1) % M)) % M];
+    return wideband_reference::pfb_channelizer(x, taps, M, D, { c }, q, 1)[0][0];
 }
 
-// exp(-2 pi i m / M) for m < M.
-std::vector<std::complex<double>> make_twiddles(size_t M)
+// The channels checked out of n: those sample_indices() picks and a scattered one.
+std::vector<size_t> checked_channels(size_t n)
 {
-    std::vector<std::complex<double>> t(M);
-    for (size_t m = 0; m < M; ++m)
-        t[m] = std::polar(1.0, -2 * pi * double(m) / double(M));
-    return t;
+    return sample_indices(n, { n * 7 / 11 });
 }
-
-// Indices checked out of `n`: the first two, the middle and the last two (and a
-// fifth, scattered one for channels).
-std::vector<size_t> picks(size_t n, bool scattered)
-{
-    std::vector<size_t> p;
-    if (n == 0)
-        return p;
-    for (size_t i : { size_t(0), size_t(1), n / 2, n - 2, n - 1 })
-        if (i < n)
-            p.push_back(i);
-    if (scattered)
-        p.push_back(n * 7 / 11);
-    std::sort(p.begin(), p.end());
-    p.erase(std::unique(p.begin(), p.end()), p.end());
-    return p;
-}
-
-struct check_stats {
-    double err2 = 0, ref2 = 0;
-    size_t points = 0, nonfinite = 0;
-    std::string problem; // a wrong frame count or region
-
-    void add(const std::complex<double>& ref, const cfloat& got)
-    {
-        ++points;
-        if (!std::isfinite(got.real()) || !std::isfinite(got.imag())) {
-            ++nonfinite;
-            return;
-        }
-        err2 += std::norm(std::complex<double>(got) - ref);
-        ref2 += std::norm(ref);
-    }
-    void merge(const check_stats& o)
-    {
-        err2 += o.err2;
-        ref2 += o.ref2;
-        points += o.points;
-        nonfinite += o.nonfinite;
-        if (problem.empty())
-            problem = o.problem;
-    }
-    double rel_err() const
-    {
-        return points ? (ref2 > 0   ? std::sqrt(err2 / ref2)
-                         : err2 > 0 ? INFINITY
-                                    : 0.0)
-                      : nan_value;
-    }
-    bool passed() const
-    {
-        return points > 0 && nonfinite == 0 && problem.empty() &&
-               rel_err() <= max_rel_err;
-    }
-    std::string text() const
-    {
-        std::string t = "err " + fmt("%.2e", rel_err()) + " over " +
-                        std::to_string(points) + " points";
-        if (nonfinite)
-            t += ", " + std::to_string(nonfinite) + " non-finite";
-        if (!problem.empty())
-            t += ", " + problem;
-        return t + (passed() ? "" : "  CHECK FAILED");
-    }
-};
-
-// ---- pinned host memory --------------------------------------------------
-
-// An OpenCL buffer in host memory (CL_MEM_ALLOC_HOST_PTR), mapped for its life:
-// page-locked on discrete GPUs, so transfers from and to it run at bus speed.
-class pinned_host
-{
-public:
-    pinned_host(const core::device_context& ctx,
-                const cl::CommandQueue& queue,
-                size_t bytes)
-        : d_queue(queue),
-          d_buffer(ctx.context(),
-                   CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-                   std::max<size_t>(bytes, 8)),
-          d_bytes(std::max<size_t>(bytes, 8))
-    {
-        d_data = d_queue.enqueueMapBuffer(
-            d_buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, d_bytes);
-    }
-    ~pinned_host()
-    {
-        try {
-            d_queue.enqueueUnmapMemObject(d_buffer, d_data);
-            d_queue.finish();
-        } catch (...) {
-        }
-    }
-    pinned_host(const pinned_host&) = delete;
-    pinned_host& operator=(const pinned_host&) = delete;
-
-    cfloat* data() const { return static_cast<cfloat*>(d_data); }
-
-private:
-    cl::CommandQueue d_queue;
-    cl::Buffer d_buffer;
-    size_t d_bytes;
-    void* d_data = nullptr;
-};
 
 // ---- results ------------------------------------------------------------
 
@@ -450,35 +300,13 @@ struct measurement {
     size_t calls = 1;   // engine calls in it
     timing time;
     double setup_ms = nan_value;
-    check_stats check;
+    check_stats check{ max_rel_err };
 
     bool ok() const { return status == "ok"; }
     bool passed() const { return !ok() || check.passed(); }
     double gsps() const { return double(samples) / (time.median_ms * 1e-3) / 1e9; }
     double gsps_b2b() const { return double(samples) / (time.b2b_ms * 1e-3) / 1e9; }
     double gbs() const { return gsps() * bytes_per_sample; }
-};
-
-struct copy_measurement {
-    std::string when; // start, end
-    size_t bytes = 0;
-    std::string status = "ok";
-    std::string note;
-    timing time;
-    double gbs() const { return 2.0 * double(bytes) / (time.median_ms * 1e-3) / 1e9; }
-};
-
-struct pcie_measurement {
-    std::string direction; // h2d, d2h, both
-    size_t bytes = 0;      // per direction
-    std::string status = "ok";
-    std::string note;
-    timing time;
-    double gbs() const
-    {
-        return double(bytes) * (direction == "both" ? 2 : 1) / (time.median_ms * 1e-3) /
-               1e9;
-    }
 };
 
 // ---- the bench ----------------------------------------------------------
@@ -491,9 +319,7 @@ public:
 
 private:
     void print_header() const;
-    void warm_up_device();
     void measure_copies(const std::string& when);
-    void measure_pcie();
     void measure_row(size_t index);
     measurement measure_device_resident(size_t index,
                                         const std::string& variant,
@@ -519,11 +345,9 @@ private:
     void write_csv();
     const measurement*
     find(size_t row, const std::string& variant, size_t devices = 1) const;
-    double copy_ceiling_gbs() const;
-    double pcie_gbs(const std::string& direction) const;
     double pcie_limit_gsps(const row_config& row) const;
     double pcie_serial_limit_gsps(const row_config& row) const;
-    void drain();
+    void drain() const;
 
     bench_options d_opt;
     std::vector<core::device_context::sptr> d_devices; // --device; streaming only
@@ -535,7 +359,7 @@ private:
     std::vector<measurement> d_results;
     std::vector<copy_measurement> d_copies;
     std::vector<pcie_measurement> d_pcie;
-    std::ofstream d_csv; // opened at the start, so a bad path fails at once
+    csv_file d_csv; // opened at the start, so a bad path fails at once
     progress d_progress;
 };
 
@@ -547,13 +371,9 @@ bench::bench(const bench_options& options,
       d_timer(*d_ctx),
       d_compute(d_ctx->create_queue(false)),
       d_upload(d_ctx->create_queue(false)),
-      d_download(d_ctx->create_queue(false))
+      d_download(d_ctx->create_queue(false)),
+      d_csv(options.csv)
 {
-    if (!d_opt.csv.empty()) {
-        d_csv.open(d_opt.csv);
-        if (!d_csv)
-            throw std::runtime_error("cannot write " + d_opt.csv);
-    }
     for (size_t M : d_opt.channels)
         for (size_t K : d_opt.taps_per_branch)
             for (double r : d_opt.oversample) {
@@ -588,30 +408,15 @@ void bench::ensure_signal(size_t samples)
         d_signal[n] = signal_sample(n);
 }
 
-void bench::drain()
+void bench::drain() const
 {
-    const std::vector<const cl::CommandQueue*> queues = {
-        &d_timer.queue(), &d_compute, &d_upload, &d_download
-    };
-    for (const cl::CommandQueue* q : queues)
-        try {
-            q->finish();
-        } catch (const cl::Error&) {
-        }
+    harness::drain({ &d_timer.queue(), &d_compute, &d_upload, &d_download });
 }
 
 void bench::print_header() const
 {
-    const core::device_info& d = d_ctx->info();
-    std::cout << "# " << program_name << "\n"
-              << "# device " << d.address() << ": " << d.name << " (" << d.type_name()
-              << "), platform " << d.platform_name << "\n"
-              << "# driver " << d.driver_version << ", " << d.version << ", "
-              << d.compute_units << " compute units at " << d.max_clock_mhz << " MHz, "
-              << size_text(double(d.global_mem_bytes)) << " global memory, "
-              << size_text(double(d.max_alloc_bytes)) << " max allocation, "
-              << size_text(double(d.local_mem_bytes)) << " local memory\n"
-              << "# device-resident: 2^" << d_opt.samples_log2
+    print_device_header(program_name, d_ctx->info());
+    std::cout << "# device-resident: 2^" << d_opt.samples_log2
               << " input samples per call (" << size_text(d_opt.samples() * 8.0) << "); "
               << d_opt.warmup << " warm-up calls, median of " << d_opt.reps
               << ", device-side timing";
@@ -625,103 +430,15 @@ void bench::print_header() const
               << fmt("%g", max_rel_err) << std::endl;
 }
 
-// Copies back to back for a quarter of a second, so that an idle GPU has raised
-// its clocks before the first measurement.
-void bench::warm_up_device()
-{
-    const size_t bytes = d_opt.samples() * sizeof(cfloat);
-    cl::Buffer a(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
-    cl::Buffer b(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
-    const auto start = clock_type::now();
-    while (ms_since(start) < 250) {
-        d_timer.queue().enqueueCopyBuffer(a, b, 0, 0, bytes);
-        d_timer.queue().finish();
-    }
-}
-
 // clEnqueueCopyBuffer of one device-resident call's input bytes.
 void bench::measure_copies(const std::string& when)
 {
-    copy_measurement c;
-    c.when = when;
-    c.bytes = d_opt.samples() * sizeof(cfloat);
-    try {
-        cl::Buffer from(d_ctx->context(), CL_MEM_READ_WRITE, c.bytes);
-        cl::Buffer to(d_ctx->context(), CL_MEM_READ_WRITE, c.bytes);
-        c.time = d_timer.measure(
-            [&](const cl::CommandQueue& q) {
-                q.enqueueCopyBuffer(from, to, 0, 0, c.bytes);
-            },
-            {},
-            d_opt.warmup,
-            d_opt.reps);
-    } catch (const std::exception&) {
-        c.status = "failed";
-        c.note = current_error_text();
-        drain();
-    }
-    std::cout << "copy (" << when << ") " << size_text(double(c.bytes)) << ": "
-              << (c.status == "ok" ? fmt("%.4f ms", c.time.median_ms) +
-                                         fmt(" (b2b %.4f)", c.time.b2b_ms) +
-                                         fmt("  %.0f GB/s read+write", c.gbs())
-                                   : c.status + ": " + c.note)
-              << std::endl;
-    d_copies.push_back(c);
-}
-
-// Pinned host <-> device copies of the transfer chunks: one direction at a time,
-// then both at once on two queues.
-void bench::measure_pcie()
-{
-    const size_t bytes = d_opt.chunk() * sizeof(cfloat);
-    const size_t n = d_opt.calls();
-    try {
-        pinned_host up(*d_ctx, d_compute, bytes), down(*d_ctx, d_compute, bytes);
-        std::memset(static_cast<void*>(up.data()), 0, bytes);
-        cl::Buffer to(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
-        cl::Buffer from(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
-        d_compute.enqueueCopyBuffer(to, from, 0, 0, bytes);
-        d_compute.finish();
-        for (const char* direction : { "h2d", "d2h", "both" }) {
-            pcie_measurement p;
-            p.direction = direction;
-            p.bytes = n * bytes;
-            const bool h2d = p.direction != "d2h", d2h = p.direction != "h2d";
-            auto sequence = [&] {
-                const auto start = clock_type::now();
-                for (size_t i = 0; i < n; ++i) {
-                    if (h2d)
-                        d_upload.enqueueWriteBuffer(to, CL_FALSE, 0, bytes, up.data());
-                    if (d2h)
-                        d_download.enqueueReadBuffer(
-                            from, CL_FALSE, 0, bytes, down.data());
-                }
-                d_upload.finish();
-                d_download.finish();
-                return ms_since(start);
-            };
-            sequence();
-            std::vector<double> ms;
-            for (int i = 0; i < d_opt.transfer_reps; ++i)
-                ms.push_back(sequence());
-            p.time = summarize(ms);
-            d_pcie.push_back(p);
-        }
-    } catch (const std::exception&) {
-        pcie_measurement p;
-        p.direction = "h2d";
-        p.status = "failed";
-        p.note = current_error_text();
-        d_pcie.push_back(p);
-        drain();
-    }
-    std::cout << "pinned transfers, " << n << " x " << size_text(double(bytes)) << ":";
-    for (const auto& p : d_pcie)
-        std::cout << "  " << p.direction << " "
-                  << (p.status == "ok" ? fmt("%.1f GB/s", p.gbs())
-                                       : p.status + ": " + p.note);
-    std::cout << (d_pcie.size() == 3 ? " (both: the sum of the two directions)" : "")
-              << std::endl;
+    d_copies.push_back(measure_copy(*d_ctx,
+                                    d_timer,
+                                    when,
+                                    d_opt.samples() * sizeof(cfloat),
+                                    d_opt.warmup,
+                                    d_opt.reps));
 }
 
 core::pfb_channelizer_options bench::engine_options(const row_config& row,
@@ -756,7 +473,6 @@ check_stats bench::check_engine(core::pfb_channelizer& engine,
     const size_t outputs = engine.outputs();
     const size_t sizes[] = { max, std::min(max, max / 3 + D / 2 + 1), max };
     ensure_signal(sizes[0] + sizes[1] + sizes[2]);
-    const auto twiddles = make_twiddles(row.M);
     const std::vector<size_t>& map = engine.channel_map();
     const size_t out_bytes = out.getInfo<CL_MEM_SIZE>();
     auto x = [&](uint64_t k) { return d_signal[k]; };
@@ -782,15 +498,14 @@ check_stats bench::check_engine(core::pfb_channelizer& engine,
         if (result.frames != expected && s.problem.empty())
             s.problem = std::to_string(result.frames) + " frames, expected " +
                         std::to_string(expected);
-        for (size_t f : picks(std::min(result.frames, expected), false))
-            for (size_t slot : picks(outputs, true)) {
+        for (size_t f : sample_indices(std::min(result.frames, expected)))
+            for (size_t slot : checked_channels(outputs)) {
                 const size_t index =
                     row.frame_major ? f * outputs + slot : slot * stride + f;
                 cfloat got;
                 q.enqueueReadBuffer(
                     out, CL_TRUE, index * sizeof(cfloat), sizeof got, &got);
-                s.add(reference_output(
-                          x, engine.taps(), row.M, D, map[slot], first + f, twiddles),
+                s.add(reference_output(x, engine.taps(), row.M, D, map[slot], first + f),
                       got);
             }
         pos += n;
@@ -889,10 +604,12 @@ void bench::measure_transfers(size_t index, const std::vector<float>& taps)
                 d_ctx->context(), CL_MEM_READ_WRITE, out_elements * sizeof(cfloat));
         const size_t ring = input_ring * chunk;
         ensure_signal(ring);
-        pinned_host host_in(*d_ctx, d_compute, ring * sizeof(cfloat));
-        pinned_host host_out(
-            *d_ctx, d_compute, output_slots * out_elements * sizeof(cfloat));
-        std::copy(d_signal.begin(), d_signal.begin() + ring, host_in.data());
+        const core::pinned_buffer host_in(d_ctx, ring * sizeof(cfloat));
+        const core::pinned_buffer host_out(d_ctx,
+                                           output_slots * out_elements * sizeof(cfloat));
+        cfloat* const in_ring = static_cast<cfloat*>(host_in.data());
+        cfloat* const out_slots = static_cast<cfloat*>(host_out.data());
+        std::copy(d_signal.begin(), d_signal.begin() + ring, in_ring);
 
         struct call_record {
             uint64_t first = 0;
@@ -909,9 +626,9 @@ void bench::measure_transfers(size_t index, const std::vector<float>& taps)
             const auto t0 = clock_type::now();
             for (size_t k = 0; k < calls; ++k) {
                 const auto region = engine.input_region();
-                const cfloat* source = host_in.data() + (calls_done % input_ring) * chunk;
+                const cfloat* source = in_ring + (calls_done % input_ring) * chunk;
                 const size_t slot = k % output_slots;
-                cfloat* target = host_out.data() + slot * out_elements;
+                cfloat* target = out_slots + slot * out_elements;
                 const uint64_t samples_before = calls_done * chunk;
                 call_record& rec = records[slot];
                 rec.first = samples_before / D;
@@ -980,8 +697,7 @@ void bench::measure_transfers(size_t index, const std::vector<float>& taps)
         };
         // The last calls' outputs, on the host, against the formula; the input is
         // the pinned ring, repeating.
-        const auto twiddles = make_twiddles(row.M);
-        auto x = [&](uint64_t k) { return host_in.data()[k % ring]; };
+        auto x = [&](uint64_t k) { return in_ring[k % ring]; };
         auto check = [&] {
             check_stats s;
             for (size_t slot = 0; slot < std::min(output_slots, calls); ++slot) {
@@ -989,16 +705,15 @@ void bench::measure_transfers(size_t index, const std::vector<float>& taps)
                 if (rec.frames != rec.expected && s.problem.empty())
                     s.problem = std::to_string(rec.frames) + " frames, expected " +
                                 std::to_string(rec.expected);
-                const cfloat* y = host_out.data() + slot * out_elements;
-                for (size_t f : picks(std::min(rec.frames, rec.expected), false))
-                    for (size_t o : picks(outputs, true))
+                const cfloat* y = out_slots + slot * out_elements;
+                for (size_t f : sample_indices(std::min(rec.frames, rec.expected)))
+                    for (size_t o : checked_channels(outputs))
                         s.add(reference_output(x,
                                                engine.taps(),
                                                row.M,
                                                D,
                                                engine.channel_map()[o],
-                                               rec.first + f,
-                                               twiddles),
+                                               rec.first + f),
                               y[row.frame_major ? f * outputs + o : o * stride + f]);
             }
             return s;
@@ -1137,8 +852,8 @@ measurement bench::measure_devices(size_t index, const std::vector<float>& taps,
         auto take = [&](const cfloat* y, size_t elements) {
             core::host_copy(sink.data(), y, elements * sizeof(cfloat));
             const size_t frames = elements / outputs;
-            for (size_t f : sampling ? picks(frames, false) : std::vector<size_t>())
-                for (size_t slot : picks(outputs, true))
+            for (size_t f : sampling ? sample_indices(frames) : std::vector<size_t>())
+                for (size_t slot : checked_channels(outputs))
                     points.push_back({ frames_out + f,
                                        slot,
                                        sink[row.frame_major ? f * outputs + slot
@@ -1161,7 +876,6 @@ measurement bench::measure_devices(size_t index, const std::vector<float>& taps,
         if (frames_out != expected)
             m.check.problem = std::to_string(frames_out) + " frames, expected " +
                               std::to_string(expected);
-        const auto twiddles = make_twiddles(row.M);
         const size_t ring = input_ring * chunk;
         auto x = [&](uint64_t k) { return d_signal[k % ring]; };
         for (const point& p : points)
@@ -1170,8 +884,7 @@ measurement bench::measure_devices(size_t index, const std::vector<float>& taps,
                                          row.M,
                                          engine.decimation(),
                                          engine.channel_map()[p.slot],
-                                         p.frame,
-                                         twiddles),
+                                         p.frame),
                         p.value);
     } catch (const std::exception&) {
         m.status = "failed";
@@ -1242,45 +955,26 @@ void bench::print_device_scaling() const
                   lines);
 }
 
-// The faster of the copies at the start and the end (0: none).
-double bench::copy_ceiling_gbs() const
-{
-    double best = 0;
-    for (const auto& c : d_copies)
-        if (c.status == "ok")
-            best = std::max(best, c.gbs());
-    return best;
-}
-
-double bench::pcie_gbs(const std::string& direction) const
-{
-    for (const auto& p : d_pcie)
-        if (p.direction == direction && p.status == "ok")
-            return p.gbs();
-    return nan_value;
-}
-
-// Input Gsps the bus allows with uploads and downloads overlapped.
+// Input Gsps the bus allows with uploads and downloads overlapped, and one
+// after the other.
 double bench::pcie_limit_gsps(const row_config& row) const
 {
-    const size_t D = row.decimation();
-    const double in = 8, out = 8.0 * double(row.outputs()) / double(D);
-    return std::min(
-        { pcie_gbs("h2d") / in, pcie_gbs("d2h") / out, pcie_gbs("both") / (in + out) });
+    return pcie_limit(d_pcie, 8.0 * double(row.outputs()) / double(row.decimation())) /
+           1e9;
 }
 
-// ... and one after the other.
 double bench::pcie_serial_limit_gsps(const row_config& row) const
 {
-    const size_t D = row.decimation();
-    const double in = 8, out = 8.0 * double(row.outputs()) / double(D);
-    return 1.0 / (in / pcie_gbs("h2d") + out / pcie_gbs("d2h"));
+    return pcie_serial_limit(d_pcie,
+                             8.0 * double(row.outputs()) / double(row.decimation())) /
+           1e9;
 }
 
 void bench::print_table() const
 {
-    const double ceiling = copy_ceiling_gbs();
-    const double h2d = pcie_gbs("h2d"), d2h = pcie_gbs("d2h"), both = pcie_gbs("both");
+    const double ceiling = copy_ceiling_gbs(d_copies);
+    const double h2d = pcie_gbs(d_pcie, "h2d"), d2h = pcie_gbs(d_pcie, "d2h"),
+                 both = pcie_gbs(d_pcie, "both");
     std::cout << "\nPolyphase channelizer on " << d_ctx->info().name
               << ": input Gsamples/s; "
               << "device-resident 2^" << d_opt.samples_log2
@@ -1383,78 +1077,64 @@ void bench::print_table() const
 
 void bench::write_csv()
 {
-    const std::vector<std::string> columns = { "table",
-                                               "M",
-                                               "K",
-                                               "r",
-                                               "D",
-                                               "output",
-                                               "outputs",
-                                               "variant",
-                                               "devices",
-                                               "fused",
-                                               "samples",
-                                               "calls",
-                                               "status",
-                                               "median_ms",
-                                               "min_ms",
-                                               "max_ms",
-                                               "b2b_ms",
-                                               "Gsps",
-                                               "Gsps_b2b",
-                                               "GBs",
-                                               "pct_copy",
-                                               "pcie_limit_Gsps",
-                                               "pcie_serial_limit_Gsps",
-                                               "pct_limit",
-                                               "rel_err",
-                                               "points_checked",
-                                               "nonfinite",
-                                               "setup_ms",
-                                               "note" };
-    std::ofstream& f = d_csv;
-    f << join(columns) << "\n";
-    auto row = [&](std::map<std::string, std::string> fields) {
-        std::vector<std::string> line;
-        for (const auto& c : columns)
-            line.push_back(csv_field(fields[c]));
-        f << join(line) << "\n";
-    };
-    auto add_timing = [](std::map<std::string, std::string>& fields, const timing& t) {
-        fields["median_ms"] = csv_number(t.median_ms);
-        fields["min_ms"] = csv_number(t.min_ms);
-        fields["max_ms"] = csv_number(t.max_ms);
-        fields["b2b_ms"] = csv_number(t.b2b_ms);
-    };
+    d_csv.header({ "table",
+                   "M",
+                   "K",
+                   "r",
+                   "D",
+                   "output",
+                   "outputs",
+                   "variant",
+                   "devices",
+                   "fused",
+                   "samples",
+                   "calls",
+                   "status",
+                   "median_ms",
+                   "min_ms",
+                   "max_ms",
+                   "b2b_ms",
+                   "Gsps",
+                   "Gsps_b2b",
+                   "GBs",
+                   "pct_copy",
+                   "pcie_limit_Gsps",
+                   "pcie_serial_limit_Gsps",
+                   "pct_limit",
+                   "rel_err",
+                   "points_checked",
+                   "nonfinite",
+                   "setup_ms",
+                   "note" });
     for (const auto& c : d_copies) {
-        std::map<std::string, std::string> fields = {
+        csv_file::fields fields = {
             { "table", "copy" },
             { "variant", "clEnqueueCopyBuffer " + c.when },
             { "samples", std::to_string(c.bytes / sizeof(cfloat)) },
             { "status", c.status },
-            { "GBs", csv_number(c.status == "ok" ? c.gbs() : NAN) },
+            { "GBs", csv_file::number(c.status == "ok" ? c.gbs() : NAN) },
             { "note", c.note }
         };
-        add_timing(fields, c.time);
-        row(fields);
+        csv_file::add_timing(fields, c.time);
+        d_csv.row(fields);
     }
     for (const auto& p : d_pcie) {
-        std::map<std::string, std::string> fields = {
+        csv_file::fields fields = {
             { "table", "pcie" },
             { "variant", p.direction },
             { "samples", std::to_string(p.bytes / sizeof(cfloat)) },
             { "calls", std::to_string(d_opt.calls()) },
             { "status", p.status },
-            { "GBs", csv_number(p.status == "ok" ? p.gbs() : NAN) },
+            { "GBs", csv_file::number(p.status == "ok" ? p.gbs() : NAN) },
             { "note", p.note }
         };
-        add_timing(fields, p.time);
-        row(fields);
+        csv_file::add_timing(fields, p.time);
+        d_csv.row(fields);
     }
-    const double ceiling = copy_ceiling_gbs();
+    const double ceiling = copy_ceiling_gbs(d_copies);
     for (const auto& m : d_results) {
         const row_config& r = d_rows[m.row];
-        std::map<std::string, std::string> fields = {
+        csv_file::fields fields = {
             { "table", "channelizer" },
             { "M", std::to_string(r.M) },
             { "K", std::to_string(r.K) },
@@ -1467,7 +1147,7 @@ void bench::write_csv()
             { "variant", m.variant },
             { "devices", std::to_string(m.devices) },
             { "status", m.status },
-            { "setup_ms", csv_number(m.setup_ms) },
+            { "setup_ms", csv_file::number(m.setup_ms) },
             { "note", m.note }
         };
         if (m.ok()) {
@@ -1475,42 +1155,38 @@ void bench::write_csv()
             fields["fused"] = std::to_string(int(m.fused));
             fields["samples"] = std::to_string(m.samples);
             fields["calls"] = std::to_string(m.calls);
-            add_timing(fields, m.time);
-            fields["Gsps"] = csv_number(m.gsps());
+            csv_file::add_timing(fields, m.time);
+            fields["Gsps"] = csv_file::number(m.gsps());
             if (device) {
-                fields["Gsps_b2b"] = csv_number(m.gsps_b2b());
-                fields["GBs"] = csv_number(m.gbs());
+                fields["Gsps_b2b"] = csv_file::number(m.gsps_b2b());
+                fields["GBs"] = csv_file::number(m.gbs());
                 if (ceiling > 0)
-                    fields["pct_copy"] = csv_number(100 * m.gbs() / ceiling);
+                    fields["pct_copy"] = csv_file::number(100 * m.gbs() / ceiling);
             } else if (m.devices == 1) { // the first device's bus
                 const double limit = pcie_limit_gsps(r);
-                fields["pcie_limit_Gsps"] = csv_number(limit);
-                fields["pcie_serial_limit_Gsps"] = csv_number(pcie_serial_limit_gsps(r));
-                fields["pct_limit"] = csv_number(
+                fields["pcie_limit_Gsps"] = csv_file::number(limit);
+                fields["pcie_serial_limit_Gsps"] =
+                    csv_file::number(pcie_serial_limit_gsps(r));
+                fields["pct_limit"] = csv_file::number(
                     100 * m.gsps() /
                     (m.variant == "serial" ? pcie_serial_limit_gsps(r) : limit));
             }
-            fields["rel_err"] = csv_number(m.check.rel_err());
-            fields["points_checked"] = std::to_string(m.check.points);
-            fields["nonfinite"] = std::to_string(m.check.nonfinite);
-            if (!m.check.problem.empty())
-                fields["note"] = m.note + "; " + m.check.problem;
+            csv_file::add_check(fields, m.check);
         }
-        row(fields);
+        d_csv.row(fields);
     }
-    f.flush();
-    if (!f)
-        throw std::runtime_error("cannot write " + d_opt.csv);
+    d_csv.finish();
 }
 
 int bench::run()
 {
     const auto start = clock_type::now();
     print_header();
-    warm_up_device();
+    warm_up_device(*d_ctx, d_timer, d_opt.samples() * sizeof(cfloat));
     measure_copies("start");
     if (d_opt.transfers)
-        measure_pcie();
+        d_pcie = measure_pcie(
+            d_ctx, d_opt.chunk() * sizeof(cfloat), d_opt.calls(), d_opt.transfer_reps);
     size_t not_run = 0;
     d_progress = progress(d_rows.size());
     for (size_t i = 0; i < d_rows.size(); ++i) {
@@ -1534,7 +1210,7 @@ int bench::run()
                   << " rows not run" << std::endl;
     std::cout << "\n";
     measure_copies("end");
-    if (!d_opt.csv.empty())
+    if (d_csv.enabled())
         write_csv();
     print_table();
     if (d_opt.transfers && d_devices.size() > 1)

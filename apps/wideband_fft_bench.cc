@@ -15,11 +15,7 @@
 #include "wideband_fft_bench.h"
 
 #include <cstring>
-#include <fstream>
 #include <iostream>
-#include <map>
-#include <random>
-#include <sstream>
 #include <thread>
 
 using namespace fft_bench;
@@ -29,7 +25,6 @@ namespace {
 const char* const program_name = "wideband_fft_bench";
 constexpr double bytes_per_point = 16; // 8 read + 8 written, whatever the passes
 constexpr double max_rel_err = 1e-5;   // float32 FFTs land near 1e-7; bugs far above
-constexpr cl_uint quiet_nan_bits = 0x7fc00001u;
 
 const std::vector<size_t> default_sizes = { 16,    64,      256,   1024, 4096, 16384,
                                             65536, 1048576, 1000,  1536, 2187, 2401,
@@ -216,18 +211,13 @@ struct measurement {
     std::string note;          // plan description, or why it did not run
     double setup_ms = nan_value;
     timing time;
-    size_t nonfinite = 0;
-    size_t rows = 0;
-    double rel_err = nan_value;
+    check_stats check{ max_rel_err };
+    size_t rows = 0; // rows compared with float64
     bool input_checked = false;
     bool input_intact = true;
 
     bool ok() const { return status == "ok"; }
-    bool passed() const
-    {
-        return ok() && nonfinite == 0 && rel_err <= max_rel_err && input_intact;
-    }
-    int sign() const { return variant == "inv" ? +1 : -1; }
+    bool passed() const { return ok() && check.passed() && input_intact; }
     double points() const { return double(n) * double(batch); }
     double gpts() const { return points() / (time.median_ms * 1e-3) / 1e9; }
     double gbs() const { return gpts() * bytes_per_point; }
@@ -236,16 +226,6 @@ struct measurement {
         return points() * bytes_per_point / (time.b2b_ms * 1e-3) / 1e9;
     }
     std::string name() const { return lib + (lib == "wideband" ? " " + variant : ""); }
-};
-
-struct copy_measurement {
-    std::string when; // start, end
-    size_t bytes = 0;
-    std::string status = "ok";
-    std::string note;
-    timing time;
-    // Bytes read + written per second, as for the transforms.
-    double gbs() const { return 2.0 * double(bytes) / (time.median_ms * 1e-3) / 1e9; }
 };
 
 struct latency {
@@ -290,8 +270,6 @@ private:
     void write_csv();
     const measurement*
     find(const std::string& lib, const std::string& variant, size_t n) const;
-    double copy_ceiling_gbs() const;
-    void warm_up_device();
     size_t buffer_bytes() const { return d_capacity * sizeof(cfloat); }
 
     bench_options d_opt;
@@ -305,7 +283,7 @@ private:
     std::vector<measurement> d_results;
     std::vector<copy_measurement> d_copies;
     std::vector<latency> d_latencies;
-    std::ofstream d_csv; // opened at the start, so a bad path fails at once
+    csv_file d_csv; // opened at the start, so a bad path fails at once
     progress d_progress;
 #ifdef WIDEBAND_HAVE_FFTW
     size_t d_fftw_points = 0; // points per FFTW execution
@@ -324,13 +302,9 @@ bench::bench(const bench_options& options, core::device_context::sptr ctx)
       d_ctx(std::move(ctx)),
       d_timer(*d_ctx),
       d_plain_queue(d_ctx->create_queue(false)),
-      d_total(size_t(1) << options.total_log2)
+      d_total(size_t(1) << options.total_log2),
+      d_csv(options.csv)
 {
-    if (!d_opt.csv.empty()) {
-        d_csv.open(d_opt.csv);
-        if (!d_csv)
-            throw std::runtime_error("cannot write " + d_opt.csv);
-    }
     // Big enough for a launch, any single transform and the small batches.
     d_capacity = std::max(d_total, largest(d_opt.sizes));
     if (d_opt.small_batch)
@@ -341,13 +315,8 @@ bench::bench(const bench_options& options, core::device_context::sptr ctx)
                                  size_text(double(d_ctx->info().max_alloc_bytes)) +
                                  ": use a smaller --total-log2");
 
-    // Uniform in [-1, 1) for both parts, never zeros; the same every run.
-    d_host_in.resize(d_capacity);
+    d_host_in = wideband_reference::random_signal(d_capacity, 12345);
     d_host_out.resize(d_capacity);
-    std::mt19937 random(12345);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    for (auto& x : d_host_in)
-        x = cfloat(uniform(random), uniform(random));
     d_in = cl::Buffer(d_ctx->context(), CL_MEM_READ_WRITE, buffer_bytes());
     d_out = cl::Buffer(d_ctx->context(), CL_MEM_READ_WRITE, buffer_bytes());
     d_timer.queue().enqueueWriteBuffer(
@@ -395,16 +364,8 @@ bench::~bench()
 
 void bench::print_header() const
 {
-    const core::device_info& d = d_ctx->info();
-    std::cout << "# " << program_name << "\n"
-              << "# device " << d.address() << ": " << d.name << " (" << d.type_name()
-              << "), platform " << d.platform_name << "\n"
-              << "# driver " << d.driver_version << ", " << d.version << ", "
-              << d.compute_units << " compute units at " << d.max_clock_mhz << " MHz, "
-              << size_text(double(d.global_mem_bytes)) << " global memory, "
-              << size_text(double(d.max_alloc_bytes)) << " max allocation, "
-              << size_text(double(d.local_mem_bytes)) << " local memory\n"
-              << "# points per launch 2^" << d_opt.total_log2 << " ("
+    print_device_header(program_name, d_ctx->info());
+    std::cout << "# points per launch 2^" << d_opt.total_log2 << " ("
               << size_text(d_total * 8.0) << " in + " << size_text(d_total * 8.0)
               << " out); " << d_opt.warmup << " warm-up runs, median of " << d_opt.reps
               << " and mean of " << d_opt.reps << " back to back, device-side timing\n"
@@ -436,11 +397,11 @@ void bench::print_header() const
 #endif
     if (d_opt.use("copy"))
         std::cout << ", clEnqueueCopyBuffer";
-    std::cout << "\n# float64 reference: "
+    std::cout << "\n# float64 reference: whole rows, "
 #ifdef WIDEBAND_HAVE_FFTW
-              << "FFTW in double precision, whole rows\n"
+              << "FFTW in double precision\n"
 #else
-              << "direct DFT of up to 256 bins per row (built without FFTW)\n"
+              << "direct DFT (built without FFTW)\n"
 #endif
               << std::flush;
 }
@@ -450,9 +411,6 @@ void bench::measure_copies(const std::string& when)
     // The bytes of one launch's input, and twice that where the device holds it.
     const size_t launch_bytes = d_total * sizeof(cfloat);
     for (size_t bytes : { launch_bytes, 2 * launch_bytes }) {
-        copy_measurement c;
-        c.when = when;
-        c.bytes = bytes;
         const core::device_info& d = d_ctx->info();
         const bool own_buffers = bytes > buffer_bytes();
         if (own_buffers && (bytes > d.max_alloc_bytes ||
@@ -461,29 +419,14 @@ void bench::measure_copies(const std::string& when)
                       << ": skipped, does not fit beside the bench buffers" << std::endl;
             continue;
         }
-        try {
-            cl::Buffer from = d_in, to = d_out;
-            if (own_buffers) {
-                from = cl::Buffer(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
-                to = cl::Buffer(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
-            }
-            c.time = d_timer.measure(
-                [&](const cl::CommandQueue& q) {
-                    q.enqueueCopyBuffer(from, to, 0, 0, bytes);
-                },
-                {},
-                d_opt.warmup,
-                d_opt.reps);
-        } catch (const std::exception&) {
-            std::tie(c.status, c.note) = current_failure();
-        }
-        std::cout << "copy (" << when << ") " << size_text(double(bytes)) << ": "
-                  << (c.status == "ok" ? fmt("%.4f ms", c.time.median_ms) +
-                                             fmt(" (b2b %.4f)", c.time.b2b_ms) +
-                                             fmt("  %.0f GB/s read+write", c.gbs())
-                                       : c.status + ": " + c.note)
-                  << std::endl;
-        d_copies.push_back(c);
+        d_copies.push_back(measure_copy(*d_ctx,
+                                        d_timer,
+                                        when,
+                                        bytes,
+                                        d_opt.warmup,
+                                        d_opt.reps,
+                                        own_buffers ? nullptr : &d_in,
+                                        own_buffers ? nullptr : &d_out));
     }
 }
 
@@ -574,11 +517,10 @@ void bench::check_output(measurement& m, const enqueue_fn& run, const enqueue_fn
         restore(q);
     run(q);
     q.enqueueReadBuffer(d_out, CL_TRUE, 0, bytes, d_host_out.data());
-    m.nonfinite = count_nonfinite(d_host_out.data(), points);
-    const accuracy a = compare_with_reference(
-        d_host_in.data(), d_host_out.data(), m.n, m.batch, m.sign());
-    m.rel_err = a.rel_err;
-    m.rows = a.rows;
+    compare_with_reference(
+        d_host_in.data(), d_host_out.data(), m.n, m.batch, m.variant == "inv", m.check);
+    m.check.scan(d_host_out.data(), points);
+    m.rows = sample_rows(m.n, m.batch).size();
     if (!restore) {
         q.enqueueReadBuffer(d_in, CL_TRUE, 0, bytes, d_host_out.data());
         m.input_checked = true;
@@ -617,10 +559,9 @@ void bench::measure_fftw(size_t n)
         m.time = summarize(ms);
         std::fill(out, out + points, cfloat(NAN, NAN));
         plan.execute();
-        m.nonfinite = count_nonfinite(out, points);
-        const accuracy a = compare_with_reference(in, out, n, m.batch, -1);
-        m.rel_err = a.rel_err;
-        m.rows = a.rows;
+        compare_with_reference(in, out, n, m.batch, false, m.check);
+        m.check.scan(out, points);
+        m.rows = sample_rows(n, m.batch).size();
         m.input_checked = true;
         m.input_intact = std::equal(in, in + points, d_host_in.begin());
     } catch (const std::exception&) {
@@ -719,8 +660,9 @@ void bench::print_measurement(const measurement& m) const
               << (std::isnan(m.time.b2b_ms) ? std::string(")")
                                             : fmt(", b2b %.4f)", m.time.b2b_ms))
               << "  " << number(m.gpts()) << " Gpt/s  " << number(m.gbs()) << " GB/s\n"
-              << indent << "err " << fmt("%.2e", m.rel_err) << " over " << m.rows
-              << (m.rows == 1 ? " row, " : " rows, ") << m.nonfinite << " non-finite"
+              << indent << "err " << fmt("%.2e", m.check.rel_err()) << " over " << m.rows
+              << (m.rows == 1 ? " row, " : " rows, ") << m.check.nonfinite
+              << " non-finite"
               << (m.input_checked
                       ? (m.input_intact ? ", input intact" : ", INPUT CHANGED")
                       : "")
@@ -735,30 +677,6 @@ bench::find(const std::string& lib, const std::string& variant, size_t n) const
         if (m.lib == lib && m.variant == variant && m.n == n)
             return &m;
     return nullptr;
-}
-
-// The copy of one launch's bytes at the start of the run (0: none). The one at
-// the end only shows whether the device's speed drifted.
-// The copy of one launch's bytes: the faster of the start and end runs (0: none).
-double bench::copy_ceiling_gbs() const
-{
-    double best = 0;
-    for (const auto& c : d_copies)
-        if (c.status == "ok" && c.bytes == d_total * sizeof(cfloat))
-            best = std::max(best, c.gbs());
-    return best;
-}
-
-// Copies back to back for a quarter of a second, so that an idle GPU has raised
-// its clocks before the first measurement.
-void bench::warm_up_device()
-{
-    const auto start = clock_type::now();
-    const size_t bytes = d_total * sizeof(cfloat);
-    while (ms_since(start) < 250) {
-        d_timer.queue().enqueueCopyBuffer(d_in, d_out, 0, 0, bytes);
-        d_timer.queue().finish();
-    }
 }
 
 void bench::print_latency_table() const
@@ -804,21 +722,15 @@ void bench::print_latency_table() const
 
 void bench::print_table() const
 {
-    // One group of columns per library and variant: title, headers and widths,
-    // and the cells of an "ok" measurement.
+    // One group of columns per library and variant, and the cells of a measurement.
     struct group {
-        std::string title, lib, variant;
-        std::vector<std::string> headers;
-        std::vector<size_t> widths;
-        std::function<std::vector<std::string>(const measurement&)> cells;
-        size_t width() const
-        {
-            return std::accumulate(widths.begin(), widths.end(), size_t(0));
-        }
+        std::string lib, variant;
+        text_table::group columns;
+        std::function<text_table::cells(const measurement&)> cells;
     };
-    const double ceiling = copy_ceiling_gbs();
+    const double ceiling = copy_ceiling_gbs(d_copies, d_total * sizeof(cfloat));
     auto err = [](const measurement& m) {
-        return fmt("%.1e", m.rel_err) + (m.passed() ? " " : "!");
+        return fmt("%.1e", m.check.rel_err()) + (m.passed() ? " " : "!");
     };
     auto percent_of_forward = [this](const measurement& m) {
         const measurement* fwd = find("wideband", "fwd", m.n);
@@ -828,13 +740,16 @@ void bench::print_table() const
     };
     std::vector<group> groups;
     if (d_opt.use("wideband") && d_opt.variant("fwd"))
-        groups.push_back({ "wideband forward",
-                           "wideband",
+        groups.push_back({ "wideband",
                            "fwd",
-                           { "ms", "Gpt/s", "GB/s", "%copy", "err" },
-                           { 8, 8, 7, 6, 9 },
+                           { "wideband forward",
+                             { { "ms", 8 },
+                               { "Gpt/s", 8 },
+                               { "GB/s", 7 },
+                               { "%copy", 6 },
+                               { "err", 9 } } },
                            [&](const measurement& m) {
-                               return std::vector<std::string>{
+                               return text_table::cells{
                                    number(m.time.median_ms),
                                    number(m.gpts()),
                                    number(m.gbs()),
@@ -846,39 +761,34 @@ void bench::print_table() const
     for (const auto& v :
          { std::make_pair("inv", "inverse"), std::make_pair("inplace", "in-place") })
         if (d_opt.use("wideband") && d_opt.variant(v.first))
-            groups.push_back({ v.second,
-                               "wideband",
-                               v.first,
-                               { "Gpt/s", "%fwd", "err" },
-                               { 8, 5, 9 },
-                               [&](const measurement& m) {
-                                   return std::vector<std::string>{ number(m.gpts()),
-                                                                    percent_of_forward(m),
-                                                                    err(m) };
-                               } });
+            groups.push_back(
+                { "wideband",
+                  v.first,
+                  { v.second, { { "Gpt/s", 8 }, { "%fwd", 5 }, { "err", 9 } } },
+                  [&](const measurement& m) {
+                      return text_table::cells{ number(m.gpts()),
+                                                percent_of_forward(m),
+                                                err(m) };
+                  } });
     for (const auto& lib :
          { std::make_pair("vkfft", "VkFFT"), std::make_pair("clfft", "clFFT") })
         if (d_opt.use(lib.first))
-            groups.push_back({ lib.second,
-                               lib.first,
-                               "fwd",
-                               { "Gpt/s", "GB/s", "err" },
-                               { 8, 7, 9 },
-                               [&](const measurement& m) {
-                                   return std::vector<std::string>{ number(m.gpts()),
-                                                                    number(m.gbs()),
-                                                                    err(m) };
-                               } });
+            groups.push_back(
+                { lib.first,
+                  "fwd",
+                  { lib.second, { { "Gpt/s", 8 }, { "GB/s", 7 }, { "err", 9 } } },
+                  [&](const measurement& m) {
+                      return text_table::cells{ number(m.gpts()),
+                                                number(m.gbs()),
+                                                err(m) };
+                  } });
     if (d_opt.use("fftw"))
-        groups.push_back(
-            { "FFTW (CPU)",
-              "fftw",
-              "fwd",
-              { "Gpt/s", "err" },
-              { 8, 9 },
-              [&](const measurement& m) {
-                  return std::vector<std::string>{ number(m.gpts()), err(m) };
-              } });
+        groups.push_back({ "fftw",
+                           "fwd",
+                           { "FFTW (CPU)", { { "Gpt/s", 8 }, { "err", 9 } } },
+                           [&](const measurement& m) {
+                               return text_table::cells{ number(m.gpts()), err(m) };
+                           } });
 
     std::cout
         << "\nBatched complex float32 FFT on " << d_ctx->info().name << ", 2^"
@@ -888,37 +798,22 @@ void bench::print_table() const
                         : std::string("(not measured)"))
         << "; %fwd: forward time / this time;\nerr: relative L2 error against float64, "
            "! = check failed (non-finite output, err > 1e-5 or input changed)\n";
-    std::string titles = std::string(16, ' ') + " |";
-    std::string headers = pad("N", 8) + pad("batch", 8) + " |";
-    for (const auto& g : groups) {
-        titles += " " + g.title +
-                  std::string(g.width() - std::min(g.width(), g.title.size() + 1), ' ') +
-                  " |";
-        for (size_t c = 0; c < g.headers.size(); ++c)
-            headers += " " + pad(g.headers[c], g.widths[c] - 1);
-        headers += " |";
-    }
-    std::cout << titles << "\n"
-              << headers << "\n"
-              << std::string(headers.size(), '-') << "\n";
+    std::vector<text_table::group> columns = { { "", { { "N", 8 }, { "batch", 8 } } } };
+    for (const auto& g : groups)
+        columns.push_back(g.columns);
+    const text_table table(columns);
+    table.print_header(std::cout);
     for (size_t n : d_opt.sizes) {
-        std::string line = pad(std::to_string(n), 8) +
-                           pad(std::to_string(std::max<size_t>(1, d_total / n)), 8) +
-                           " |";
+        std::vector<text_table::cells> row = {
+            { std::to_string(n), std::to_string(std::max<size_t>(1, d_total / n)) }
+        };
         for (const auto& g : groups) {
             const measurement* m = find(g.lib, g.variant, n);
-            if (!m) {
-                line += std::string(g.width(), ' ');
-            } else if (!m->ok()) {
-                line += pad(m->status, g.width());
-            } else {
-                const std::vector<std::string> cells = g.cells(*m);
-                for (size_t c = 0; c < cells.size(); ++c)
-                    line += " " + pad(cells[c], g.widths[c] - 1);
-            }
-            line += " |";
+            row.push_back(!m        ? text_table::cells{}
+                          : m->ok() ? g.cells(*m)
+                                    : text_table::cells{ m->status });
         }
-        std::cout << line << "\n";
+        table.print_row(std::cout, row);
     }
     for (const auto& m : d_results)
         if (!m.ok())
@@ -929,92 +824,70 @@ void bench::print_table() const
 
 void bench::write_csv()
 {
-    const std::vector<std::string> columns = {
-        "table",       "lib",          "variant",      "N",
-        "batch",       "points",       "status",       "median_ms",
-        "min_ms",      "max_ms",       "b2b_ms",       "Gpts",
-        "GBs",         "GBs_b2b",      "pct_copy",     "rel_err",
-        "nonfinite",   "rows_checked", "input_intact", "wall_median_us",
-        "wall_min_us", "setup_ms",     "note"
-    };
-    std::ofstream& f = d_csv;
-    f << join(columns) << "\n";
-    // A row from (column, value) pairs; absent columns stay empty.
-    auto row = [&](std::map<std::string, std::string> fields) {
-        std::vector<std::string> line;
-        for (const auto& c : columns)
-            line.push_back(csv_field(fields[c]));
-        f << join(line) << "\n";
-    };
-    auto add_timing = [](std::map<std::string, std::string>& fields, const timing& t) {
-        fields["median_ms"] = csv_number(t.median_ms);
-        fields["min_ms"] = csv_number(t.min_ms);
-        fields["max_ms"] = csv_number(t.max_ms);
-        fields["b2b_ms"] = csv_number(t.b2b_ms);
-    };
+    using csv = csv_file;
+    d_csv.header({ "table",       "lib",          "variant",      "N",
+                   "batch",       "points",       "status",       "median_ms",
+                   "min_ms",      "max_ms",       "b2b_ms",       "Gpts",
+                   "GBs",         "GBs_b2b",      "pct_copy",     "rel_err",
+                   "nonfinite",   "rows_checked", "input_intact", "wall_median_us",
+                   "wall_min_us", "setup_ms",     "note" });
     for (const auto& c : d_copies) {
-        std::map<std::string, std::string> fields = {
-            { "table", "copy" },
-            { "lib", "clEnqueueCopyBuffer" },
-            { "variant", c.when },
-            { "points", std::to_string(c.bytes / sizeof(cfloat)) },
-            { "status", c.status },
-            { "GBs", csv_number(c.status == "ok" ? c.gbs() : NAN) },
-            { "note", c.note }
-        };
-        add_timing(fields, c.time);
-        row(fields);
+        csv::fields fields = { { "table", "copy" },
+                               { "lib", "clEnqueueCopyBuffer" },
+                               { "variant", c.when },
+                               { "points", std::to_string(c.bytes / sizeof(cfloat)) },
+                               { "status", c.status },
+                               { "GBs", csv::number(c.status == "ok" ? c.gbs() : NAN) },
+                               { "note", c.note } };
+        csv::add_timing(fields, c.time);
+        d_csv.row(fields);
     }
-    const double ceiling = copy_ceiling_gbs();
+    const double ceiling = copy_ceiling_gbs(d_copies, d_total * sizeof(cfloat));
     for (const auto& m : d_results) {
-        std::map<std::string, std::string> fields = {
-            { "table", "fft" },
-            { "lib", m.lib },
-            { "variant", m.variant },
-            { "N", std::to_string(m.n) },
-            { "batch", std::to_string(m.batch) },
-            { "points", std::to_string(m.n * m.batch) },
-            { "status", m.status },
-            { "setup_ms", csv_number(m.setup_ms) },
-            { "note", m.note }
-        };
+        csv::fields fields = { { "table", "fft" },
+                               { "lib", m.lib },
+                               { "variant", m.variant },
+                               { "N", std::to_string(m.n) },
+                               { "batch", std::to_string(m.batch) },
+                               { "points", std::to_string(m.n * m.batch) },
+                               { "status", m.status },
+                               { "setup_ms", csv::number(m.setup_ms) },
+                               { "note", m.note } };
         if (m.ok()) {
-            add_timing(fields, m.time);
-            fields["Gpts"] = csv_number(m.gpts());
-            fields["GBs"] = csv_number(m.gbs());
-            fields["GBs_b2b"] = csv_number(m.gbs_b2b());
+            csv::add_timing(fields, m.time);
+            fields["Gpts"] = csv::number(m.gpts());
+            fields["GBs"] = csv::number(m.gbs());
+            fields["GBs_b2b"] = csv::number(m.gbs_b2b());
             if (ceiling > 0 && m.lib != "fftw")
-                fields["pct_copy"] = csv_number(100 * m.gbs() / ceiling);
-            fields["rel_err"] = csv_number(m.rel_err);
-            fields["nonfinite"] = std::to_string(m.nonfinite);
+                fields["pct_copy"] = csv::number(100 * m.gbs() / ceiling);
+            fields["rel_err"] = csv::number(m.check.rel_err());
+            fields["nonfinite"] = std::to_string(m.check.nonfinite);
             fields["rows_checked"] = std::to_string(m.rows);
             if (m.input_checked)
                 fields["input_intact"] = std::to_string(int(m.input_intact));
         }
-        row(fields);
+        d_csv.row(fields);
     }
     for (const auto& l : d_latencies)
-        row({ { "table", "latency" },
-              { "lib", l.lib },
-              { "variant", "fwd" },
-              { "N", std::to_string(l.n) },
-              { "batch", std::to_string(l.batch) },
-              { "points", std::to_string(l.n * l.batch) },
-              { "status", l.status },
-              { "median_ms", csv_number(l.device_us * 1e-3) },
-              { "Gpts", csv_number(l.status == "ok" ? l.msps() * 1e-3 : NAN) },
-              { "wall_median_us", csv_number(l.wall.median_us) },
-              { "wall_min_us", csv_number(l.wall.min_us) },
-              { "note", l.note } });
-    f.flush();
-    if (!f)
-        throw std::runtime_error("cannot write " + d_opt.csv);
+        d_csv.row({ { "table", "latency" },
+                    { "lib", l.lib },
+                    { "variant", "fwd" },
+                    { "N", std::to_string(l.n) },
+                    { "batch", std::to_string(l.batch) },
+                    { "points", std::to_string(l.n * l.batch) },
+                    { "status", l.status },
+                    { "median_ms", csv::number(l.device_us * 1e-3) },
+                    { "Gpts", csv::number(l.status == "ok" ? l.msps() * 1e-3 : NAN) },
+                    { "wall_median_us", csv::number(l.wall.median_us) },
+                    { "wall_min_us", csv::number(l.wall.min_us) },
+                    { "note", l.note } });
+    d_csv.finish();
 }
 
 int bench::run()
 {
     print_header();
-    warm_up_device();
+    warm_up_device(*d_ctx, d_timer, d_total * sizeof(cfloat));
     if (d_opt.use("copy"))
         measure_copies("start");
     d_progress = progress(d_opt.sizes.size());
@@ -1026,7 +899,7 @@ int bench::run()
     }
     if (d_opt.small_batch)
         measure_small_batches();
-    if (!d_opt.csv.empty())
+    if (d_csv.enabled())
         write_csv();
     if (d_opt.small_batch)
         print_latency_table();

@@ -6,16 +6,18 @@
  */
 
 /*
- * The measuring parts of wideband_fft_bench: the float64 reference, and the
- * libraries it compares: ours, VkFFT and clFFT on the same OpenCL device behind
- * one interface, and FFTW on the CPU. Device-side timing and the other parts
- * the benchmarks share are in bench_common.h.
+ * The measuring parts of wideband_fft_bench: the check against the float64
+ * reference (lib/core/tests/reference), and the libraries it compares: ours,
+ * VkFFT and clFFT on the same OpenCL device behind one interface, and FFTW on
+ * the CPU. Device-side timing and the other parts the benchmarks share are in
+ * bench/harness.h.
  */
 
 #ifndef INCLUDED_WIDEBAND_FFT_BENCH_H
 #define INCLUDED_WIDEBAND_FFT_BENCH_H
 
-#include "bench_common.h"
+#include "bench/harness.h"
+#include "reference.h"
 
 #include <gnuradio/wideband/core/device.h>
 #include <gnuradio/wideband/core/fft_plan.h>
@@ -56,10 +58,10 @@
 
 namespace fft_bench {
 
-// fmt, size_text, timing, device_timer, measure_wall, ... (apps/bench_common.h)
-using namespace bench_common;
+// fmt, size_text, timing, device_timer, measure_wall, ... (apps/bench/harness.h)
+using namespace harness;
 
-// ---- float64 reference --------------------------------------------------
+// ---- the check against float64 ------------------------------------------
 
 // Rows compared with the reference: the first ones (about 65536 points) and the
 // last, so that an indexing error at either end of the batch shows.
@@ -75,102 +77,23 @@ inline std::vector<size_t> sample_rows(size_t n, size_t batch)
     return rows;
 }
 
-#ifdef WIDEBAND_HAVE_FFTW
-// float64 DFT of whole rows by FFTW in double precision.
-class reference_dft
+// Adds the sample rows of `out` against the float64 transform of those of `in`.
+inline void compare_with_reference(const cfloat* in,
+                                   const cfloat* out,
+                                   size_t n,
+                                   size_t batch,
+                                   bool inverse,
+                                   check_stats& check)
 {
-public:
-    reference_dft(size_t n, int sign)
-        : d_n(n), d_in(fftw_alloc_complex(n)), d_out(fftw_alloc_complex(n))
-    {
-        d_plan = fftw_plan_dft_1d(int(n), d_in, d_out, sign, FFTW_ESTIMATE);
+    core::fft_options options;
+    options.direction =
+        inverse ? core::fft_direction::inverse : core::fft_direction::forward;
+    for (size_t r : sample_rows(n, batch)) {
+        const std::vector<std::complex<double>> ref = wideband_reference::fft(
+            std::vector<cfloat>(in + r * n, in + (r + 1) * n), options);
+        for (size_t k = 0; k < n; ++k)
+            check.add(ref[k], out[r * n + k]);
     }
-    ~reference_dft()
-    {
-        fftw_destroy_plan(d_plan);
-        fftw_free(d_in);
-        fftw_free(d_out);
-    }
-    reference_dft(const reference_dft&) = delete;
-    reference_dft& operator=(const reference_dft&) = delete;
-
-    // Adds |y - X|^2 and |X|^2 over the row, X the DFT of x.
-    void accumulate(const cfloat* x, const cfloat* y, double& err2, double& ref2)
-    {
-        for (size_t j = 0; j < d_n; ++j) {
-            d_in[j][0] = x[j].real();
-            d_in[j][1] = x[j].imag();
-        }
-        fftw_execute(d_plan);
-        for (size_t k = 0; k < d_n; ++k) {
-            const std::complex<double> ref(d_out[k][0], d_out[k][1]);
-            err2 += std::norm(std::complex<double>(y[k]) - ref);
-            ref2 += std::norm(ref);
-        }
-    }
-
-private:
-    size_t d_n;
-    fftw_complex* d_in;
-    fftw_complex* d_out;
-    fftw_plan d_plan;
-};
-#else
-// Without FFTW: a direct float64 DFT of up to 256 bins per row, O(N) each, with
-// twiddles from an exact table indexed by (j*k) mod N.
-class reference_dft
-{
-public:
-    reference_dft(size_t n, int sign) : d_n(n), d_twiddles(n)
-    {
-        for (size_t m = 0; m < n; ++m)
-            d_twiddles[m] = std::polar(1.0, sign * 2 * M_PI * double(m) / double(n));
-        const size_t bins = std::min<size_t>(n, 256);
-        for (size_t b = 0; b < bins; ++b)
-            d_bins.push_back(b * n / bins);
-    }
-
-    void accumulate(const cfloat* x, const cfloat* y, double& err2, double& ref2) const
-    {
-        for (size_t k : d_bins) {
-            std::complex<double> ref = 0;
-            for (size_t j = 0; j < d_n; ++j)
-                ref += std::complex<double>(x[j]) * d_twiddles[(uint64_t(j) * k) % d_n];
-            err2 += std::norm(std::complex<double>(y[k]) - ref);
-            ref2 += std::norm(ref);
-        }
-    }
-
-private:
-    size_t d_n;
-    std::vector<std::complex<double>> d_twiddles;
-    std::vector<size_t> d_bins;
-};
-#endif
-
-struct accuracy {
-    double rel_err;
-    size_t rows;
-};
-
-// Relative L2 error of the sample rows of `out` against the DFT of `in`.
-inline accuracy compare_with_reference(
-    const cfloat* in, const cfloat* out, size_t n, size_t batch, int sign)
-{
-    reference_dft dft(n, sign);
-    double err2 = 0, ref2 = 0;
-    const std::vector<size_t> rows = sample_rows(n, batch);
-    for (size_t r : rows)
-        dft.accumulate(in + r * n, out + r * n, err2, ref2);
-    return { std::sqrt(err2 / ref2), rows.size() };
-}
-
-inline size_t count_nonfinite(const cfloat* data, size_t points)
-{
-    size_t bad = 0;
-    for (size_t i = 0; i < points; ++i)
-        bad += !std::isfinite(data[i].real()) || !std::isfinite(data[i].imag());
-    return bad;
 }
 
 // ---- the libraries ------------------------------------------------------

@@ -15,7 +15,8 @@
  * the same run. print_help() states the method.
  */
 
-#include "bench_common.h"
+#include "bench/harness.h"
+#include "reference.h"
 
 #include <gnuradio/wideband/core/batched_convolution.h>
 #include <gnuradio/wideband/core/fft_filter.h>
@@ -32,20 +33,17 @@
 #include <cstring>
 #include <deque>
 #include <exception>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <mutex>
 #include <thread>
 
-using namespace bench_common;
+using namespace harness;
 
 namespace {
 
 const char* const program_name = "wideband_filter_bench";
 constexpr double max_rel_err = 1e-4;
-constexpr double pi = 3.14159265358979323846;
-constexpr cl_uint quiet_nan_bits = 0x7fc00001u;
 constexpr size_t input_ring = 4; // host input chunks with transfers, cycled
 // Sample indices of the batched convolution's filters (signals start at 0).
 constexpr uint64_t filter_base = uint64_t(1) << 40;
@@ -324,150 +322,35 @@ bench_options parse_command_line(int argc, char** argv)
     return o;
 }
 
-// ---- signals, taps and the float64 references -------------------------------
-
-// Sample n of the test signals: both parts uniform in [-1, 1), from n alone (the
-// device computes the same values bit for bit: fill_source).
-cfloat signal_sample(uint64_t n)
-{
-    uint64_t z = n * 0x9e3779b97f4a7c15ull + 0x0123456789abcdefull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    const float scale = 1.0f / 8388608.0f; // 2^-23
-    return cfloat(float(uint32_t(z) >> 8) * scale - 1.0f,
-                  float(uint32_t(z >> 32) >> 8) * scale - 1.0f);
-}
-
-const char* const fill_source = R"(
-__kernel void fill_signal(__global float2* out, ulong offset, ulong base)
-{
-    const ulong i = offset + get_global_id(0);
-    ulong z = (base + i) * 0x9e3779b97f4a7c15UL + 0x0123456789abcdefUL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9UL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebUL;
-    z ^= z >> 31;
-    const float scale = 1.0f / 8388608.0f;
-    out[i] = (float2)((float)((uint)z >> 8) * scale - 1.0f,
-                      (float)((uint)(z >> 32) >> 8) * scale - 1.0f);
-}
-)";
+// ---- taps and the float64 references -------------------------------------------
 
 // Blackman-windowed sinc of T taps, cut-off 0.4/D cycles per sample, DC gain 1.
 std::vector<cfloat> design_taps(size_t T, size_t D)
 {
-    if (T == 1)
-        return { cfloat(1.0f) };
-    const double fc = 0.4 / double(D), centre = 0.5 * double(T - 1);
-    std::vector<double> h(T);
-    double sum = 0;
-    for (size_t i = 0; i < T; ++i) {
-        const double x = double(i) - centre;
-        const double sinc = x == 0 ? 2 * fc : std::sin(2 * pi * fc * x) / (pi * x);
-        const double a = 2 * pi * double(i) / double(T - 1);
-        h[i] = sinc * (0.42 - 0.5 * std::cos(a) + 0.08 * std::cos(2 * a));
-        sum += h[i];
-    }
-    std::vector<cfloat> taps(T);
-    for (size_t i = 0; i < T; ++i)
-        taps[i] = cfloat(float(h[i] / sum), 0.0f);
-    return taps;
+    const std::vector<double> h = windowed_sinc(T, 0.4 / double(D));
+    return std::vector<cfloat>(h.begin(), h.end());
 }
 
-// y[m] = sum_k h[k] x[m D - k], x[n < 0] = 0, x[n] = x(n), in float64.
-template <typename X>
-std::complex<double>
-filter_reference(const X& x, const std::vector<cfloat>& h, size_t D, uint64_t m)
+// Output m of the filter in float64 (lib/core/tests/reference).
+std::complex<double> filter_reference(const wideband_reference::sample_fn& x,
+                                      const std::vector<cfloat>& h,
+                                      size_t D,
+                                      uint64_t m)
 {
-    const uint64_t t = m * D;
-    std::complex<double> sum = 0;
-    for (size_t k = 0; k < h.size() && k <= t; ++k)
-        sum += std::complex<double>(h[k]) * std::complex<double>(x(t - k));
-    return sum;
+    return wideband_reference::fir(x, h, D, m, 1)[0];
 }
 
 // Point n of pair p's convolution (signal L points, filter S points) in float64.
 std::complex<double> conv_reference(size_t L, size_t S, uint64_t p, size_t n)
 {
-    std::complex<double> sum = 0;
-    const size_t first = n >= L ? n - L + 1 : 0, last = std::min(n, S - 1);
-    for (size_t k = first; k <= last; ++k)
-        sum += std::complex<double>(signal_sample(filter_base + p * S + k)) *
-               std::complex<double>(signal_sample(p * L + n - k));
-    return sum;
+    std::vector<cfloat> signal(L), filter(S);
+    for (size_t i = 0; i < L; ++i)
+        signal[i] = signal_sample(p * L + i);
+    for (size_t k = 0; k < S; ++k)
+        filter[k] = signal_sample(filter_base + p * S + k);
+    return wideband_reference::linear_convolution_at(
+        signal.data(), L, filter.data(), S, n);
 }
-
-// Indices checked out of n: the first two, the middle, the last two, the `extra`
-// ones below n and `spread` more spread over [0, n).
-std::vector<size_t>
-picks(size_t n, const std::vector<size_t>& extra = {}, size_t spread = 0)
-{
-    std::vector<size_t> p;
-    if (n == 0)
-        return p;
-    for (size_t i : { size_t(0), size_t(1), n / 2, n - 2, n - 1 })
-        if (i < n)
-            p.push_back(i);
-    for (size_t i : extra)
-        if (i < n)
-            p.push_back(i);
-    for (size_t i = 0; i < spread; ++i)
-        p.push_back(size_t((double(i) + 0.37) * double(n) / double(spread)) % n);
-    std::sort(p.begin(), p.end());
-    p.erase(std::unique(p.begin(), p.end()), p.end());
-    return p;
-}
-
-struct check_stats {
-    double err2 = 0, ref2 = 0;
-    size_t points = 0, nonfinite = 0;
-    std::string problem; // a wrong output count
-
-    void add(const std::complex<double>& ref, const cfloat& got)
-    {
-        ++points;
-        if (!std::isfinite(got.real()) || !std::isfinite(got.imag())) {
-            ++nonfinite;
-            return;
-        }
-        err2 += std::norm(std::complex<double>(got) - ref);
-        ref2 += std::norm(ref);
-    }
-    // Non-finite values anywhere in y[0..n).
-    void scan(const cfloat* y, size_t n)
-    {
-        for (size_t i = 0; i < n; ++i)
-            if (!std::isfinite(y[i].real()) || !std::isfinite(y[i].imag()))
-                ++nonfinite;
-    }
-    void fail(const std::string& what)
-    {
-        if (problem.empty())
-            problem = what;
-    }
-    double rel_err() const
-    {
-        return points ? (ref2 > 0   ? std::sqrt(err2 / ref2)
-                         : err2 > 0 ? INFINITY
-                                    : 0.0)
-                      : nan_value;
-    }
-    bool passed() const
-    {
-        return points > 0 && nonfinite == 0 && problem.empty() &&
-               rel_err() <= max_rel_err;
-    }
-    std::string text() const
-    {
-        std::string t = "err " + fmt("%.2e", rel_err()) + " over " +
-                        std::to_string(points) + " points";
-        if (nonfinite)
-            t += ", " + std::to_string(nonfinite) + " non-finite";
-        if (!problem.empty())
-            t += ", " + problem;
-        return t + (passed() ? "" : "  CHECK FAILED");
-    }
-};
 
 // The pairs of a call of `pairs` whose outputs are checked: first, middle, last.
 std::vector<size_t> checked_pair_indices(size_t pairs)
@@ -923,28 +806,6 @@ struct conv_cell {
     }
 };
 
-struct copy_measurement {
-    std::string when; // start, end
-    size_t bytes = 0;
-    std::string status = "ok";
-    std::string note;
-    timing time;
-    double gbs() const { return 2.0 * double(bytes) / (time.median_ms * 1e-3) / 1e9; }
-};
-
-struct pcie_measurement {
-    std::string direction; // h2d, d2h, both
-    size_t bytes = 0;      // per direction
-    std::string status = "ok";
-    std::string note;
-    timing time;
-    double gbs() const
-    {
-        return double(bytes) * (direction == "both" ? 2 : 1) / (time.median_ms * 1e-3) /
-               1e9;
-    }
-};
-
 // ---- the bench ----------------------------------------------------------
 
 class bench
@@ -956,9 +817,7 @@ public:
 private:
     bool over_time() const;
     void print_header() const;
-    void warm_up_device();
     void measure_copies(const std::string& when);
-    void measure_pcie();
 
     void measure_filter_row(size_t index);
     filter_measurement measure_filter_device(size_t index,
@@ -989,11 +848,9 @@ private:
                                    const std::string& variant,
                                    size_t chunk_log2 = 0,
                                    size_t devices = 1) const;
-    double copy_ceiling_gbs() const;
-    double pcie_gbs(const std::string& direction) const;
     double pcie_limit_msps(size_t D) const;
     double device_memory_budget() const;
-    void drain();
+    void drain() const;
     std::string fftw_text() const;
 
     bench_options d_opt;
@@ -1011,7 +868,7 @@ private:
     std::vector<copy_measurement> d_copies;
     std::vector<pcie_measurement> d_pcie;
     size_t d_rows_not_run = 0, d_cells_not_run = 0;
-    std::ofstream d_csv; // opened at the start, so a bad path fails at once
+    csv_file d_csv; // opened at the start, so a bad path fails at once
     progress d_progress;
 };
 
@@ -1023,14 +880,10 @@ bench::bench(const bench_options& options,
       d_timer(*d_ctx),
       d_compute(d_ctx->create_queue(false)),
       d_pool(options.cpu_threads),
-      d_start(clock_type::now())
+      d_start(clock_type::now()),
+      d_csv(options.csv)
 {
-    if (!d_opt.csv.empty()) {
-        d_csv.open(d_opt.csv);
-        if (!d_csv)
-            throw std::runtime_error("cannot write " + d_opt.csv);
-    }
-    cl::Program program(d_ctx->context(), std::string(fill_source));
+    cl::Program program(d_ctx->context(), std::string(fill_signal_source));
     program.build(std::vector<cl::Device>{ d_ctx->device() });
     d_fill = cl::Kernel(program, "fill_signal");
 #ifdef WIDEBAND_HAVE_FFTW
@@ -1048,15 +901,7 @@ bool bench::over_time() const
     return d_opt.time_limit > 0 && ms_since(d_start) > 1e3 * d_opt.time_limit;
 }
 
-void bench::drain()
-{
-    const std::vector<const cl::CommandQueue*> queues = { &d_timer.queue(), &d_compute };
-    for (const cl::CommandQueue* q : queues)
-        try {
-            q->finish();
-        } catch (const cl::Error&) {
-        }
-}
+void bench::drain() const { harness::drain({ &d_timer.queue(), &d_compute }); }
 
 std::string bench::fftw_text() const
 {
@@ -1073,15 +918,7 @@ std::string bench::fftw_text() const
 
 void bench::print_header() const
 {
-    const core::device_info& d = d_ctx->info();
-    std::cout << "# " << program_name << "\n"
-              << "# device " << d.address() << ": " << d.name << " (" << d.type_name()
-              << "), platform " << d.platform_name << "\n"
-              << "# driver " << d.driver_version << ", " << d.version << ", "
-              << d.compute_units << " compute units at " << d.max_clock_mhz << " MHz, "
-              << size_text(double(d.global_mem_bytes)) << " global memory, "
-              << size_text(double(d.max_alloc_bytes)) << " max allocation, "
-              << size_text(double(d.local_mem_bytes)) << " local memory\n";
+    print_device_header(program_name, d_ctx->info());
     if (d_opt.filter) {
         std::cout << "# FIR device-resident: 2^" << d_opt.samples_log2
                   << " input samples per call (" << size_text(d_opt.samples() * 8.0)
@@ -1118,108 +955,16 @@ void bench::print_header() const
               << std::endl;
 }
 
-// Copies back to back for a quarter of a second, so that an idle GPU has raised
-// its clocks before the first measurement.
-void bench::warm_up_device()
-{
-    const size_t bytes = std::min<size_t>(d_opt.samples() * sizeof(cfloat),
-                                          d_ctx->info().max_alloc_bytes / 2);
-    cl::Buffer a(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
-    cl::Buffer b(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
-    const auto start = clock_type::now();
-    while (ms_since(start) < 250) {
-        d_timer.queue().enqueueCopyBuffer(a, b, 0, 0, bytes);
-        d_timer.queue().finish();
-    }
-}
-
 // clEnqueueCopyBuffer of one device-resident call's input bytes.
 void bench::measure_copies(const std::string& when)
 {
-    copy_measurement c;
-    c.when = when;
-    c.bytes = std::min<size_t>(d_opt.samples() * sizeof(cfloat),
-                               d_ctx->info().max_alloc_bytes / 2);
-    try {
-        cl::Buffer from(d_ctx->context(), CL_MEM_READ_WRITE, c.bytes);
-        cl::Buffer to(d_ctx->context(), CL_MEM_READ_WRITE, c.bytes);
-        c.time = d_timer.measure(
-            [&](const cl::CommandQueue& q) {
-                q.enqueueCopyBuffer(from, to, 0, 0, c.bytes);
-            },
-            {},
-            d_opt.warmup,
-            d_opt.reps);
-    } catch (const std::exception&) {
-        c.status = "failed";
-        c.note = current_error_text();
-        drain();
-    }
-    std::cout << "copy (" << when << ") " << size_text(double(c.bytes)) << ": "
-              << (c.status == "ok" ? fmt("%.4f ms", c.time.median_ms) +
-                                         fmt(" (b2b %.4f)", c.time.b2b_ms) +
-                                         fmt("  %.0f GB/s read+write", c.gbs())
-                                   : c.status + ": " + c.note)
-              << std::endl;
-    d_copies.push_back(c);
-}
-
-// Pinned host <-> device copies of the largest transfer chunk: one direction at a
-// time, then both at once on two queues.
-void bench::measure_pcie()
-{
-    const size_t chunk_log2 =
-        *std::max_element(d_opt.chunk_log2.begin(), d_opt.chunk_log2.end());
-    const size_t bytes = (size_t(1) << chunk_log2) * sizeof(cfloat);
-    const size_t n = std::max<size_t>(
-        4, (size_t(1) << d_opt.stream_log2) >> std::min<size_t>(chunk_log2, 63));
-    try {
-        core::pinned_buffer up(d_ctx, bytes), down(d_ctx, bytes);
-        std::memset(up.data(), 0, bytes);
-        cl::CommandQueue upload = d_ctx->create_queue(), download = d_ctx->create_queue();
-        cl::Buffer to(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
-        cl::Buffer from(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
-        d_compute.enqueueCopyBuffer(to, from, 0, 0, bytes);
-        d_compute.finish();
-        for (const char* direction : { "h2d", "d2h", "both" }) {
-            pcie_measurement p;
-            p.direction = direction;
-            p.bytes = n * bytes;
-            const bool h2d = p.direction != "d2h", d2h = p.direction != "h2d";
-            auto sequence = [&] {
-                const auto start = clock_type::now();
-                for (size_t i = 0; i < n; ++i) {
-                    if (h2d)
-                        upload.enqueueWriteBuffer(to, CL_FALSE, 0, bytes, up.data());
-                    if (d2h)
-                        download.enqueueReadBuffer(from, CL_FALSE, 0, bytes, down.data());
-                }
-                upload.finish();
-                download.finish();
-                return ms_since(start);
-            };
-            sequence();
-            std::vector<double> ms;
-            for (int i = 0; i < d_opt.transfer_reps; ++i)
-                ms.push_back(sequence());
-            p.time = summarize(ms);
-            d_pcie.push_back(p);
-        }
-    } catch (const std::exception&) {
-        pcie_measurement p;
-        p.direction = "h2d";
-        p.status = "failed";
-        p.note = current_error_text();
-        d_pcie.push_back(p);
-        drain();
-    }
-    std::cout << "pinned transfers, " << n << " x " << size_text(double(bytes)) << ":";
-    for (const auto& p : d_pcie)
-        std::cout << "  " << p.direction << " "
-                  << (p.status == "ok" ? fmt("%.1f GB/s", p.gbs())
-                                       : p.status + ": " + p.note);
-    std::cout << (d_pcie.size() == 3 ? " (both: the sum of the two directions)" : "")
-              << std::endl;
+    d_copies.push_back(measure_copy(*d_ctx,
+                                    d_timer,
+                                    when,
+                                    std::min<size_t>(d_opt.samples() * sizeof(cfloat),
+                                                     d_ctx->info().max_alloc_bytes / 2),
+                                    d_opt.warmup,
+                                    d_opt.reps));
 }
 
 // ---- FIR filter -----------------------------------------------------------
@@ -1237,7 +982,7 @@ bench::check_filter_engine(core::fft_filter& engine, const cl::Buffer& out, size
     const size_t per_block = engine.block_step() / D;
     const size_t sizes[] = { max, std::min(max, max / 3 + D / 2 + 1), max };
     const size_t out_bytes = out.getInfo<CL_MEM_SIZE>();
-    auto x = [](uint64_t k) { return signal_sample(k); };
+    const wideband_reference::sample_fn x = signal_sample;
     std::vector<cfloat> input, output;
     check_stats s;
     uint64_t pos = 0; // samples before the call
@@ -1277,7 +1022,7 @@ bench::check_filter_engine(core::fft_filter& engine, const cl::Buffer& out, size
                                             per_block + 1,
                                             2 * per_block,
                                             3 * per_block - 1 };
-        for (size_t i : picks(got, edges, 16))
+        for (size_t i : sample_indices(got, edges, 16))
             s.add(filter_reference(x, engine.taps(), D, first + i), output[i]);
         pos += n;
     }
@@ -1411,7 +1156,7 @@ filter_measurement bench::measure_filter_transfers(size_t index,
                 y = sink.data();
             }
             std::vector<sample_record> r;
-            for (size_t i : picks(n, {}, 3))
+            for (size_t i : sample_indices(n, {}, 3))
                 r.push_back({ delivered + i, y[i] });
             records.push_back(std::move(r));
             if (records.size() > 3)
@@ -1485,12 +1230,12 @@ filter_measurement bench::measure_filter_fftw(size_t index,
         };
         const double first = call(); // warm-up (and the checked output)
         m.check.scan(y.data(), outputs);
-        auto xs = [](uint64_t k) { return signal_sample(k); };
+        const wideband_reference::sample_fn xs = signal_sample;
         const size_t per_block = B / D;
         for (size_t i :
-             picks(outputs,
-                   { T - 2, T - 1, T, per_block - 1, per_block, per_block + 1 },
-                   16))
+             sample_indices(outputs,
+                            { T - 2, T - 1, T, per_block - 1, per_block, per_block + 1 },
+                            16))
             m.check.add(filter_reference(xs, taps, D, i), y[i]);
         const int reps = int(
             std::clamp<double>(std::floor(1e3 * d_opt.cpu_budget / std::max(first, 1e-3)),
@@ -1603,7 +1348,7 @@ void bench::measure_conv_gpu(conv_cell& c)
         for (size_t p : checked_pair_indices(Q)) {
             d_compute.enqueueReadBuffer(outputs, CL_TRUE, p * out * 8, out * 8, y.data());
             c.gpu_check.scan(y.data(), out);
-            for (size_t i : picks(out, { L - 1, L, S - 1 }, 48))
+            for (size_t i : sample_indices(out, { L - 1, L, S - 1 }, 48))
                 c.gpu_check.add(conv_reference(L, S, p, i), y[i]);
         }
 
@@ -1693,7 +1438,7 @@ void bench::measure_conv_fftw(conv_cell& c, const void* plans)
         const double per_pair = run(calibration) / double(calibration);
         for (size_t p : checked_pair_indices(calibration)) {
             c.cpu_check.scan(y.data() + p * out, out);
-            for (size_t i : picks(out, { L - 1, L, S - 1 }, 48))
+            for (size_t i : sample_indices(out, { L - 1, L, S - 1 }, 48))
                 c.cpu_check.add(conv_reference(L, S, p, i), y[p * out + i]);
         }
         const double budget_ms = 1e3 * d_opt.cpu_budget;
@@ -1848,35 +1593,15 @@ const filter_measurement* bench::find(size_t row,
     return nullptr;
 }
 
-double bench::copy_ceiling_gbs() const
-{
-    double best = 0;
-    for (const auto& c : d_copies)
-        if (c.status == "ok")
-            best = std::max(best, c.gbs());
-    return best;
-}
-
-double bench::pcie_gbs(const std::string& direction) const
-{
-    for (const auto& p : d_pcie)
-        if (p.direction == direction && p.status == "ok")
-            return p.gbs();
-    return nan_value;
-}
-
 // Input Msps the bus allows with uploads and downloads overlapped.
 double bench::pcie_limit_msps(size_t D) const
 {
-    const double in = 8, out = 8.0 / double(D);
-    return 1e3 * std::min({ pcie_gbs("h2d") / in,
-                            pcie_gbs("d2h") / out,
-                            pcie_gbs("both") / (in + out) });
+    return pcie_limit(d_pcie, 8.0 / double(D)) / 1e6;
 }
 
 void bench::print_filter_table() const
 {
-    const double ceiling = copy_ceiling_gbs();
+    const double ceiling = copy_ceiling_gbs(d_copies);
     std::cout << "\nFIR filter (core::fft_filter) on " << d_ctx->info().name
               << ": input Msamples/s; device-resident 2^" << d_opt.samples_log2
               << " samples per call, device time, median of " << d_opt.reps
@@ -1889,9 +1614,9 @@ void bench::print_filter_table() const
                   << (d_opt.copy_out ? "" : ", outputs not copied out")
                   << "): columns 2^C = samples per chunk, host time of 2^"
                   << d_opt.stream_log2 << " samples; lim = pinned PCIe limit ("
-                  << fmt("h2d %.1f", pcie_gbs("h2d"))
-                  << fmt(", d2h %.1f", pcie_gbs("d2h"))
-                  << fmt(", both %.1f GB/s", pcie_gbs("both")) << ")";
+                  << fmt("h2d %.1f", pcie_gbs(d_pcie, "h2d"))
+                  << fmt(", d2h %.1f", pcie_gbs(d_pcie, "d2h"))
+                  << fmt(", both %.1f GB/s", pcie_gbs(d_pcie, "both")) << ")";
     if (d_opt.fftw)
         std::cout << ".\nFFTW: overlap-save on the CPU (" << fftw_text()
                   << "); x = GPU / FFTW Msps, dev: device-resident, xfer: the faster "
@@ -2074,96 +1799,73 @@ void bench::print_conv_table() const
 
 void bench::write_csv()
 {
-    const std::vector<std::string> columns = { "table",
-                                               "taps",
-                                               "D",
-                                               "M",
-                                               "J",
-                                               "pairs",
-                                               "N",
-                                               "fft_size",
-                                               "variant",
-                                               "chunk",
-                                               "devices",
-                                               "pairs_per_call",
-                                               "pairs_timed",
-                                               "samples",
-                                               "calls",
-                                               "status",
-                                               "estimated",
-                                               "median_ms",
-                                               "min_ms",
-                                               "max_ms",
-                                               "b2b_ms",
-                                               "Msps",
-                                               "Msps_b2b",
-                                               "GBs",
-                                               "pct_copy",
-                                               "pcie_limit_Msps",
-                                               "Gpoints_per_s",
-                                               "speedup",
-                                               "rel_err",
-                                               "points_checked",
-                                               "nonfinite",
-                                               "setup_ms",
-                                               "note" };
-    std::ofstream& f = d_csv;
-    f << join(columns) << "\n";
-    auto row = [&](std::map<std::string, std::string> fields) {
-        std::vector<std::string> line;
-        for (const auto& c : columns)
-            line.push_back(csv_field(fields[c]));
-        f << join(line) << "\n";
-    };
-    auto add_timing = [](std::map<std::string, std::string>& fields, const timing& t) {
-        fields["median_ms"] = csv_number(t.median_ms);
-        fields["min_ms"] = csv_number(t.min_ms);
-        fields["max_ms"] = csv_number(t.max_ms);
-        fields["b2b_ms"] = csv_number(t.b2b_ms);
-    };
-    auto add_check = [](std::map<std::string, std::string>& fields,
-                        const check_stats& c) {
-        fields["rel_err"] = csv_number(c.rel_err());
-        fields["points_checked"] = std::to_string(c.points);
-        fields["nonfinite"] = std::to_string(c.nonfinite);
-        if (!c.problem.empty())
-            fields["note"] += (fields["note"].empty() ? "" : "; ") + c.problem;
-    };
+    d_csv.header({ "table",
+                   "taps",
+                   "D",
+                   "M",
+                   "J",
+                   "pairs",
+                   "N",
+                   "fft_size",
+                   "variant",
+                   "chunk",
+                   "devices",
+                   "pairs_per_call",
+                   "pairs_timed",
+                   "samples",
+                   "calls",
+                   "status",
+                   "estimated",
+                   "median_ms",
+                   "min_ms",
+                   "max_ms",
+                   "b2b_ms",
+                   "Msps",
+                   "Msps_b2b",
+                   "GBs",
+                   "pct_copy",
+                   "pcie_limit_Msps",
+                   "Gpoints_per_s",
+                   "speedup",
+                   "rel_err",
+                   "points_checked",
+                   "nonfinite",
+                   "setup_ms",
+                   "note" });
     for (const auto& c : d_copies) {
-        std::map<std::string, std::string> fields = {
+        csv_file::fields fields = {
             { "table", "copy" },
             { "variant", "clEnqueueCopyBuffer " + c.when },
             { "samples", std::to_string(c.bytes / sizeof(cfloat)) },
             { "status", c.status },
-            { "GBs", csv_number(c.status == "ok" ? c.gbs() : NAN) },
+            { "GBs", csv_file::number(c.status == "ok" ? c.gbs() : NAN) },
             { "note", c.note }
         };
-        add_timing(fields, c.time);
-        row(fields);
+        csv_file::add_timing(fields, c.time);
+        d_csv.row(fields);
     }
     for (const auto& p : d_pcie) {
-        std::map<std::string, std::string> fields = {
+        csv_file::fields fields = {
             { "table", "pcie" },
             { "variant", p.direction },
             { "samples", std::to_string(p.bytes / sizeof(cfloat)) },
             { "status", p.status },
-            { "GBs", csv_number(p.status == "ok" ? p.gbs() : NAN) },
+            { "GBs", csv_file::number(p.status == "ok" ? p.gbs() : NAN) },
             { "note", p.note }
         };
-        add_timing(fields, p.time);
-        row(fields);
+        csv_file::add_timing(fields, p.time);
+        d_csv.row(fields);
     }
-    const double ceiling = copy_ceiling_gbs();
+    const double ceiling = copy_ceiling_gbs(d_copies);
     for (const auto& m : d_filter) {
         const filter_row& r = d_rows[m.row];
-        std::map<std::string, std::string> fields = { { "table", "filter" },
-                                                      { "taps", std::to_string(r.T) },
-                                                      { "D", std::to_string(r.D) },
-                                                      { "variant", m.variant },
-                                                      { "status", m.status },
-                                                      { "setup_ms",
-                                                        csv_number(m.setup_ms) },
-                                                      { "note", m.note } };
+        csv_file::fields fields = { { "table", "filter" },
+                                    { "taps", std::to_string(r.T) },
+                                    { "D", std::to_string(r.D) },
+                                    { "variant", m.variant },
+                                    { "status", m.status },
+                                    { "setup_ms", csv_file::number(m.setup_ms) },
+                                    { "note", m.note } };
         if (m.variant == "transfers") {
             fields["chunk"] = std::to_string(size_t(1) << m.chunk_log2);
             fields["devices"] = std::to_string(m.devices);
@@ -2173,28 +1875,28 @@ void bench::write_csv()
         if (m.ok()) {
             fields["samples"] = std::to_string(m.samples);
             fields["calls"] = std::to_string(m.calls);
-            add_timing(fields, m.time);
-            fields["Msps"] = csv_number(m.msps());
+            csv_file::add_timing(fields, m.time);
+            fields["Msps"] = csv_file::number(m.msps());
             if (m.variant == "device") {
                 const double gbs = m.msps() * 1e-3 * (8 + 8.0 / double(r.D));
-                fields["Msps_b2b"] = csv_number(m.msps_b2b());
-                fields["GBs"] = csv_number(gbs);
+                fields["Msps_b2b"] = csv_file::number(m.msps_b2b());
+                fields["GBs"] = csv_file::number(gbs);
                 if (ceiling > 0)
-                    fields["pct_copy"] = csv_number(100 * gbs / ceiling);
+                    fields["pct_copy"] = csv_file::number(100 * gbs / ceiling);
             }
             if (m.variant == "transfers")
-                fields["pcie_limit_Msps"] = csv_number(pcie_limit_msps(r.D));
+                fields["pcie_limit_Msps"] = csv_file::number(pcie_limit_msps(r.D));
             if (m.variant != "fftw") {
                 const filter_measurement* c = find(m.row, "fftw");
                 if (c && c->ok())
-                    fields["speedup"] = csv_number(m.msps() / c->msps());
+                    fields["speedup"] = csv_file::number(m.msps() / c->msps());
             }
-            add_check(fields, m.check);
+            csv_file::add_check(fields, m.check);
         }
-        row(fields);
+        d_csv.row(fields);
     }
     for (const auto& c : d_cells) {
-        std::map<std::string, std::string> base = {
+        csv_file::fields base = {
             { "table", "conv" },
             { "M", std::to_string(c.shape.M) },
             { "J", std::to_string(c.shape.J) },
@@ -2203,7 +1905,7 @@ void bench::write_csv()
         };
         if (c.fft_size)
             base["fft_size"] = std::to_string(c.fft_size);
-        std::map<std::string, std::string> g = base;
+        csv_file::fields g = base;
         g["variant"] = "gpu";
         g["status"] = c.gpu_status;
         g["note"] = c.gpu_note;
@@ -2213,20 +1915,20 @@ void bench::write_csv()
                 c.gpu_estimated ? std::to_string(c.per_call) : std::to_string(c.pairs());
             g["calls"] = std::to_string(c.calls);
             g["estimated"] = std::to_string(int(c.gpu_estimated));
-            add_timing(g, c.gpu);
-            g["GBs"] = csv_number(c.gpu_gbs());
-            g["Gpoints_per_s"] = csv_number(c.points_per_ns());
-            g["setup_ms"] = csv_number(c.setup_ms);
+            csv_file::add_timing(g, c.gpu);
+            g["GBs"] = csv_file::number(c.gpu_gbs());
+            g["Gpoints_per_s"] = csv_file::number(c.points_per_ns());
+            g["setup_ms"] = csv_file::number(c.setup_ms);
             if (c.cpu_ok())
-                g["speedup"] = csv_number(c.cpu_ms() / c.gpu_ms());
-            add_check(g, c.gpu_check);
+                g["speedup"] = csv_file::number(c.cpu_ms() / c.gpu_ms());
+            csv_file::add_check(g, c.gpu_check);
             if (g["note"].empty())
                 g["note"] = c.describe;
         }
-        row(g);
+        d_csv.row(g);
         if (c.cpu_status == "skipped")
             continue;
-        std::map<std::string, std::string> h = base;
+        csv_file::fields h = base;
         h["variant"] = "fftw";
         h["status"] = c.cpu_status;
         h["note"] = c.cpu_note;
@@ -2238,26 +1940,36 @@ void bench::write_csv()
             t.median_ms *= scale;
             t.min_ms *= scale;
             t.max_ms *= scale;
-            add_timing(h, t);
-            h["GBs"] = csv_number(c.cpu_gbs());
-            h["Gpoints_per_s"] =
-                csv_number(double(c.pairs()) * double(c.out_length()) / c.cpu_ms() / 1e6);
-            add_check(h, c.cpu_check);
+            csv_file::add_timing(h, t);
+            h["GBs"] = csv_file::number(c.cpu_gbs());
+            h["Gpoints_per_s"] = csv_file::number(
+                double(c.pairs()) * double(c.out_length()) / c.cpu_ms() / 1e6);
+            csv_file::add_check(h, c.cpu_check);
         }
-        row(h);
+        d_csv.row(h);
     }
-    f.flush();
-    if (!f)
-        throw std::runtime_error("cannot write " + d_opt.csv);
+    d_csv.finish();
 }
 
 int bench::run()
 {
     print_header();
-    warm_up_device();
+    warm_up_device(*d_ctx,
+                   d_timer,
+                   std::min<size_t>(d_opt.samples() * sizeof(cfloat),
+                                    d_ctx->info().max_alloc_bytes / 2));
     measure_copies("start");
-    if (d_opt.filter && d_opt.transfers)
-        measure_pcie();
+    if (d_opt.filter && d_opt.transfers) {
+        // The largest transfer chunk, one direction at a time, then both at once.
+        const size_t chunk_log2 =
+            *std::max_element(d_opt.chunk_log2.begin(), d_opt.chunk_log2.end());
+        d_pcie = measure_pcie(d_ctx,
+                              (size_t(1) << chunk_log2) * sizeof(cfloat),
+                              std::max<size_t>(4,
+                                               (size_t(1) << d_opt.stream_log2) >>
+                                                   std::min<size_t>(chunk_log2, 63)),
+                              d_opt.transfer_reps);
+    }
     d_progress = progress(d_rows.size() + (d_opt.conv ? d_opt.conv_sizes.size() : 0));
     for (size_t i = 0; i < d_rows.size(); ++i) {
         if (over_time()) {
@@ -2281,7 +1993,7 @@ int bench::run()
                   << d_cells_not_run << " batched cells not run" << std::endl;
     std::cout << "\n";
     measure_copies("end");
-    if (!d_opt.csv.empty())
+    if (d_csv.enabled())
         write_csv();
     if (d_opt.filter)
         print_filter_table();

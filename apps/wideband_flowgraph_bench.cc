@@ -11,7 +11,7 @@
  * measured in the same run. print_help() states the method.
  */
 
-#include "bench_common.h"
+#include "bench/harness.h"
 
 #include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/blocks/null_source.h>
@@ -26,7 +26,6 @@
 #include <gnuradio/io_signature.h>
 #include <gnuradio/sync_block.h>
 #include <gnuradio/top_block.h>
-#include <gnuradio/wideband/core/pinned_buffer.h>
 #include <gnuradio/wideband/edge_memory.h>
 #include <gnuradio/wideband/fft_filter.h>
 #include <gnuradio/wideband/fft_vcc.h>
@@ -38,7 +37,7 @@
 #include <random>
 #include <thread>
 
-using namespace bench_common;
+using namespace harness;
 namespace wb = gr::wideband;
 
 namespace {
@@ -301,13 +300,8 @@ class bench
 {
 public:
     bench(const bench_options& options, core::device_context::sptr ctx)
-        : d_opt(options), d_ctx(std::move(ctx))
+        : d_opt(options), d_ctx(std::move(ctx)), d_csv(options.csv)
     {
-        if (!d_opt.csv.empty()) {
-            d_csv.open(d_opt.csv);
-            if (!d_csv)
-                throw std::runtime_error("cannot write " + d_opt.csv);
-        }
     }
 
     int run()
@@ -332,6 +326,8 @@ public:
         if (d_opt.baseline && d_opt.runs("in-tree"))
             measure_in_tree(d_opt.channels.front());
         print_table();
+        if (d_csv.enabled())
+            d_csv.finish();
         return 0;
     }
 
@@ -341,44 +337,28 @@ private:
         d_rows.push_back(r);
         std::cout << "  " << std::left << std::setw(10) << r.flowgraph << std::setw(58)
                   << r.what << std::right
-                  << (std::isnan(r.msps) ? bench_common::fmt("%8.1f GB/s", r.gbs)
-                                         : bench_common::fmt("%8.0f Msps", r.msps))
+                  << (std::isnan(r.msps) ? harness::fmt("%8.1f GB/s", r.gbs)
+                                         : harness::fmt("%8.0f Msps", r.msps))
                   << "  " << r.edges << std::endl;
     }
 
+    // 256 MiB per copy, 1 warm-up, median of 5 (bench/harness.h).
     void measure_pcie()
     {
-        const size_t bytes = size_t(256) << 20;
-        cl::CommandQueue up = d_ctx->create_queue(), down = d_ctx->create_queue();
-        cl::Buffer device_a(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
-        cl::Buffer device_b(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
-        core::pinned_buffer pinned_a(d_ctx, bytes), pinned_b(d_ctx, bytes);
-        std::vector<char> pageable(bytes, 1);
-        auto gbs = [&](double per_direction_bytes, const std::function<void()>& copy) {
-            const wall_timing t = measure_wall(copy, 1, 5);
-            return per_direction_bytes / (t.median_us * 1e-6) / 1e9;
-        };
-        auto h2d = [&](const void* from) {
-            up.enqueueWriteBuffer(device_a, CL_FALSE, 0, bytes, from);
-            up.finish();
-        };
-        add({ "pcie", "host->device, pinned", "", nan_value, gbs(bytes, [&] {
-                  h2d(pinned_a.data());
-              }) });
-        add({ "pcie", "device->host, pinned", "", nan_value, gbs(bytes, [&] {
-                  down.enqueueReadBuffer(device_b, CL_FALSE, 0, bytes, pinned_b.data());
-                  down.finish();
-              }) });
-        add({ "pcie", "both at once, pinned (each way)", "", nan_value, gbs(bytes, [&] {
-                  up.enqueueWriteBuffer(device_a, CL_FALSE, 0, bytes, pinned_a.data());
-                  down.enqueueReadBuffer(device_b, CL_FALSE, 0, bytes, pinned_b.data());
-                  up.flush();
-                  down.finish();
-                  up.finish();
-              }) });
-        add({ "pcie", "host->device, pageable", "", nan_value, gbs(bytes, [&] {
-                  h2d(pageable.data());
-              }) });
+        const auto pcie =
+            harness::measure_pcie(d_ctx, size_t(256) << 20, 1, 5, true, true);
+        add({ "pcie", "host->device, pinned", "", nan_value, pcie_gbs(pcie, "h2d") });
+        add({ "pcie", "device->host, pinned", "", nan_value, pcie_gbs(pcie, "d2h") });
+        add({ "pcie",
+              "both at once, pinned (each way)",
+              "",
+              nan_value,
+              pcie_gbs(pcie, "both") / 2 });
+        add({ "pcie",
+              "host->device, pageable",
+              "",
+              nan_value,
+              pcie_gbs(pcie, "h2d-pageable") });
     }
 
     gr::basic_block_sptr make_source() const
@@ -644,8 +624,8 @@ private:
         std::cout << "verify: " << samples << " samples through the chain, "
                   << got.size() / m << " output vectors (expected " << samples / m
                   << "), " << n / m << " compared with the in-tree chain: largest error "
-                  << bench_common::fmt("%.2g", relative) << " of the largest output, L2 "
-                  << bench_common::fmt("%.2g", ref2 > 0 ? std::sqrt(diff2 / ref2) : 1.0)
+                  << harness::fmt("%.2g", relative) << " of the largest output, L2 "
+                  << harness::fmt("%.2g", ref2 > 0 ? std::sqrt(diff2 / ref2) : 1.0)
                   << (ok ? " (pass)" : " (FAIL)") << std::endl;
         return ok;
     }
@@ -672,7 +652,7 @@ private:
               msps });
     }
 
-    double pcie_gbs(const std::string& what) const
+    double measured_gbs(const std::string& what) const
     {
         for (const auto& r : d_rows)
             if (r.flowgraph == "pcie" && r.what == what)
@@ -682,7 +662,7 @@ private:
 
     void print_table()
     {
-        const double h2d = pcie_gbs("host->device, pinned");
+        const double h2d = measured_gbs("host->device, pinned");
         double slowest_alone = nan_value;
         for (const auto& r : d_rows)
             if (r.flowgraph == "alone" &&
@@ -692,8 +672,9 @@ private:
                   << std::left << std::setw(10) << "flowgraph" << std::setw(58) << "what"
                   << std::right << std::setw(8) << "Msps" << std::setw(9) << "GB/s in"
                   << "  ratio" << std::endl;
-        if (d_csv)
-            d_csv << "flowgraph,what,edges,msps,gbs,ratio,ratio_of" << std::endl;
+        if (d_csv.enabled())
+            d_csv.header(
+                { "flowgraph", "what", "edges", "msps", "gbs", "ratio", "ratio_of" });
         for (const auto& r : d_rows) {
             const double in_gbs = std::isnan(r.msps) ? r.gbs : r.msps * 8e-3;
             double ratio = nan_value;
@@ -707,24 +688,26 @@ private:
             }
             std::cout << std::left << std::setw(10) << r.flowgraph << std::setw(58)
                       << r.what << std::right << std::setw(8)
-                      << (std::isnan(r.msps) ? "" : bench_common::fmt("%.0f", r.msps))
-                      << std::setw(9) << bench_common::fmt("%.1f", in_gbs)
-                      << (std::isnan(ratio)
-                              ? ""
-                              : "  " + bench_common::fmt("%.2f ", ratio) + of)
+                      << (std::isnan(r.msps) ? "" : harness::fmt("%.0f", r.msps))
+                      << std::setw(9) << harness::fmt("%.1f", in_gbs)
+                      << (std::isnan(ratio) ? ""
+                                            : "  " + harness::fmt("%.2f ", ratio) + of)
                       << std::endl;
-            if (d_csv)
-                d_csv << csv_field(r.flowgraph) << ',' << csv_field(r.what) << ','
-                      << csv_field(r.edges) << ',' << csv_number(r.msps) << ','
-                      << csv_number(in_gbs) << ',' << csv_number(ratio) << ','
-                      << csv_field(of) << std::endl;
+            if (d_csv.enabled())
+                d_csv.row({ { "flowgraph", r.flowgraph },
+                            { "what", r.what },
+                            { "edges", r.edges },
+                            { "msps", csv_file::number(r.msps) },
+                            { "gbs", csv_file::number(in_gbs) },
+                            { "ratio", csv_file::number(ratio) },
+                            { "ratio_of", of } });
         }
     }
 
     bench_options d_opt;
     core::device_context::sptr d_ctx;
     std::vector<row> d_rows;
-    std::ofstream d_csv;
+    csv_file d_csv;
 };
 
 } // namespace

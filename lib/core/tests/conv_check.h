@@ -10,10 +10,12 @@
 
 /*
  * Shared by the convolution tests (qa_fft_convolution, qa_fft_filter,
- * qa_batched_convolution): the test device and queue, never-zero random data,
- * NaN poison, accuracy against a float64 reference, and rejected calls. Header
- * only, so that a test needs no FFTW for it.
+ * qa_batched_convolution): the test device and queue, NaN poison, accuracy
+ * against a float64 reference (reference.h) and rejected calls. Header only, so
+ * that a test needs no FFTW for it.
  */
+
+#include "reference.h"
 
 #include <gnuradio/wideband/core/device.h>
 
@@ -26,7 +28,6 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -96,28 +97,8 @@ inline const cl::CommandQueue& queue()
     return *q;
 }
 
-//! Uniform in [-1, 1), never zero; the same for the same seed.
-inline std::vector<float> random_reals(size_t count, uint32_t seed)
-{
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    std::vector<float> v(count);
-    for (auto& x : v)
-        do
-            x = uniform(rng);
-        while (x == 0.0f);
-    return v;
-}
-
-//! Real and imaginary parts uniform in [-1, 1), never zero.
-inline std::vector<cfloat> random_signal(size_t count, uint32_t seed)
-{
-    const std::vector<float> parts = random_reals(2 * count, seed);
-    std::vector<cfloat> x(count);
-    for (size_t k = 0; k < count; ++k)
-        x[k] = cfloat(parts[2 * k], parts[2 * k + 1]);
-    return x;
-}
+using wideband_reference::random_reals;
+using wideband_reference::random_signal;
 
 inline cl::Buffer device_buffer(const std::vector<cfloat>& host)
 {

@@ -7,7 +7,6 @@
 
 #include "fft_check.h"
 
-#include <fftw3.h>
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
@@ -73,10 +72,6 @@ std::vector<cfloat> read_back(const cl::Buffer& buffer, size_t elements)
         buffer, CL_TRUE, 0, elements * sizeof(cfloat), host.data());
     return host;
 }
-
-struct fftw_buffer_deleter {
-    void operator()(fftw_complex* p) const { fftw_free(p); }
-};
 
 /*
  * The per-point bound: an element may be off by at most 10 * bound * rms(ref).
@@ -148,55 +143,6 @@ const cl::CommandQueue& test_queue()
     // destruction crashes some ICDs.
     static const auto* queue = new cl::CommandQueue(test_context()->create_queue());
     return *queue;
-}
-
-std::vector<cfloat> random_signal(size_t count, uint32_t seed)
-{
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    auto never_zero = [&] {
-        float v;
-        do
-            v = uniform(rng);
-        while (v == 0.0f);
-        return v;
-    };
-    std::vector<cfloat> x(count);
-    for (auto& v : x)
-        v = cfloat(never_zero(), never_zero());
-    return x;
-}
-
-std::vector<cdouble> reference_transform(const std::vector<cfloat>& x,
-                                         const core::fft_options& options)
-{
-    const size_t n = x.size();
-    const bool forward = options.direction == core::fft_direction::forward;
-    std::unique_ptr<fftw_complex[], fftw_buffer_deleter> data(fftw_alloc_complex(n));
-    // FFTW_ESTIMATE plans without touching the array, so it may be filled afterwards.
-    fftw_plan plan = fftw_plan_dft_1d(static_cast<int>(n),
-                                      data.get(),
-                                      data.get(),
-                                      forward ? FFTW_FORWARD : FFTW_BACKWARD,
-                                      FFTW_ESTIMATE);
-    for (size_t m = 0; m < n; ++m) {
-        // Inverse shift: point m of the transform is the windowed x[(m + N/2) mod N].
-        const size_t source = options.shift && !forward ? (m + n / 2) % n : m;
-        const double w = options.window.empty() ? 1.0 : options.window[source];
-        data[m][0] = x[source].real() * w;
-        data[m][1] = x[source].imag() * w;
-    }
-    fftw_execute(plan);
-    fftw_destroy_plan(plan);
-
-    const double scale = options.normalize ? 1.0 / double(n) : 1.0;
-    std::vector<cdouble> y(n);
-    for (size_t k = 0; k < n; ++k) {
-        // Forward shift: X[k] goes to (k + N/2) mod N, numpy.fft.fftshift.
-        const size_t target = options.shift && forward ? (k + n / 2) % n : k;
-        y[target] = cdouble(data[k][0], data[k][1]) * scale;
-    }
-    return y;
 }
 
 accuracy compare(const std::vector<cfloat>& y, const std::vector<cdouble>& ref)
@@ -290,7 +236,7 @@ accuracy check_plan(const core::fft_plan& plan, uint32_t seed, size_t batch)
     accuracy worst;
     for (size_t b = 0; b < run_batch; ++b)
         check_accuracy(gather(result, out, b, n),
-                       reference_transform(gather(host_in, in, b, n), options),
+                       wideband_reference::fft(gather(host_in, in, b, n), options),
                        l2_bound(n),
                        what + ", transform " + std::to_string(b),
                        worst);

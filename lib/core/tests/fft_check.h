@@ -13,6 +13,8 @@
  * against FFTW in double precision, and every element it must not write.
  */
 
+#include "reference.h"
+
 #include <gnuradio/wideband/core/fft_plan.h>
 
 #include <complex>
@@ -45,17 +47,7 @@ double l2_bound(size_t n);
 core::device_context::sptr test_context();
 const cl::CommandQueue& test_queue();
 
-//! Uniform real and imaginary parts in [-1, 1), neither ever zero; the same for
-//! the same seed.
-std::vector<cfloat> random_signal(size_t count, uint32_t seed);
-
-/*!
- * What the plan should compute from the N points of one transform, in double
- * precision through FFTW: window, input shift, transform, output shift and
- * normalisation as fft_options describes them.
- */
-std::vector<cdouble> reference_transform(const std::vector<cfloat>& x,
-                                         const core::fft_options& options);
+using wideband_reference::random_signal;
 
 //! Accuracy of one output against its reference.
 struct accuracy {

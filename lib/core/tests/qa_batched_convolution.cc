@@ -24,6 +24,7 @@
 #include <gnuradio/wideband/core/batched_convolution.h>
 
 #include <numeric>
+#include <random>
 
 using namespace conv_check;
 
@@ -72,18 +73,6 @@ size_t smooth7_at_least(size_t n)
 std::vector<cfloat> slice_of(const std::vector<cfloat>& v, size_t first, size_t count)
 {
     return std::vector<cfloat>(v.begin() + first, v.begin() + first + count);
-}
-
-// Direct linear convolution of one pair in float64.
-std::vector<cdouble> reference(const cfloat* s, size_t L, const cfloat* f, size_t S)
-{
-    std::vector<cdouble> y(L + S - 1);
-    for (size_t k = 0; k < S; ++k) {
-        const cdouble fk(f[k]);
-        for (size_t i = 0; i < L; ++i)
-            y[i + k] += fk * cdouble(s[i]);
-    }
-    return y;
 }
 
 /*
@@ -180,7 +169,7 @@ BOOST_AUTO_TEST_CASE(against_direct_convolution_and_split_bit_for_bit)
             for (size_t p = 0; p < c.pairs; ++p)
                 a.merge(check_accuracy(
                     y[p],
-                    reference(
+                    wideband_reference::linear_convolution(
                         &signals[p * c.L], c.L, &filters[c.shared ? 0 : p * c.S], c.S),
                     l2_bound,
                     name + ", pair " + std::to_string(p)));
@@ -242,9 +231,11 @@ BOOST_AUTO_TEST_CASE(calls_on_two_queues)
         accuracy a1, a2;
         for (size_t p = 0; p < c.pairs; ++p) {
             a1.merge(compare(slice_of(y1, p * R, R),
-                             reference(&s1[p * c.L], c.L, &f1[p * c.S], c.S)));
+                             wideband_reference::linear_convolution(
+                                 &s1[p * c.L], c.L, &f1[p * c.S], c.S)));
             a2.merge(compare(slice_of(y2, p * R, R),
-                             reference(&s2[p * c.L], c.L, &f2[p * c.S], c.S)));
+                             wideband_reference::linear_convolution(
+                                 &s2[p * c.L], c.L, &f2[p * c.S], c.S)));
         }
         const bool ok = a1.relative_l2 <= l2_bound && a2.relative_l2 <= l2_bound;
         wrong_rounds += !ok;

@@ -51,6 +51,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <random>
 #include <thread>
 
 using namespace conv_check;

@@ -181,7 +181,7 @@ std::vector<cdouble> reference_convolution(const std::vector<cfloat>& x,
     const size_t n = x.size();
     core::fft_options inverse;
     inverse.direction = core::fft_direction::inverse;
-    const std::vector<cdouble> s = wideband_test::reference_transform(spectrum, inverse);
+    const std::vector<cdouble> s = wideband_reference::fft(spectrum, inverse);
     std::vector<cdouble> y(count);
     for (size_t m = 0; m < count; ++m) {
         const size_t k = r.begin + m * r.step;
@@ -305,7 +305,7 @@ accuracy check_plan_case(size_t n, size_t mpl, const plan_case& c, uint32_t seed
     };
     accuracy worst;
     for (size_t b = 0; b < g.batch; ++b) {
-        const std::vector<cdouble> full = wideband_test::reference_transform(x[b], o);
+        const std::vector<cdouble> full = wideband_reference::fft(x[b], o);
         const std::vector<cdouble> ref = pick(full, c.range, g.written);
         const double scale = std::max(1.0, rms(full) / rms(ref));
         worst.merge(check_accuracy(

@@ -75,69 +75,6 @@ std::vector<cfloat> random_taps(size_t count, uint32_t seed)
 // ---------------------------------------------------------------------------
 // The reference
 
-/*
- * y[m] = sum_k h[k] x[m D - k] in float64 for m = first .. first + count - 1,
- * with x[n] = 0 for n < zero_before (and before the stream). Direct sums of
- * split real and imaginary parts with four partial sums each; over two threads
- * when long.
- */
-std::vector<cdouble> reference(const std::vector<cfloat>& x,
-                               const std::vector<cfloat>& h,
-                               size_t D,
-                               size_t first,
-                               size_t count,
-                               size_t zero_before = 0)
-{
-    std::vector<cdouble> y(count);
-    if (!count)
-        return y;
-    const size_t T = h.size(), last = (first + count - 1) * D;
-    BOOST_REQUIRE_LT(last, x.size());
-    // xp[i] = x[i - (T - 1)]: output m sums hr[j] * xp[m D + j], j < T.
-    std::vector<double> xr(last + T, 0.0), xi(last + T, 0.0), hr(T), hi(T);
-    for (size_t n = zero_before; n <= last; ++n) {
-        xr[n + T - 1] = x[n].real();
-        xi[n + T - 1] = x[n].imag();
-    }
-    for (size_t j = 0; j < T; ++j) {
-        hr[j] = h[T - 1 - j].real();
-        hi[j] = h[T - 1 - j].imag();
-    }
-    auto compute = [&](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i) {
-            const double* a = &xr[(first + i) * D];
-            const double* b = &xi[(first + i) * D];
-            double rr[4] = {}, ii[4] = {}, ri[4] = {}, ir[4] = {};
-            size_t j = 0;
-            for (; j + 4 <= T; j += 4)
-                for (int u = 0; u < 4; ++u) {
-                    rr[u] += hr[j + u] * a[j + u];
-                    ii[u] += hi[j + u] * b[j + u];
-                    ri[u] += hr[j + u] * b[j + u];
-                    ir[u] += hi[j + u] * a[j + u];
-                }
-            double re = 0, im = 0;
-            for (; j < T; ++j) {
-                re += hr[j] * a[j] - hi[j] * b[j];
-                im += hr[j] * b[j] + hi[j] * a[j];
-            }
-            for (int u = 0; u < 4; ++u) {
-                re += rr[u] - ii[u];
-                im += ri[u] + ir[u];
-            }
-            y[i] = cdouble(re, im);
-        }
-    };
-    if (double(count) * double(T) > 2e7) {
-        std::thread other(compute, count / 2, count);
-        compute(0, count / 2);
-        other.join();
-    } else {
-        compute(0, count);
-    }
-    return y;
-}
-
 // In-place radix-2 FFT in float64 (a.size() a power of two), exp(sign 2 pi i nk/n).
 void fft_double(std::vector<cdouble>& a, int sign)
 {
@@ -173,7 +110,7 @@ std::vector<cdouble> full_rate_reference(const std::vector<cfloat>& x,
 {
     const size_t N = x.size(), T = h.size();
     if (double(N) * double(T) <= 2e8)
-        return reference(x, h, 1, 0, N);
+        return wideband_reference::fir(x, h, 1, 0, N);
     size_t n = 1;
     while (n < N + T - 1)
         n <<= 1;
@@ -189,7 +126,7 @@ std::vector<cdouble> full_rate_reference(const std::vector<cfloat>& x,
     double worst = 0, norm = 0;
     for (size_t i = 0; i < 64; ++i) {
         const size_t m = i * (N - 1) / 63;
-        const cdouble direct = reference(x, h, 1, m, 1)[0];
+        const cdouble direct = wideband_reference::fir(x, h, 1, m, 1)[0];
         worst = std::max(worst, std::abs(a[m] - direct));
         norm += std::norm(direct);
     }
@@ -487,8 +424,8 @@ BOOST_AUTO_TEST_CASE(requested_fft_size)
             BOOST_TEST(e.f.block_step() >= r.D);
             BOOST_TEST(e.f.block_step() % r.D == 0);
             const std::vector<cfloat> y = e.run(x, 0, random_chunks(N, r.D, max, ++seed));
-            const accuracy a =
-                check_accuracy(y, reference(x, h, r.D, 0, N / r.D), l2_bound, e.name());
+            const accuracy a = check_accuracy(
+                y, wideband_reference::fir(x, h, r.D, 0, N / r.D), l2_bound, e.name());
             BOOST_TEST_MESSAGE(e.name() << ": " << format(a));
         }
     }
@@ -547,12 +484,12 @@ BOOST_AUTO_TEST_CASE(set_taps_between_calls)
                 e.run(x, begin, random_chunks(n, D, max, ++seed));
             begin += n;
             const size_t count = begin / D - first;
-            const accuracy a =
-                check_accuracy(y,
-                               reference(x, taps[i], D, first, count, zero_before),
-                               l2_bound,
-                               e.name() + variant + ", taps " + std::to_string(i) +
-                                   " (zero before " + std::to_string(zero_before) + ")");
+            const accuracy a = check_accuracy(
+                y,
+                wideband_reference::fir(x, taps[i], D, first, count, zero_before),
+                l2_bound,
+                e.name() + variant + ", taps " + std::to_string(i) + " (zero before " +
+                    std::to_string(zero_before) + ")");
             BOOST_TEST_MESSAGE(e.name() << variant << ": " << format(a));
             first += count;
         }
@@ -580,8 +517,10 @@ BOOST_AUTO_TEST_CASE(set_taps_keeps_the_fft_size_while_the_taps_fit)
                                              << e.f.fft_size());
     // Whatever the size, the outputs are right.
     const std::vector<cfloat> y = e.run(x, 3000, { 3000, 3000 });
-    check_accuracy(
-        y, reference(x, shorter, D, 1500, 3000), l2_bound, e.name() + ", shorter");
+    check_accuracy(y,
+                   wideband_reference::fir(x, shorter, D, 1500, 3000),
+                   l2_bound,
+                   e.name() + ", shorter");
 }
 
 /*
@@ -608,7 +547,7 @@ BOOST_AUTO_TEST_CASE(set_taps_beyond_a_requested_fft_size)
         const std::vector<cfloat> y = e.run(x, 1000, { 1000, 1000 });
         // The history was 63 samples: older ones are zero.
         check_accuracy(y,
-                       reference(x, longer, D, 1000, 2000, 1000 - 63),
+                       wideband_reference::fir(x, longer, D, 1000, 2000, 1000 - 63),
                        l2_bound,
                        e.name() + ", after growing past the requested size");
         return;
@@ -620,7 +559,10 @@ BOOST_AUTO_TEST_CASE(set_taps_beyond_a_requested_fft_size)
                               << e.f.block_step() << " (taps() " << e.f.taps().size()
                               << "): enqueue() would divide by zero");
     const std::vector<cfloat> y = e.run(x, 1000, { 1000, 1000 });
-    check_accuracy(y, reference(x, h, D, 1000, 2000), l2_bound, e.name() + ", old taps");
+    check_accuracy(y,
+                   wideband_reference::fir(x, h, D, 1000, 2000),
+                   l2_bound,
+                   e.name() + ", old taps");
 }
 
 // reset(): the output afterwards is a fresh engine's, bit for bit.
@@ -635,7 +577,7 @@ BOOST_AUTO_TEST_CASE(reset_restarts_the_stream)
     engine fresh(make_options(h, D, max));
     const std::vector<cfloat> expected = fresh.run(after, 0, chunks);
     check_accuracy(expected,
-                   reference(after, h, D, 0, after.size() / D),
+                   wideband_reference::fir(after, h, D, 0, after.size() / D),
                    l2_bound,
                    fresh.name() + ", fresh");
 
@@ -683,7 +625,7 @@ BOOST_AUTO_TEST_CASE(reset_after_pending_work)
     gate.setStatus(CL_COMPLETE);
     result.done.wait();
     check_accuracy(e.run(after, 0, fixed_chunks(after.size(), max)),
-                   reference(after, h, D, 0, after.size() / D),
+                   wideband_reference::fir(after, h, D, 0, after.size() / D),
                    l2_bound,
                    e.name() + ", reset while the previous call was pending");
 }
@@ -740,7 +682,7 @@ BOOST_AUTO_TEST_CASE(set_taps_with_a_call_in_flight)
             gate.setStatus(CL_COMPLETE);
             result.done.wait();
             check_accuracy(slice(read_back(out, result.outputs), 0, result.outputs),
-                           reference(x, h, D, 0, n),
+                           wideband_reference::fir(x, h, D, 0, n),
                            l2_bound,
                            e.name() + ", the call pending during " + c.what);
             queue().finish();
@@ -861,7 +803,7 @@ BOOST_AUTO_TEST_CASE(failures_leave_the_engine_as_it_was)
         e.run(x, half, random_chunks(x.size() - half, D, max, 6205));
     y.insert(y.end(), rest.begin(), rest.end());
     check_accuracy(y,
-                   reference(x, h, D, 0, x.size() / D),
+                   wideband_reference::fir(x, h, D, 0, x.size() / D),
                    l2_bound,
                    e.name() + ", after a failed set_taps and a failed call");
 }
@@ -898,7 +840,8 @@ BOOST_AUTO_TEST_CASE(stream_engine_run)
     BOOST_TEST(alternations == chunks.size(), "consecutive calls shared an input region");
     check_identical(
         y, by_enqueue.run(x, 0, chunks), by_run.name() + ", run() vs enqueue()");
-    check_accuracy(y, reference(x, h, D, 0, x.size() / D), l2_bound, by_run.name());
+    check_accuracy(
+        y, wideband_reference::fir(x, h, D, 0, x.size() / D), l2_bound, by_run.name());
 }
 
 /*
@@ -924,7 +867,7 @@ BOOST_AUTO_TEST_CASE(output_buffer_of_exactly_the_output_elements)
     const auto r = e.f.enqueue(queue(), n, exact);
     r.done.wait();
     check_accuracy(read_back(exact, r.outputs),
-                   reference(x, h, D, 0, n),
+                   wideband_reference::fir(x, h, D, 0, n),
                    l2_bound,
                    e.name() + ", exact buffer");
     // Through the test's buffer of max_output_elements(): nothing past them.
@@ -992,7 +935,7 @@ BOOST_AUTO_TEST_CASE(invalid_options_and_calls)
     // After the rejected calls, the stream is untouched.
     const std::vector<cfloat> x = random_signal(5003, 7002);
     check_accuracy(e.run(x, 0, random_chunks(x.size(), D, max, 7003)),
-                   reference(x, h, D, 0, x.size() / D),
+                   wideband_reference::fir(x, h, D, 0, x.size() / D),
                    l2_bound,
                    e.name() + ", after rejected calls");
 }

@@ -6,19 +6,19 @@
  */
 
 /*
- * The polyphase channelizer engine against a float64 reference channelizer
- * written here from GNU Radio's pfb.channelizer_ccf formula (direct sums, no
- * FFT): channel counts and oversampling rates, tap counts, both output layouts,
- * the fused and the unfused path, channel maps, chunkings of the stream,
- * set_taps(), set_channel_map() and reset() between calls, and the options and
- * calls it must reject. Every call's output buffer is poisoned first: every
- * element the call must write is checked, and every other one must keep the
- * poison.
+ * The polyphase channelizer engine against the float64 reference channelizer
+ * (reference.h: GNU Radio's pfb.channelizer_ccf formula, direct sums, no FFT):
+ * channel counts and oversampling rates, tap counts, both output layouts, the fused and
+ * the unfused path, channel maps, chunkings of the stream, set_taps(), set_channel_map()
+ * and reset() between calls, and the options and calls it must reject. Every call's
+ * output buffer is poisoned first: every element the call must write is checked, and
+ * every other one must keep the poison.
  */
 
 #define BOOST_TEST_MODULE qa_pfb_channelizer
 #include <boost/test/unit_test.hpp>
 
+#include "reference.h"
 #include "scoped_env.h"
 #include "stream_chunks.h"
 
@@ -100,27 +100,8 @@ const cl::CommandQueue& queue()
     return *q;
 }
 
-// Uniform in [-1, 1), never zero; the same for the same seed.
-std::vector<float> random_reals(size_t count, uint32_t seed)
-{
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    std::vector<float> v(count);
-    for (auto& x : v)
-        do
-            x = uniform(rng);
-        while (x == 0.0f);
-    return v;
-}
-
-std::vector<cfloat> random_signal(size_t count, uint32_t seed)
-{
-    const std::vector<float> parts = random_reals(2 * count, seed);
-    std::vector<cfloat> x(count);
-    for (size_t k = 0; k < count; ++k)
-        x[k] = cfloat(parts[2 * k], parts[2 * k + 1]);
-    return x;
-}
+using wideband_reference::random_reals;
+using wideband_reference::random_signal;
 
 // Random taps (every channel then carries about the same power, so a relative
 // error per channel is meaningful), scaled to keep the outputs near 1.
@@ -144,50 +125,8 @@ std::vector<size_t> all_channels(size_t channels)
 // ---------------------------------------------------------------------------
 // The reference
 
-using reference_frames = std::vector<std::vector<cdouble>>; // [slot][frame]
-using frames_by_slot = std::vector<std::vector<cfloat>>;    // [slot][frame]
-
-/*
- * GNU Radio's pfb.channelizer_ccf in float64, straight from its formula: with
- * D = M / r, t = (q + 1) D - 1 and x[k] = 0 for k < zero_before (0: before the
- * stream),
- *
- *   y_c[q] = exp(-2 pi i c (D+1)/M) * sum_n h[n] x[t-n] exp(-2 pi i c (t-n)/M).
- *
- * Angles are reduced with integer arithmetic (c k mod M) before they are
- * formed. Frames first .. first + count - 1 of each channel of map, in order.
- */
-reference_frames reference(const std::vector<cfloat>& x,
-                           const std::vector<float>& taps,
-                           size_t M,
-                           size_t D,
-                           const std::vector<size_t>& map,
-                           size_t first,
-                           size_t count,
-                           size_t zero_before = 0)
-{
-    std::vector<cdouble> phase(M); // exp(-2 pi i k / M)
-    for (size_t k = 0; k < M; ++k)
-        phase[k] = std::polar(1.0, -2.0 * M_PI * double(k) / double(M));
-    BOOST_REQUIRE((first + count) * D <= x.size());
-
-    reference_frames y(map.size(), std::vector<cdouble>(count));
-    for (size_t s = 0; s < map.size(); ++s) {
-        const size_t c = map[s];
-        for (size_t i = 0; i < count; ++i) {
-            const size_t t = (first + i + 1) * D - 1;
-            cdouble sum = 0.0;
-            size_t angle = c * (t % M) % M; // c (t - n) mod M, from n = 0 on
-            for (size_t n = 0; n < taps.size() && n <= t && t - n >= zero_before; ++n) {
-                sum += double(taps[n]) * cdouble(x[t - n]) * phase[angle];
-                angle = angle >= c ? angle - c : angle + M - c;
-            }
-            y[s][i] = sum * phase[c * ((D + 1) % M) % M];
-        }
-    }
-    return y;
-}
-
+using reference_frames = wideband_reference::frames_by_channel; // [slot][frame]
+using frames_by_slot = std::vector<std::vector<cfloat>>;        // [slot][frame]
 // ---------------------------------------------------------------------------
 // Comparisons
 
@@ -499,8 +438,11 @@ stream_result check_stream(const config& cfg,
     const std::vector<cfloat> x = random_signal(N, seed);
     const frames_by_slot y =
         e.run(x, 0, random_chunks(N, D, e.ch.max_input_samples(), seed + 1));
-    const accuracy a = check_frames(
-        y, reference(x, taps, cfg.channels, D, cfg.map_or_all(), 0, frames), e.name());
+    const accuracy a =
+        check_frames(y,
+                     wideband_reference::pfb_channelizer(
+                         x, taps, cfg.channels, D, cfg.map_or_all(), 0, frames),
+                     e.name());
     BOOST_TEST_MESSAGE(e.name() << ": " << format_accuracy(a));
     if (worst)
         worst->merge(a);
@@ -671,7 +613,8 @@ BOOST_AUTO_TEST_CASE(channel_maps)
                 begin += n;
                 const size_t frames = begin / D - first_frame;
                 check_frames(y,
-                             reference(x, taps, M, D, map, first_frame, frames),
+                             wideband_reference::pfb_channelizer(
+                                 x, taps, M, D, map, first_frame, frames),
                              e.name() + ", map change " + std::to_string(i));
                 first_frame += frames;
             }
@@ -702,7 +645,8 @@ BOOST_AUTO_TEST_CASE(chunkings_agree)
             engine whole(cfg, taps);
             const frames_by_slot one_call = whole.run(x, 0, { N });
             check_frames(one_call,
-                         reference(x, taps, M, D, all_channels(M), 0, N / D),
+                         wideband_reference::pfb_channelizer(
+                             x, taps, M, D, all_channels(M), 0, N / D),
                          whole.name() + ", one call");
 
             cfg.max_input_samples = max;
@@ -783,14 +727,14 @@ BOOST_AUTO_TEST_CASE(set_taps_between_calls)
                 begin += n;
                 const size_t frames = begin / D - first_frame;
                 check_frames(y,
-                             reference(x,
-                                       taps[i],
-                                       M,
-                                       D,
-                                       all_channels(M),
-                                       first_frame,
-                                       frames,
-                                       zero_before),
+                             wideband_reference::pfb_channelizer(x,
+                                                                 taps[i],
+                                                                 M,
+                                                                 D,
+                                                                 all_channels(M),
+                                                                 first_frame,
+                                                                 frames,
+                                                                 zero_before),
                              name + ", taps " + std::to_string(i) +
                                  " (K=" + std::to_string(new_k) + ")");
                 first_frame += frames;
@@ -815,7 +759,8 @@ BOOST_AUTO_TEST_CASE(reset_restarts_the_stream)
         engine fresh(cfg, taps);
         const frames_by_slot expected = fresh.run(after, 0, chunks);
         check_frames(expected,
-                     reference(after, taps, M, D, all_channels(M), 0, after.size() / D),
+                     wideband_reference::pfb_channelizer(
+                         after, taps, M, D, all_channels(M), 0, after.size() / D),
                      fresh.name() + ", fresh");
 
         engine e(cfg, taps);
@@ -862,7 +807,8 @@ BOOST_AUTO_TEST_CASE(reset_after_pending_work)
     gate.setStatus(CL_COMPLETE);
     result.done.wait();
     check_frames(e.run(after, 0, fixed_chunks(after.size(), 6 * D)),
-                 reference(after, taps, M, D, all_channels(M), 0, after.size() / D),
+                 wideband_reference::pfb_channelizer(
+                     after, taps, M, D, all_channels(M), 0, after.size() / D),
                  e.name() + ", reset while the previous call was pending");
 }
 
@@ -962,7 +908,8 @@ BOOST_AUTO_TEST_CASE(invalid_options_and_calls)
     const std::vector<cfloat> x = random_signal(30 * D + 3, 101);
     for (engine* t : { &e, &f })
         check_frames(t->run(x, 0, random_chunks(x.size(), D, max, 102)),
-                     reference(x, taps, M, D, all_channels(M), 0, x.size() / D),
+                     wideband_reference::pfb_channelizer(
+                         x, taps, M, D, all_channels(M), 0, x.size() / D),
                      t->name() + ", after rejected calls");
 
     // Buffers of exactly the size a call writes are accepted.
@@ -1034,9 +981,10 @@ BOOST_AUTO_TEST_CASE(failures_leave_the_engine_as_it_was)
             BOOST_CHECK_THROW(e.call(x.data() + half, 5 * D), cl::Error);
         }
         append_frames(y, e.run(x, half, random_chunks(x.size() - half, D, max, 124)));
-        check_frames(y,
-                     reference(x, taps, M, D, cfg.map, 0, x.size() / D),
-                     e.name() + ", after a failed set_taps and a failed call");
+        check_frames(
+            y,
+            wideband_reference::pfb_channelizer(x, taps, M, D, cfg.map, 0, x.size() / D),
+            e.name() + ", after a failed set_taps and a failed call");
     }
 }
 
@@ -1065,7 +1013,8 @@ BOOST_AUTO_TEST_CASE(non_finite_burst_leaves_no_trace)
         clean[b0 + i] = 0;
     }
     const size_t frames = x.size() / D;
-    const reference_frames ref = reference(clean, taps, M, D, all_channels(M), 0, frames);
+    const reference_frames ref = wideband_reference::pfb_channelizer(
+        clean, taps, M, D, all_channels(M), 0, frames);
     const size_t dirty_from = (b0 + 1 + D - 1) / D - 1; // (q+1) D - 1 >= b0
     const size_t clean_from = (b1 + L) / D;             // (q+1) D - L > b1
     std::vector<size_t> at_call_end = edge_chunks(x.size() - first_call, D, max);
@@ -1126,8 +1075,10 @@ BOOST_AUTO_TEST_CASE(stream_engine_run)
         BOOST_TEST(by_run.ch.max_output_elements() == 6 * 2);
         const frames_by_slot a = by_enqueue.run(x, 0, first);
         check_identical(by_run.run(x, 0, first), a, by_run.name() + ", run()");
-        check_frames(
-            a, reference(x, taps, M, D, cfg.map, 0, (20 * D + 1) / D), by_enqueue.name());
+        check_frames(a,
+                     wideband_reference::pfb_channelizer(
+                         x, taps, M, D, cfg.map, 0, (20 * D + 1) / D),
+                     by_enqueue.name());
 
         for (engine* e : { &by_enqueue, &by_run })
             e->ch.set_channel_map(larger_map);

@@ -1,0 +1,679 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "harness.h"
+
+#include <gnuradio/wideband/core/pinned_buffer.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace harness {
+
+// ---- formatting -----------------------------------------------------------
+
+std::string fmt(const char* format, double value)
+{
+    if (!std::isfinite(value))
+        return std::isnan(value) ? "nan" : "inf";
+    char text[64];
+    std::snprintf(text, sizeof text, format, value);
+    return text;
+}
+
+std::string size_text(double bytes)
+{
+    if (bytes >= 1073741824.0)
+        return fmt("%.3g GiB", bytes / 1073741824.0);
+    if (bytes >= 1048576.0)
+        return fmt("%.3g MiB", bytes / 1048576.0);
+    return fmt("%.3g KiB", bytes / 1024.0);
+}
+
+// At most four significant figures, so GPU and PoCL figures both read well.
+std::string number(double value)
+{
+    const double a = std::fabs(value);
+    return fmt(a >= 1000 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g", value);
+}
+
+std::string pad(const std::string& text, size_t width)
+{
+    return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+}
+
+double ms_since(clock_type::time_point start)
+{
+    return std::chrono::duration<double, std::milli>(clock_type::now() - start).count();
+}
+
+std::string progress::step()
+{
+    ++d_done;
+    return "  [" + std::to_string(d_done) + "/" + std::to_string(d_total) + ", " +
+           fmt("%.0f s]", ms_since(d_start) / 1e3);
+}
+
+std::string current_error_text()
+{
+    try {
+        throw;
+    } catch (const cl::Error& e) {
+        return std::string(e.what()) + ": " + core::cl_error_name(e.err());
+    } catch (const std::exception& e) {
+        return e.what();
+    } catch (...) {
+        return "unknown exception";
+    }
+}
+
+// ---- command line ---------------------------------------------------------
+
+size_t parse_count(const std::string& option,
+                   const std::string& text,
+                   size_t lowest,
+                   size_t highest)
+{
+    size_t used = 0;
+    unsigned long long value = 0;
+    try {
+        value = std::stoull(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size() || text[0] == '-' || value < lowest ||
+        value > highest)
+        throw usage_error(option + ": '" + text + "' is not an integer from " +
+                          std::to_string(lowest) + " to " + std::to_string(highest));
+    return size_t(value);
+}
+
+double parse_number(const std::string& option, const std::string& text, double lowest)
+{
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !std::isfinite(value) || !(value >= lowest))
+        throw usage_error(option + ": '" + text +
+                          "' is not a number >= " + fmt("%g", lowest));
+    return value;
+}
+
+std::vector<std::string> split(const std::string& option, const std::string& text)
+{
+    std::vector<std::string> items;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ','))
+        if (!item.empty())
+            items.push_back(item);
+    if (items.empty())
+        throw usage_error(option + ": empty list");
+    return items;
+}
+
+void parse_arguments(int argc,
+                     char** argv,
+                     std::string& arg,
+                     const value_options& values,
+                     const flag_options& flags)
+{
+    for (int i = 1; i < argc; ++i) {
+        arg = argv[i];
+        std::string value;
+        const size_t equals = arg.find('=');
+        const bool inline_value = arg.rfind("--", 0) == 0 && equals != std::string::npos;
+        if (inline_value) {
+            value = arg.substr(equals + 1);
+            arg.resize(equals);
+        }
+        if (flags.count(arg)) {
+            flags.at(arg)();
+        } else if (values.count(arg)) {
+            if (!inline_value && i + 1 >= argc)
+                throw usage_error(arg + " needs a value");
+            values.at(arg)(inline_value ? value : argv[++i]);
+        } else {
+            throw usage_error("unknown option '" + std::string(argv[i]) + "'");
+        }
+    }
+}
+
+// ---- timing ---------------------------------------------------------------
+
+double median_of(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+timing summarize(const std::vector<double>& ms)
+{
+    timing t;
+    t.median_ms = median_of(ms);
+    t.min_ms = *std::min_element(ms.begin(), ms.end());
+    t.max_ms = *std::max_element(ms.begin(), ms.end());
+    return t;
+}
+
+timing repeat(const std::function<double()>& run, int reps)
+{
+    run();
+    std::vector<double> ms;
+    for (int i = 0; i < reps; ++i)
+        ms.push_back(run());
+    return summarize(ms);
+}
+
+device_timer::device_timer(const core::device_context& ctx)
+    : d_queue(ctx.create_queue(true)), d_counter(ctx.context(), CL_MEM_READ_WRITE, 64)
+{
+    const char* source = R"(
+        __kernel void tick(__global uint* counter)
+        {
+            if (get_global_id(0) == 0)
+                counter[0] += 1u;
+        })";
+    cl::Program program(ctx.context(), std::string(source));
+    program.build(std::vector<cl::Device>{ ctx.device() });
+    d_tick = cl::Kernel(program, "tick");
+    d_tick.setArg(0, d_counter);
+}
+
+namespace {
+
+double elapsed_ms(const cl::Event& before, const cl::Event& after)
+{
+    const cl_ulong end = before.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+    const cl_ulong start = after.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+    return double(int64_t(start - end)) * 1e-6;
+}
+
+} // namespace
+
+timing device_timer::measure(const enqueue_fn& run,
+                             const enqueue_fn& prepare,
+                             int warmup,
+                             int reps) const
+{
+    for (int i = 0; i < warmup; ++i)
+        run(d_queue);
+    d_queue.finish();
+    std::vector<cl::Event> start(reps), stop(reps);
+    for (int i = 0; i < reps; ++i) {
+        if (prepare)
+            prepare(d_queue);
+        start[i] = tick();
+        run(d_queue);
+        stop[i] = tick();
+    }
+    d_queue.finish();
+    std::vector<double> ms;
+    for (int i = 0; i < reps; ++i)
+        ms.push_back(elapsed_ms(start[i], stop[i]));
+    timing t = summarize(ms);
+
+    // Back to back, as a stream of launches runs. Runs in place are not
+    // restored here: their values grow and may overflow to inf/NaN, which
+    // leaves the time of the arithmetic unchanged.
+    const cl::Event first = tick();
+    for (int i = 0; i < reps; ++i)
+        run(d_queue);
+    const cl::Event last = tick();
+    d_queue.finish();
+    t.b2b_ms = elapsed_ms(first, last) / reps;
+    return t;
+}
+
+cl::Event device_timer::tick() const
+{
+    cl::Event event;
+    d_queue.enqueueNDRangeKernel(
+        d_tick, cl::NullRange, cl::NDRange(1), cl::NDRange(1), nullptr, &event);
+    return event;
+}
+
+wall_timing
+measure_wall(const std::function<void()>& execute_and_wait, int warmup, int reps)
+{
+    for (int i = 0; i < warmup; ++i)
+        execute_and_wait();
+    std::vector<double> us;
+    for (int i = 0; i < reps; ++i) {
+        const auto start = clock_type::now();
+        execute_and_wait();
+        us.push_back(ms_since(start) * 1e3);
+    }
+    return { median_of(us), *std::min_element(us.begin(), us.end()) };
+}
+
+void drain(const std::vector<const cl::CommandQueue*>& queues)
+{
+    for (const cl::CommandQueue* q : queues)
+        try {
+            q->finish();
+        } catch (const cl::Error&) {
+        }
+}
+
+// ---- the device and its bandwidths -----------------------------------------
+
+void print_device_header(const char* program, const core::device_info& d)
+{
+    std::cout << "# " << program << "\n"
+              << "# device " << d.address() << ": " << d.name << " (" << d.type_name()
+              << "), platform " << d.platform_name << "\n"
+              << "# driver " << d.driver_version << ", " << d.version << ", "
+              << d.compute_units << " compute units at " << d.max_clock_mhz << " MHz, "
+              << size_text(double(d.global_mem_bytes)) << " global memory, "
+              << size_text(double(d.max_alloc_bytes)) << " max allocation, "
+              << size_text(double(d.local_mem_bytes)) << " local memory\n";
+}
+
+void warm_up_device(const core::device_context& ctx,
+                    const device_timer& timer,
+                    size_t bytes)
+{
+    cl::Buffer a(ctx.context(), CL_MEM_READ_WRITE, bytes);
+    cl::Buffer b(ctx.context(), CL_MEM_READ_WRITE, bytes);
+    const auto start = clock_type::now();
+    while (ms_since(start) < 250) {
+        timer.queue().enqueueCopyBuffer(a, b, 0, 0, bytes);
+        timer.queue().finish();
+    }
+}
+
+copy_measurement measure_copy(const core::device_context& ctx,
+                              const device_timer& timer,
+                              const std::string& when,
+                              size_t bytes,
+                              int warmup,
+                              int reps,
+                              const cl::Buffer* from,
+                              const cl::Buffer* to)
+{
+    copy_measurement c;
+    c.when = when;
+    c.bytes = bytes;
+    try {
+        const cl::Buffer source =
+            from ? *from : cl::Buffer(ctx.context(), CL_MEM_READ_WRITE, bytes);
+        const cl::Buffer target =
+            to ? *to : cl::Buffer(ctx.context(), CL_MEM_READ_WRITE, bytes);
+        c.time = timer.measure(
+            [&](const cl::CommandQueue& q) {
+                q.enqueueCopyBuffer(source, target, 0, 0, bytes);
+            },
+            {},
+            warmup,
+            reps);
+    } catch (const std::exception&) {
+        c.status = "failed";
+        c.note = current_error_text();
+        drain({ &timer.queue() });
+    }
+    std::cout << "copy (" << when << ") " << size_text(double(bytes)) << ": "
+              << (c.status == "ok" ? fmt("%.4f ms", c.time.median_ms) +
+                                         fmt(" (b2b %.4f)", c.time.b2b_ms) +
+                                         fmt("  %.0f GB/s read+write", c.gbs())
+                                   : c.status + ": " + c.note)
+              << std::endl;
+    return c;
+}
+
+double copy_ceiling_gbs(const std::vector<copy_measurement>& copies, size_t bytes)
+{
+    double best = 0;
+    for (const auto& c : copies)
+        if (c.status == "ok" && (bytes == 0 || c.bytes == bytes))
+            best = std::max(best, c.gbs());
+    return best;
+}
+
+std::vector<pcie_measurement> measure_pcie(const core::device_context::sptr& ctx,
+                                           size_t chunk_bytes,
+                                           size_t count,
+                                           int reps,
+                                           bool pageable,
+                                           bool quiet)
+{
+    std::vector<pcie_measurement> results;
+    try {
+        core::pinned_buffer up(ctx, chunk_bytes), down(ctx, chunk_bytes);
+        std::memset(up.data(), 0, chunk_bytes);
+        std::vector<char> ordinary(pageable ? chunk_bytes : 0, 1);
+        cl::CommandQueue upload = ctx->create_queue(), download = ctx->create_queue();
+        cl::Buffer to(ctx->context(), CL_MEM_READ_WRITE, chunk_bytes);
+        cl::Buffer from(ctx->context(), CL_MEM_READ_WRITE, chunk_bytes);
+        upload.enqueueCopyBuffer(to, from, 0, 0, chunk_bytes);
+        upload.finish();
+        std::vector<std::string> directions = { "h2d", "d2h", "both" };
+        if (pageable)
+            directions.push_back("h2d-pageable");
+        for (const auto& direction : directions) {
+            pcie_measurement p;
+            p.direction = direction;
+            p.bytes = count * chunk_bytes;
+            const bool h2d = direction != "d2h",
+                       d2h = direction == "d2h" || direction == "both";
+            const void* source =
+                direction == "h2d-pageable" ? ordinary.data() : up.data();
+            p.time = repeat(
+                [&] {
+                    const auto start = clock_type::now();
+                    for (size_t i = 0; i < count; ++i) {
+                        if (h2d)
+                            upload.enqueueWriteBuffer(
+                                to, CL_FALSE, 0, chunk_bytes, source);
+                        if (d2h)
+                            download.enqueueReadBuffer(
+                                from, CL_FALSE, 0, chunk_bytes, down.data());
+                    }
+                    upload.finish();
+                    download.finish();
+                    return ms_since(start);
+                },
+                reps);
+            results.push_back(p);
+        }
+    } catch (const std::exception&) {
+        pcie_measurement p;
+        p.direction = "h2d";
+        p.status = "failed";
+        p.note = current_error_text();
+        results.push_back(p);
+    }
+    if (quiet)
+        return results;
+    std::cout << "pinned transfers, " << count << " x " << size_text(double(chunk_bytes))
+              << ":";
+    for (const auto& p : results)
+        std::cout << "  " << p.direction << " "
+                  << (p.status == "ok" ? fmt("%.1f GB/s", p.gbs())
+                                       : p.status + ": " + p.note);
+    std::cout << (results.size() >= 3 ? " (both: the sum of the two directions)" : "")
+              << std::endl;
+    return results;
+}
+
+double pcie_gbs(const std::vector<pcie_measurement>& pcie, const std::string& direction)
+{
+    for (const auto& p : pcie)
+        if (p.direction == direction && p.status == "ok")
+            return p.gbs();
+    return nan_value;
+}
+
+double pcie_limit(const std::vector<pcie_measurement>& pcie, double out_bytes)
+{
+    const double in = 8;
+    return 1e9 * std::min({ pcie_gbs(pcie, "h2d") / in,
+                            pcie_gbs(pcie, "d2h") / out_bytes,
+                            pcie_gbs(pcie, "both") / (in + out_bytes) });
+}
+
+double pcie_serial_limit(const std::vector<pcie_measurement>& pcie, double out_bytes)
+{
+    return 1e9 / (8 / pcie_gbs(pcie, "h2d") + out_bytes / pcie_gbs(pcie, "d2h"));
+}
+
+// ---- signals and checks -----------------------------------------------------
+
+cfloat signal_sample(uint64_t n)
+{
+    uint64_t z = n * 0x9e3779b97f4a7c15ull + 0x0123456789abcdefull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    const float scale = 1.0f / 8388608.0f; // 2^-23
+    return cfloat(float(uint32_t(z) >> 8) * scale - 1.0f,
+                  float(uint32_t(z >> 32) >> 8) * scale - 1.0f);
+}
+
+const char* const fill_signal_source = R"(
+__kernel void fill_signal(__global float2* out, ulong offset, ulong base)
+{
+    const ulong i = offset + get_global_id(0);
+    ulong z = (base + i) * 0x9e3779b97f4a7c15UL + 0x0123456789abcdefUL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9UL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebUL;
+    z ^= z >> 31;
+    const float scale = 1.0f / 8388608.0f;
+    out[i] = (float2)((float)((uint)z >> 8) * scale - 1.0f,
+                      (float)((uint)(z >> 32) >> 8) * scale - 1.0f);
+}
+)";
+
+std::vector<double> windowed_sinc(size_t count, double cutoff)
+{
+    if (count == 1)
+        return { 1.0 };
+    constexpr double pi = 3.14159265358979323846;
+    const double centre = 0.5 * double(count - 1);
+    std::vector<double> h(count);
+    double sum = 0;
+    for (size_t i = 0; i < count; ++i) {
+        const double x = double(i) - centre;
+        const double sinc =
+            x == 0 ? 2 * cutoff : std::sin(2 * pi * cutoff * x) / (pi * x);
+        const double a = 2 * pi * double(i) / double(count - 1);
+        h[i] = sinc * (0.42 - 0.5 * std::cos(a) + 0.08 * std::cos(2 * a));
+        sum += h[i];
+    }
+    for (auto& t : h)
+        t /= sum;
+    return h;
+}
+
+std::vector<size_t>
+sample_indices(size_t n, const std::vector<size_t>& extra, size_t spread)
+{
+    std::vector<size_t> p;
+    if (n == 0)
+        return p;
+    for (size_t i : { size_t(0), size_t(1), n / 2, n - 2, n - 1 })
+        if (i < n)
+            p.push_back(i);
+    for (size_t i : extra)
+        if (i < n)
+            p.push_back(i);
+    for (size_t i = 0; i < spread; ++i)
+        p.push_back(size_t((double(i) + 0.37) * double(n) / double(spread)) % n);
+    std::sort(p.begin(), p.end());
+    p.erase(std::unique(p.begin(), p.end()), p.end());
+    return p;
+}
+
+void check_stats::add(const std::complex<double>& ref, const cfloat& got)
+{
+    ++points;
+    if (!std::isfinite(got.real()) || !std::isfinite(got.imag())) {
+        ++nonfinite;
+        return;
+    }
+    err2 += std::norm(std::complex<double>(got) - ref);
+    ref2 += std::norm(ref);
+}
+
+void check_stats::scan(const cfloat* y, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (!std::isfinite(y[i].real()) || !std::isfinite(y[i].imag()))
+            ++nonfinite;
+}
+
+void check_stats::fail(const std::string& what)
+{
+    if (problem.empty())
+        problem = what;
+}
+
+double check_stats::rel_err() const
+{
+    return points ? (ref2 > 0   ? std::sqrt(err2 / ref2)
+                     : err2 > 0 ? INFINITY
+                                : 0.0)
+                  : nan_value;
+}
+
+bool check_stats::passed() const
+{
+    return points > 0 && nonfinite == 0 && problem.empty() && rel_err() <= max_rel_err;
+}
+
+std::string check_stats::text() const
+{
+    std::string t =
+        "err " + fmt("%.2e", rel_err()) + " over " + std::to_string(points) + " points";
+    if (nonfinite)
+        t += ", " + std::to_string(nonfinite) + " non-finite";
+    if (!problem.empty())
+        t += ", " + problem;
+    return t + (passed() ? "" : "  CHECK FAILED");
+}
+
+// ---- results: table and CSV -------------------------------------------------
+
+size_t text_table::group::width() const
+{
+    size_t w = 0;
+    for (const auto& c : columns)
+        w += c.width;
+    return w;
+}
+
+void text_table::print_header(std::ostream& out) const
+{
+    std::string titles, headers;
+    for (size_t g = 0; g < d_groups.size(); ++g) {
+        const group& gr = d_groups[g];
+        const std::string title = g ? " " + gr.title : gr.title;
+        titles +=
+            title +
+            std::string(gr.width() + 1 - std::min(gr.width() + 1, title.size()), ' ');
+        for (const auto& c : gr.columns)
+            headers += pad(c.header, c.width);
+        if (g + 1 < d_groups.size()) {
+            titles += "|";
+            headers += " |";
+        }
+    }
+    out << titles << "\n" << headers << "\n" << std::string(headers.size(), '-') << "\n";
+}
+
+void text_table::print_row(std::ostream& out, const std::vector<cells>& by_group) const
+{
+    std::string line;
+    for (size_t g = 0; g < d_groups.size(); ++g) {
+        const group& gr = d_groups[g];
+        const cells& c = g < by_group.size() ? by_group[g] : cells{};
+        if (c.size() == gr.columns.size())
+            for (size_t i = 0; i < c.size(); ++i)
+                line += pad(c[i], gr.columns[i].width);
+        else
+            line += pad(c.empty() ? "" : c.front(), gr.width());
+        if (g + 1 < d_groups.size())
+            line += " |";
+    }
+    out << line << "\n";
+}
+
+csv_file::csv_file(const std::string& path) : d_path(path)
+{
+    if (path.empty())
+        return;
+    d_file.open(path);
+    if (!d_file)
+        throw std::runtime_error("cannot write " + path);
+}
+
+void csv_file::header(const std::vector<std::string>& columns)
+{
+    d_columns = columns;
+    d_file << join(columns) << "\n";
+}
+
+void csv_file::row(fields values)
+{
+    std::vector<std::string> line;
+    for (const auto& c : d_columns)
+        line.push_back(field(values[c]));
+    d_file << join(line) << "\n";
+}
+
+void csv_file::finish()
+{
+    d_file.flush();
+    if (!d_file)
+        throw std::runtime_error("cannot write " + d_path);
+}
+
+std::string csv_file::number(double value)
+{
+    return std::isfinite(value) ? fmt("%.6g", value) : std::string();
+}
+
+std::string csv_file::field(const std::string& text)
+{
+    if (text.find_first_of(",\"") == std::string::npos)
+        return text;
+    std::string quoted = "\"";
+    for (char c : text)
+        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+
+void csv_file::add_timing(fields& f, const timing& t)
+{
+    f["median_ms"] = number(t.median_ms);
+    f["min_ms"] = number(t.min_ms);
+    f["max_ms"] = number(t.max_ms);
+    f["b2b_ms"] = number(t.b2b_ms);
+}
+
+void csv_file::add_check(fields& f, const check_stats& c)
+{
+    f["rel_err"] = number(c.rel_err());
+    f["points_checked"] = std::to_string(c.points);
+    f["nonfinite"] = std::to_string(c.nonfinite);
+    if (!c.problem.empty())
+        f["note"] += (f["note"].empty() ? "" : "; ") + c.problem;
+}
+
+// ---- streaming over several devices ----------------------------------------
+
+void print_scaling(const std::string& heading,
+                   const std::vector<core::device_context::sptr>& devices,
+                   const std::vector<scaling_line>& lines)
+{
+    std::cout << "\n" << heading << "\n";
+    for (size_t i = 0; i < devices.size(); ++i)
+        std::cout << "  device " << i + 1 << ": " << devices[i]->info().address() << " "
+                  << devices[i]->info().name << "\n";
+    size_t width = 12;
+    for (const auto& line : lines)
+        width = std::max(width, line.label.size() + 2);
+    std::string head = std::string(width, ' ');
+    for (size_t n = 1; n <= devices.size(); ++n)
+        head += pad(std::to_string(n) + (n == 1 ? " device" : " devices"), 11);
+    head += pad("speed-up", 10);
+    std::cout << head << "\n" << std::string(head.size(), '-') << "\n";
+    for (const auto& line : lines) {
+        std::string text = line.label + std::string(width - line.label.size(), ' ');
+        for (size_t n = 0; n < devices.size(); ++n)
+            text += pad(n < line.rates.size() ? number(line.rates[n]) : "-", 11);
+        const double gain = line.rates.size() == devices.size()
+                                ? line.rates.back() / line.rates.front()
+                                : nan_value;
+        text += pad(std::isfinite(gain) ? fmt("%.2fx", gain) : "-", 10);
+        std::cout << text << "\n";
+    }
+    std::cout << std::flush;
+}
+
+} // namespace harness

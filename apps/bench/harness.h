@@ -1,0 +1,452 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/*
+ * The benchmarks' harness (library wideband-bench-harness): what every
+ * benchmark does the same way, so that a benchmark's own file holds only what
+ * it measures. Command line and main(), timing (tick kernels on the device,
+ * wall clock, medians), the device's copy bandwidth and the PCIe bandwidth
+ * (pinned through core::pinned_buffer, and pageable), test signals and taps,
+ * check statistics against the float64 references (lib/core/tests/reference),
+ * the text table and the CSV of the results.
+ */
+
+#ifndef INCLUDED_WIDEBAND_BENCH_HARNESS_H
+#define INCLUDED_WIDEBAND_BENCH_HARNESS_H
+
+#include "../app_common.h"
+#include <gnuradio/wideband/core/device.h>
+
+#include <type_traits>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace harness {
+
+namespace core = gr::wideband::core;
+using app_common::one_line;
+using cfloat = std::complex<float>;
+using clock_type = std::chrono::steady_clock;
+
+const double nan_value = std::numeric_limits<double>::quiet_NaN();
+// A quiet NaN fill: an output element that keeps it was never written.
+constexpr cl_uint quiet_nan_bits = 0x7fc00001u;
+
+// ---- formatting -----------------------------------------------------------
+
+std::string fmt(const char* format, double value);      // "nan"/"inf" when not finite
+std::string size_text(double bytes);                    // "512 MiB"
+std::string number(double value);                       // at most four figures
+std::string pad(const std::string& text, size_t width); // right-aligned
+double ms_since(clock_type::time_point start);
+
+template <typename T>
+std::string join(const std::vector<T>& items, const char* sep = ",")
+{
+    std::ostringstream s;
+    for (size_t i = 0; i < items.size(); ++i)
+        s << (i ? sep : "") << items[i];
+    return s.str();
+}
+
+inline bool contains(const std::vector<std::string>& v, const std::string& item)
+{
+    return std::find(v.begin(), v.end(), item) != v.end();
+}
+
+//! "  [k/n, T s]" for the heading of the next row: where a long run stands.
+class progress
+{
+public:
+    explicit progress(size_t total = 0) : d_total(total) {}
+    std::string step();
+
+private:
+    size_t d_total;
+    size_t d_done = 0;
+    clock_type::time_point d_start = clock_type::now();
+};
+
+// The message of the exception being handled (OpenCL errors with their code).
+std::string current_error_text();
+
+// ---- command line ---------------------------------------------------------
+
+// A bad command line: the programs print it on one line and exit with status 2.
+struct usage_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+size_t parse_count(const std::string& option,
+                   const std::string& text,
+                   size_t lowest,
+                   size_t highest);
+// A finite number >= lowest (seconds, fractions).
+double parse_number(const std::string& option, const std::string& text, double lowest);
+std::vector<std::string> split(const std::string& option, const std::string& text);
+
+using value_options = std::map<std::string, std::function<void(const std::string&)>>;
+using flag_options = std::map<std::string, std::function<void()>>;
+
+/*
+ * Runs the handler of every option of argv: "--name value" or "--name=value" for
+ * `values`, "--name" for `flags` (-h and --help are flags the caller lists).
+ * `arg` holds the option being parsed, for the handlers' error messages.
+ * \throws usage_error for an unknown option or a missing value
+ */
+void parse_arguments(int argc,
+                     char** argv,
+                     std::string& arg,
+                     const value_options& values,
+                     const flag_options& flags);
+
+// ---- timing ---------------------------------------------------------------
+
+struct timing {
+    double median_ms = nan_value;
+    double min_ms = nan_value;
+    double max_ms = nan_value;
+    double b2b_ms = nan_value; // mean of runs back to back
+};
+
+double median_of(std::vector<double> v);
+timing summarize(const std::vector<double>& ms);
+//! One untimed run of `run` (returning its ms), then the summary of `reps` runs.
+timing repeat(const std::function<double()>& run, int reps);
+
+// Enqueues one transform (or copy) on the given queue.
+using enqueue_fn = std::function<void(const cl::CommandQueue&)>;
+
+/*
+ * Device-side timing: two 1-work-item "tick" kernels bracket the work on an
+ * in-order profiling queue, so the time covers every kernel of a transform and
+ * the gaps between them, but not the host's enqueue calls.
+ */
+class device_timer
+{
+public:
+    explicit device_timer(const core::device_context& ctx);
+
+    const cl::CommandQueue& queue() const { return d_queue; }
+
+    // `prepare` (may be empty) runs before each bracketed run, outside the bracket.
+    timing
+    measure(const enqueue_fn& run, const enqueue_fn& prepare, int warmup, int reps) const;
+
+private:
+    cl::Event tick() const;
+
+    cl::CommandQueue d_queue;
+    cl::Buffer d_counter;
+    cl::Kernel d_tick;
+};
+
+// Host wall time of one execution, launch overhead included (median, min).
+struct wall_timing {
+    double median_us = nan_value;
+    double min_us = nan_value;
+};
+
+wall_timing
+measure_wall(const std::function<void()>& execute_and_wait, int warmup, int reps);
+
+//! Waits for the queues, ignoring the errors a failed measurement left there.
+void drain(const std::vector<const cl::CommandQueue*>& queues);
+
+// ---- the device and its bandwidths -----------------------------------------
+
+//! "# program", then the device, its driver and memory (two lines).
+void print_device_header(const char* program, const core::device_info& device);
+
+// Copies back to back for a quarter of a second, so that an idle GPU has raised
+// its clocks before the first measurement.
+void warm_up_device(const core::device_context& ctx,
+                    const device_timer& timer,
+                    size_t bytes);
+
+//! clEnqueueCopyBuffer of `bytes`, the memory ceiling of a pass over the data.
+struct copy_measurement {
+    std::string when; // start, end
+    size_t bytes = 0;
+    std::string status = "ok";
+    std::string note;
+    timing time;
+    // Bytes read + written per second, as for the engines.
+    double gbs() const { return 2.0 * double(bytes) / (time.median_ms * 1e-3) / 1e9; }
+};
+
+/*
+ * Copies between `from` and `to` (buffers of its own when null), timed on the
+ * device, and its line "copy (when) SIZE: ..." printed.
+ */
+copy_measurement measure_copy(const core::device_context& ctx,
+                              const device_timer& timer,
+                              const std::string& when,
+                              size_t bytes,
+                              int warmup,
+                              int reps,
+                              const cl::Buffer* from = nullptr,
+                              const cl::Buffer* to = nullptr);
+
+//! The faster of the copies of `bytes` (any size when 0); 0 when none.
+double copy_ceiling_gbs(const std::vector<copy_measurement>& copies, size_t bytes = 0);
+
+//! Host <-> device copies: h2d, d2h, both (two queues at once), h2d-pageable.
+struct pcie_measurement {
+    std::string direction;
+    size_t bytes = 0; // per direction
+    std::string status = "ok";
+    std::string note;
+    timing time; // host wall time
+    double gbs() const
+    {
+        return double(bytes) * (direction == "both" ? 2 : 1) / (time.median_ms * 1e-3) /
+               1e9;
+    }
+};
+
+/*
+ * `count` copies of `chunk_bytes` per direction from and to pinned host memory
+ * (core::pinned_buffer), one direction at a time, then both at once; with
+ * `pageable`, host to device from ordinary memory too. One warm-up sequence,
+ * the median of `reps`. Prints "pinned transfers, ..." unless `quiet`.
+ */
+std::vector<pcie_measurement> measure_pcie(const core::device_context::sptr& ctx,
+                                           size_t chunk_bytes,
+                                           size_t count,
+                                           int reps,
+                                           bool pageable = false,
+                                           bool quiet = false);
+
+//! GB/s of a direction (NaN: not measured or failed).
+double pcie_gbs(const std::vector<pcie_measurement>& pcie, const std::string& direction);
+
+/*
+ * Input samples per second the bus allows for 8 bytes in and `out_bytes` out
+ * per input sample: with the directions overlapped, min(h2d/8, d2h/o,
+ * both/(8+o)), and one after the other.
+ */
+double pcie_limit(const std::vector<pcie_measurement>& pcie, double out_bytes);
+double pcie_serial_limit(const std::vector<pcie_measurement>& pcie, double out_bytes);
+
+// ---- signals and checks -----------------------------------------------------
+
+//! Sample n of the test stream: both parts uniform in [-1, 1), from n alone,
+//! so the stream can grow without changing.
+cfloat signal_sample(uint64_t n);
+//! The OpenCL twin of signal_sample, bit for bit: fill_signal(out, offset, base).
+extern const char* const fill_signal_source;
+
+//! Blackman-windowed sinc of `count` taps, cut-off `cutoff` cycles per sample,
+//! DC gain 1.
+std::vector<double> windowed_sinc(size_t count, double cutoff);
+
+/*
+ * Indices checked out of n: the first two, the middle, the last two, the
+ * `extra` ones below n and `spread` more spread over [0, n).
+ */
+std::vector<size_t>
+sample_indices(size_t n, const std::vector<size_t>& extra = {}, size_t spread = 0);
+
+//! Sampled outputs against their float64 reference.
+struct check_stats {
+    explicit check_stats(double limit = 1e-4) : max_rel_err(limit) {}
+
+    double max_rel_err; // the largest rel_err() that passes
+    double err2 = 0, ref2 = 0;
+    size_t points = 0, nonfinite = 0;
+    std::string problem; // a wrong output count or region
+
+    void add(const std::complex<double>& ref, const cfloat& got);
+    void scan(const cfloat* y, size_t n); // non-finite values anywhere in y[0..n)
+    void fail(const std::string& what);   // the first problem is kept
+    double rel_err() const;
+    bool passed() const;
+    std::string text() const; // "err ... over ... points[, problems]"
+};
+
+// ---- results: table and CSV -------------------------------------------------
+
+/*
+ * A text table of column groups separated by '|': a title line, a header line
+ * and a rule, then one line per row, each group either its cells or one text
+ * (a status) across it. scripts/plot_benchmarks reads these tables from logs.
+ */
+class text_table
+{
+public:
+    struct column {
+        std::string header;
+        size_t width;
+    };
+    struct group {
+        std::string title;
+        std::vector<column> columns;
+        size_t width() const;
+    };
+    using cells = std::vector<std::string>; // one group's, or one text across it
+
+    explicit text_table(std::vector<group> groups) : d_groups(std::move(groups)) {}
+    void print_header(std::ostream& out) const;
+    void print_row(std::ostream& out, const std::vector<cells>& by_group) const;
+
+private:
+    std::vector<group> d_groups;
+};
+
+/*
+ * The CSV of a benchmark: named columns, rows given as name -> text, absent
+ * columns empty. Opened when constructed with a path, so a bad one fails at once.
+ */
+class csv_file
+{
+public:
+    using fields = std::map<std::string, std::string>;
+
+    csv_file() = default;
+    explicit csv_file(const std::string& path);
+    bool enabled() const { return d_file.is_open(); }
+    void header(const std::vector<std::string>& columns);
+    void row(fields values);
+    void finish(); // \throws std::runtime_error when the file could not be written
+
+    static std::string number(double value);           // empty when not finite
+    static std::string field(const std::string& text); // quoted when needed
+    static void add_timing(fields& f, const timing& t);
+    static void add_check(fields& f, const check_stats& c);
+
+private:
+    std::string d_path;
+    std::ofstream d_file;
+    std::vector<std::string> d_columns;
+};
+
+// ---- streaming over several devices ----------------------------------------
+
+/*
+ * One timed sequence through a streaming pipeline (core::stream_pipeline or
+ * core::multi_device_pipeline) as the GNU Radio blocks drive it: `calls` chunks
+ * of `chunk` samples from host memory, stream chunk c from ring + (c %
+ * ring_chunks) * chunk (c counts on in `chunk_index`, so the stream is the ring
+ * repeating), each submitted as soon as a slot is free; each chunk's output,
+ * once on the host, goes to take(output, elements) before it is released.
+ * Returns the host wall time in ms.
+ */
+template <class Pipeline, class Take>
+double stream_sequence(Pipeline& pipeline,
+                       const cfloat* ring,
+                       size_t ring_chunks,
+                       size_t chunk,
+                       size_t calls,
+                       size_t& chunk_index,
+                       Take&& take)
+{
+    auto take_oldest = [&] {
+        pipeline.wait_oldest();
+        take(pipeline.oldest(), pipeline.oldest_elements());
+        pipeline.pop();
+    };
+    const auto start = clock_type::now();
+    for (size_t k = 0; k < calls; ++k, ++chunk_index) {
+        if (!pipeline.can_submit())
+            take_oldest();
+        pipeline.submit(ring + (chunk_index % ring_chunks) * chunk, chunk);
+    }
+    while (pipeline.in_flight() > 0)
+        take_oldest();
+    return ms_since(start);
+}
+
+// One line of the device scaling table: a rate with the first 1, 2, ... devices
+// (NaN: not measured or failed).
+struct scaling_line {
+    std::string label;
+    std::vector<double> rates;
+};
+
+/*
+ * The table the benchmarks print when --device names several devices: the
+ * streaming rate with the first 1, 2, ... of them and the speed-up of the
+ * most over one.
+ */
+void print_scaling(const std::string& heading,
+                   const std::vector<core::device_context::sptr>& devices,
+                   const std::vector<scaling_line>& lines);
+
+// ---- main() ---------------------------------------------------------------
+
+/*!
+ * The main() of a bench app: options (a usage mistake: one line, exit 2), --help,
+ * the devices (none matching: exit 2), then Bench(options, contexts).run(), or
+ * Bench(options, context).run() for a bench of one device (then a device string
+ * naming several is a usage mistake); any other error is one line and exit 1.
+ */
+template <class Bench, class Options>
+int bench_main(const char* program,
+               int argc,
+               char** argv,
+               Options (*parse_command_line)(int, char**),
+               void (*print_help)())
+{
+    Options options;
+    try {
+        options = parse_command_line(argc, argv);
+    } catch (const usage_error& e) {
+        std::cerr << program << ": " << e.what() << " (see --help)" << std::endl;
+        return 2;
+    }
+    if (options.help) {
+        print_help();
+        return 0;
+    }
+    try {
+        using contexts = std::vector<core::device_context::sptr>;
+        contexts devices;
+        try {
+            devices = core::device_context::get_all(options.device);
+        } catch (const std::invalid_argument& e) { // --device matches no device
+            std::cerr << program << ": " << one_line(e.what()) << std::endl;
+            return 2;
+        }
+        if constexpr (std::is_constructible_v<Bench, const Options&, contexts>) {
+            Bench b(options, devices);
+            return b.run();
+        } else {
+            if (devices.size() > 1) {
+                std::cerr << program << ": --device \"" << options.device << "\" names "
+                          << devices.size() << " devices; this benchmark runs on one"
+                          << std::endl;
+                return 2;
+            }
+            Bench b(options, devices.front());
+            return b.run();
+        }
+    } catch (const cl::Error& e) {
+        std::cerr << program << ": OpenCL error " << core::cl_error_name(e.err())
+                  << " in " << e.what() << std::endl;
+    } catch (const std::exception& e) {
+        std::cerr << program << ": " << one_line(e.what()) << std::endl;
+    }
+    return 1;
+}
+
+} // namespace harness
+
+#endif /* INCLUDED_WIDEBAND_BENCH_HARNESS_H */

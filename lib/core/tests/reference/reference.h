@@ -1,0 +1,101 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_WIDEBAND_CORE_TESTS_REFERENCE_H
+#define INCLUDED_WIDEBAND_CORE_TESTS_REFERENCE_H
+
+/*
+ * The float64 reference of each engine of the core, written from the formulas
+ * its header states, and the random test data: one place for the core's tests
+ * and the benchmarks (library wideband-reference). The FFT goes through FFTW in
+ * double precision where the build has it.
+ */
+
+#include <gnuradio/wideband/core/fft_plan.h>
+
+#include <complex>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace wideband_reference {
+
+namespace core = gr::wideband::core;
+using cfloat = std::complex<float>;
+using cdouble = std::complex<double>;
+
+//! Sample k of a stream (k counts from the stream's first sample).
+using sample_fn = std::function<cfloat(uint64_t)>;
+
+//! Uniform in [-1, 1), never zero; the same for the same seed.
+std::vector<float> random_reals(size_t count, uint32_t seed);
+
+//! Real and imaginary parts uniform in [-1, 1), never zero.
+std::vector<cfloat> random_signal(size_t count, uint32_t seed);
+
+/*!
+ * What an fft_plan computes from the N points of one transform: window, input
+ * shift, transform, output shift and normalisation as fft_options describes
+ * them (FFTW in double precision; without FFTW a direct DFT, O(N^2)).
+ */
+std::vector<cdouble> fft(const std::vector<cfloat>& x, const core::fft_options& options);
+
+/*!
+ * The FIR filter (fft_filter.h): y[m] = sum_k h[k] x[m D - k] for m = first ..
+ * first + count - 1, with x[n] = 0 for n < zero_before (and before the stream).
+ */
+std::vector<cdouble> fir(const sample_fn& x,
+                         const std::vector<cfloat>& h,
+                         size_t D,
+                         uint64_t first,
+                         size_t count,
+                         uint64_t zero_before = 0);
+//! The same on a stream held whole; \throws std::out_of_range past its end.
+std::vector<cdouble> fir(const std::vector<cfloat>& x,
+                         const std::vector<cfloat>& h,
+                         size_t D,
+                         uint64_t first,
+                         size_t count,
+                         uint64_t zero_before = 0);
+
+using frames_by_channel = std::vector<std::vector<cdouble>>; // [channel][frame]
+
+/*!
+ * GNU Radio's pfb.channelizer_ccf (pfb_channelizer.h), M channels, D = M / r
+ * input samples per frame, t = (q + 1) D - 1 and x[k] = 0 for k < zero_before:
+ *   y_c[q] = exp(-2 pi i c (D+1)/M) sum_n h[n] x[t-n] exp(-2 pi i c (t-n)/M)
+ * for frames q = first .. first + count - 1 of each of \p channels, in order.
+ */
+frames_by_channel pfb_channelizer(const sample_fn& x,
+                                  const std::vector<float>& taps,
+                                  size_t M,
+                                  size_t D,
+                                  const std::vector<size_t>& channels,
+                                  uint64_t first,
+                                  size_t count,
+                                  uint64_t zero_before = 0);
+//! The same on a stream held whole; \throws std::out_of_range past its end.
+frames_by_channel pfb_channelizer(const std::vector<cfloat>& x,
+                                  const std::vector<float>& taps,
+                                  size_t M,
+                                  size_t D,
+                                  const std::vector<size_t>& channels,
+                                  uint64_t first,
+                                  size_t count,
+                                  uint64_t zero_before = 0);
+
+//! Point n of the linear convolution of signal s (L points) and filter f (S points).
+cdouble
+linear_convolution_at(const cfloat* s, size_t L, const cfloat* f, size_t S, size_t n);
+
+//! All L + S - 1 points of it (batched_convolution.h).
+std::vector<cdouble>
+linear_convolution(const cfloat* s, size_t L, const cfloat* f, size_t S);
+
+} // namespace wideband_reference
+
+#endif /* INCLUDED_WIDEBAND_CORE_TESTS_REFERENCE_H */
