@@ -627,6 +627,36 @@ class Outputs(Case):
         self.failed(*big, "-o", self.path("file", "sub"), seconds=30,
                     regex=r"cannot use output folder .*file/sub: Not a directory")
 
+    def test_sizes_beyond_the_device_refused_at_once(self):
+        # 10^7 channels of a 160 MB recording, in chunks of 2^30 samples: the
+        # channelizer's input window (16 GiB and more) exceeds any device's
+        # allocation here (PoCL's limit follows the free memory); refused
+        # before a tap is designed or a file made.
+        with open(self.path("big.cfile"), "wb") as f:
+            f.truncate(160 * 1000 * 1000)
+        self.failed(self.path("big.cfile"), "-c", 10000000, "-o", self.path("out"), seconds=30,
+                    env={"WIDEBAND_CHUNK_SAMPLES": str(1 << 30)},
+                    regex=r"channelizer: .*an input window.* needs a device buffer of \d+ bytes")
+        self.assertEqual(self.entries(self.path("out")), [])
+
+    def test_terminated_run_leaves_nothing(self):
+        out = self.path("out")
+        app = subprocess.Popen([sys.executable, APP, "-c", "16", "-n", "1G", "-o", out,
+                                "--no-plot"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+        self.addCleanup(app.kill)
+        deadline = time.monotonic() + 120
+        while not any(f.endswith(".partial") for f in self.entries(out)):
+            if app.poll() is not None:
+                self.fail("the program ended early: " + app.stderr.read())
+            self.assertLess(time.monotonic(), deadline, "no file written within 120 s")
+            time.sleep(0.1)
+        app.terminate()
+        _, err = app.communicate(timeout=60)
+        self.assertEqual(app.returncode, 143, err)
+        self.assertEqual(err.splitlines()[-1], "wideband_channelize: terminated")
+        self.assertEqual(self.entries(out), [])
+
     def test_overwrite(self):
         out = self.path("out")
         self.ok("-c", 32, "-n", 1 << 16, "-o", out)
