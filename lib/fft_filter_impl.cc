@@ -8,11 +8,7 @@
 #include "fft_filter_impl.h"
 #include <gnuradio/io_signature.h>
 #include <gnuradio/wideband/core/environment.h>
-#include <gnuradio/wideband/core/host_copy.h>
 
-#include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <stdexcept>
 
 namespace gr {
@@ -30,6 +26,7 @@ std::vector<std::complex<float>> complex_taps(const std::vector<float>& taps)
     return std::vector<std::complex<float>>(taps.begin(), taps.end());
 }
 
+// The engine checks the rest; a negative int must not reach its size_t.
 int checked_decimation(int decimation)
 {
     if (decimation < 1)
@@ -58,179 +55,73 @@ fft_filter_impl<TAP_T>::fft_filter_impl(int decimation,
           std::is_same<TAP_T, float>::value ? "fft_filter_ccf" : "fft_filter_ccc",
           gr::io_signature::make(1, 1, sizeof(gr_complex)),
           gr::io_signature::make(1, 1, sizeof(gr_complex), output_buffer_type(device))),
-      d_decimation(checked_decimation(decimation)),
-      d_contexts(core::device_context::get_all(device)),
+      base(core::device_context::get_all(device), size_t(checked_decimation(decimation))),
+      d_decimation(decimation),
       d_taps(taps),
-      d_tags(uint64_t(d_decimation))
+      d_fft_size(0)
 {
-    const core::device_info& info = d_contexts.front()->info();
+    // The engine's checks on every device, before the flowgraph runs.
+    for (const auto& context : this->contexts())
+        core::fft_filter::check(context->info(), engine_options(taps, 0));
+    d_fft_size = core::fft_filter::choose_fft_size(
+        this->contexts().front()->info(), taps.size(), size_t(decimation));
+}
+
+template <class TAP_T>
+core::fft_filter_options
+fft_filter_impl<TAP_T>::engine_options(const std::vector<TAP_T>& taps,
+                                       size_t fft_size) const
+{
     core::fft_filter_options options;
     options.taps = complex_taps(taps);
-    options.decimation = size_t(decimation);
-    options.max_input_samples =
-        std::max<size_t>(chunk_samples_for(info), size_t(decimation));
-    for (const auto& context : d_contexts)
-        d_engines.emplace_back(new core::fft_filter(context, options));
-    this->set_relative_rate(1, uint64_t(decimation));
-    this->set_tag_propagation_policy(gr::block::TPP_DONT); // decimated_tags does it
-    this->set_output_multiple(
-        int(std::max<size_t>(1, buffer_hint_samples_for(info) / size_t(decimation))));
+    options.decimation = size_t(d_decimation);
+    options.fft_size = fft_size;
+    options.max_input_samples = this->max_input_samples();
+    return options;
 }
 
 template <class TAP_T>
-bool fft_filter_impl<TAP_T>::check_topology(int, int)
+std::unique_ptr<core::fft_filter>
+fft_filter_impl<TAP_T>::make_engine(const core::device_context::sptr& context)
 {
-    fit_output_multiple(*this);
-    return true;
+    // The length of the last stream while it holds the taps (set_taps()).
+    const bool fits = d_fft_size + 1 >= d_taps.size() + size_t(d_decimation);
+    auto engine = std::make_unique<core::fft_filter>(
+        context, engine_options(d_taps, fits ? d_fft_size : 0));
+    d_fft_size = engine->fft_size();
+    return engine;
 }
 
 template <class TAP_T>
-bool fft_filter_impl<TAP_T>::start()
+void fft_filter_impl<TAP_T>::apply_settings(core::fft_filter& engine)
 {
-    this->guarded_start(*this, device_name(), [this] { start_stream(); });
-    return block::start();
-}
-
-template <class TAP_T>
-bool fft_filter_impl<TAP_T>::start_stream()
-{
-    d_pipeline = make_pipeline(d_contexts, d_engines);
-    d_work.reset(new pipelined_work(*d_pipeline, *this));
-    d_stream_begins = true;
-    return block::start();
-}
-
-template <class TAP_T>
-bool fft_filter_impl<TAP_T>::stop()
-{
-    if (d_pipeline)
-        d_pipeline->discard();
-    if (d_work && !d_work->profile_report().empty())
-        this->d_logger->info("profile: {:s}", d_work->profile_report());
-    d_work.reset();
-    d_pipeline.reset();
-    // A restarted flowgraph starts a new stream.
-    for (const auto& engine : d_engines)
-        engine->reset();
-    return block::stop();
+    engine.set_taps(complex_taps(d_taps));
+    d_fft_size = engine.fft_size();
 }
 
 template <class TAP_T>
 void fft_filter_impl<TAP_T>::set_taps(const std::vector<TAP_T>& taps)
 {
-    // The engine's checks, made here so that they fail in the caller's thread.
-    if (taps.empty())
-        throw std::invalid_argument("fft_filter: taps must not be empty");
-    for (const auto& t : complex_taps(taps))
-        if (!std::isfinite(t.real()) || !std::isfinite(t.imag()))
-            throw std::invalid_argument("fft_filter: taps must be finite numbers");
-    std::lock_guard<std::mutex> lock(d_mutex);
+    // The engine's checks, in the caller's thread.
+    for (const auto& context : this->contexts())
+        core::fft_filter::check(context->info(), engine_options(taps, 0));
+    std::lock_guard<std::mutex> lock(this->settings_mutex());
     d_taps = taps;
-    d_taps_changed = true;
+    this->settings_changed();
 }
 
 template <class TAP_T>
 std::vector<TAP_T> fft_filter_impl<TAP_T>::taps() const
 {
-    std::lock_guard<std::mutex> lock(d_mutex);
+    std::lock_guard<std::mutex> lock(this->settings_mutex());
     return d_taps;
 }
 
 template <class TAP_T>
 int fft_filter_impl<TAP_T>::fft_size() const
 {
-    return int(d_engines.front()->fft_size());
-}
-
-template <class TAP_T>
-core::device_context::sptr fft_filter_impl<TAP_T>::opencl_context() const
-{
-    return single_context(d_contexts);
-}
-
-template <class TAP_T>
-std::string fft_filter_impl<TAP_T>::device_name() const
-{
-    return device_names(d_contexts);
-}
-
-template <class TAP_T>
-unsigned int fft_filter_impl<TAP_T>::latency() const
-{
-    return unsigned(pipeline_depth() * d_contexts.size() *
-                    d_engines.front()->max_input_samples());
-}
-
-template <class TAP_T>
-void fft_filter_impl<TAP_T>::forecast(int, gr_vector_int& ninput_items_required)
-{
-    // Output waiting in the pipeline needs no input, which also lets the end of
-    // a stream flush it; otherwise any input is worth a call.
-    ninput_items_required[0] = (d_work && d_work->pending()) ? 0 : 1;
-}
-
-template <class TAP_T>
-void fft_filter_impl<TAP_T>::propagate_tags(size_t consumed,
-                                            size_t produced,
-                                            size_t outputs)
-{
-    if (d_stream_begins) {
-        d_tags.restart(this->nitems_read(0), this->nitems_written(0));
-        d_stream_begins = false;
-    }
-    std::vector<tag_t> tags;
-    this->get_tags_in_range(
-        tags, 0, this->nitems_read(0), this->nitems_read(0) + consumed);
-    d_tags.hold(tags);
-    for (const tag_t& tag : d_tags.release(this->nitems_written(0) + produced))
-        for (size_t o = 0; o < outputs; ++o)
-            this->add_item_tag(unsigned(o), tag);
-}
-
-template <class TAP_T>
-int fft_filter_impl<TAP_T>::general_work(int noutput_items,
-                                         gr_vector_int& ninput_items,
-                                         gr_vector_const_void_star& input_items,
-                                         gr_vector_void_star& output_items)
-{
-    return this->guarded_work(*this, device_name(), [&] {
-        return stream_work(noutput_items, ninput_items, input_items, output_items);
-    });
-}
-
-template <class TAP_T>
-int fft_filter_impl<TAP_T>::stream_work(int noutput_items,
-                                        gr_vector_int& ninput_items,
-                                        gr_vector_const_void_star& input_items,
-                                        gr_vector_void_star& output_items)
-{
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        if (d_taps_changed) {
-            for (const auto& engine : d_engines)
-                engine->set_taps(complex_taps(d_taps));
-            d_taps_changed = false;
-        }
-    }
-    if (d_stream_begins) { // the buffers are connected now
-        const stream_port output = output_port(*this, 0);
-        d_work->bind(
-            input_port(*this, 0), { output }, output.where != stream_port::kind::host);
-    }
-    size_t consumed = 0;
-    const size_t produced = d_work->step(
-        input_items[0],
-        ninput_items[0],
-        d_pipeline->max_input_samples(),
-        noutput_items,
-        1,
-        consumed,
-        [&](const gr_complex* chunk, size_t, size_t first, size_t count, size_t at) {
-            d_work->move_out(chunk, first, count, 0, output_items[0], at);
-        });
-    propagate_tags(consumed, produced, output_items.size());
-    this->consume(0, int(consumed));
-    return int(produced);
+    std::lock_guard<std::mutex> lock(this->settings_mutex());
+    return int(d_fft_size);
 }
 
 template class fft_filter<gr_complex>;

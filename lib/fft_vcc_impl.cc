@@ -9,6 +9,7 @@
 #include "pipelined_work.h"
 #include <gnuradio/io_signature.h>
 #include <gnuradio/wideband/core/environment.h>
+#include <gnuradio/wideband/core/stream_config.h>
 
 #include <algorithm>
 #include <climits>
@@ -63,8 +64,9 @@ size_t vectors_per_call(const core::device_info& info, size_t fft_size)
             " allocates at most " + std::to_string(info.max_alloc_bytes) + " bytes");
     // As many samples per call as the streaming blocks take (enough to amortise
     // a transfer's and a launch's fixed costs, small enough for low latency).
-    const size_t budget = std::min<size_t>(chunk_samples_for(info) * sizeof(gr_complex),
-                                           info.max_alloc_bytes);
+    const size_t budget = std::min<size_t>(
+        core::stream_config::for_device(info).chunk_samples * sizeof(gr_complex),
+        info.max_alloc_bytes);
     return std::max<size_t>(1, budget / vector_bytes);
 }
 

@@ -122,7 +122,8 @@ core::pfb_channelizer_options block_options(unsigned int numchans,
     options.oversample_rate = double(numchans) / decimation;
     options.layout = vector_output ? core::channel_layout::frame_major
                                    : core::channel_layout::channel_major;
-    options.max_input_samples = std::max<size_t>(chunk_samples_for(device), decimation);
+    options.max_input_samples =
+        core::stream_config::for_device(device).max_input_samples(decimation);
     return options;
 }
 
@@ -208,19 +209,15 @@ pfb_channelizer_ccf_impl::pfb_channelizer_ccf_impl(unsigned int numchans,
                                 device,
                                 atten,
                                 vector_output)),
+      base(core::device_context::get_all(device),
+           checked_decimation(numchans, oversample_rate)),
       d_numchans(numchans),
       d_decimation(checked_decimation(numchans, oversample_rate)),
       d_vector_output(vector_output),
-      d_contexts(core::device_context::get_all(device)),
       d_taps(taps.empty() ? create_taps(numchans, atten) : taps),
       d_map(full_map(channel_map, numchans)),
-      d_slots(vector_output ? d_map.size() : 0),
-      d_tags(d_decimation)
+      d_slots(vector_output ? d_map.size() : 0)
 {
-    set_relative_rate(1, d_decimation);
-    set_tag_propagation_policy(TPP_DONT); // decimated_tags does it
-    set_output_multiple(int(std::max<size_t>(
-        1, buffer_hint_samples_for(d_contexts.front()->info()) / d_decimation)));
 }
 
 std::vector<size_t>
@@ -229,33 +226,25 @@ pfb_channelizer_ccf_impl::engine_map(const std::vector<int>& map) const
     return std::vector<size_t>(map.begin(), map.begin() + d_slots);
 }
 
-bool pfb_channelizer_ccf_impl::check_topology(int, int noutputs)
+void pfb_channelizer_ccf_impl::outputs_connected(size_t outputs)
 {
     {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        if (!d_vector_output && size_t(noutputs) > d_map.size())
+        std::lock_guard<std::mutex> lock(settings_mutex());
+        if (!d_vector_output && outputs > d_map.size())
             throw std::invalid_argument(
-                "pfb_channelizer_ccf: " + std::to_string(noutputs) +
+                "pfb_channelizer_ccf: " + std::to_string(outputs) +
                 " outputs are connected but the channel map has only " +
                 std::to_string(d_map.size()) + " entries");
-        d_slots = d_vector_output ? d_map.size() : size_t(noutputs);
+        d_slots = d_vector_output ? d_map.size() : outputs;
     }
-    fit_output_multiple(*this);
     // Called before GNU Radio allocates the flowgraph's buffers.
-    ensure_buffers_for_streams(size_t(noutputs), d_logger);
-    return true;
-}
-
-bool pfb_channelizer_ccf_impl::start()
-{
-    guarded_start(*this, device_name(), [this] { start_stream(); });
-    return block::start();
+    ensure_buffers_for_streams(outputs, d_logger);
 }
 
 void pfb_channelizer_ccf_impl::check_fits(
     const core::pfb_channelizer_options& options) const
 {
-    for (const auto& context : d_contexts)
+    for (const auto& context : contexts())
         core::pfb_channelizer::check_fits(context->info(), options);
 }
 
@@ -264,38 +253,23 @@ pfb_channelizer_ccf_impl::engine_options(const std::vector<float>& taps,
                                          const std::vector<int>& map) const
 {
     core::pfb_channelizer_options options = block_options(
-        d_numchans, d_decimation, d_vector_output, d_contexts.front()->info());
+        d_numchans, d_decimation, d_vector_output, contexts().front()->info());
     options.taps = taps;
     options.channel_map = engine_map(map);
     return options;
 }
 
-bool pfb_channelizer_ccf_impl::start_stream()
+std::unique_ptr<core::pfb_channelizer>
+pfb_channelizer_ccf_impl::make_engine(const core::device_context::sptr& context)
 {
-    core::pfb_channelizer_options options;
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        options = engine_options(d_taps, d_map);
-        d_settings_changed = false;
-    }
-    for (const auto& context : d_contexts)
-        d_engines.emplace_back(new core::pfb_channelizer(context, options));
-    d_pipeline = make_pipeline(d_contexts, d_engines);
-    d_work.reset(new pipelined_work(*d_pipeline, *this));
-    d_stream_begins = true;
-    return block::start();
+    return std::make_unique<core::pfb_channelizer>(context,
+                                                   engine_options(d_taps, d_map));
 }
 
-bool pfb_channelizer_ccf_impl::stop()
+void pfb_channelizer_ccf_impl::apply_settings(core::pfb_channelizer& engine)
 {
-    if (d_pipeline)
-        d_pipeline->discard();
-    if (d_work && !d_work->profile_report().empty())
-        d_logger->info("profile: {:s}", d_work->profile_report());
-    d_work.reset();
-    d_pipeline.reset();
-    d_engines.clear();
-    return block::stop();
+    engine.set_taps(d_taps);
+    engine.set_channel_map(engine_map(d_map));
 }
 
 void pfb_channelizer_ccf_impl::set_taps(const std::vector<float>& taps)
@@ -304,15 +278,15 @@ void pfb_channelizer_ccf_impl::set_taps(const std::vector<float>& taps)
     if (taps.empty())
         throw std::invalid_argument(
             "pfb_channelizer_ccf: set_taps needs at least one tap");
-    std::lock_guard<std::mutex> lock(d_mutex);
+    std::lock_guard<std::mutex> lock(settings_mutex());
     check_fits(engine_options(taps, d_map));
     d_taps = taps;
-    d_settings_changed = true;
+    settings_changed();
 }
 
 std::vector<float> pfb_channelizer_ccf_impl::taps() const
 {
-    std::lock_guard<std::mutex> lock(d_mutex);
+    std::lock_guard<std::mutex> lock(settings_mutex());
     return d_taps;
 }
 
@@ -320,7 +294,7 @@ void pfb_channelizer_ccf_impl::set_channel_map(const std::vector<int>& map)
 {
     check_map(map, d_numchans);
     const std::vector<int> full = full_map(map, d_numchans);
-    std::lock_guard<std::mutex> lock(d_mutex);
+    std::lock_guard<std::mutex> lock(settings_mutex());
     if (d_vector_output && full.size() != d_map.size())
         throw std::invalid_argument(
             "pfb_channelizer_ccf: with vector output the channel map "
@@ -332,142 +306,51 @@ void pfb_channelizer_ccf_impl::set_channel_map(const std::vector<int>& map)
             "each of the " +
             std::to_string(d_slots) + " connected outputs");
     d_map = full;
-    d_settings_changed = true;
+    settings_changed();
 }
 
 std::vector<int> pfb_channelizer_ccf_impl::channel_map() const
 {
-    std::lock_guard<std::mutex> lock(d_mutex);
+    std::lock_guard<std::mutex> lock(settings_mutex());
     return d_map;
 }
 
-core::device_context::sptr pfb_channelizer_ccf_impl::opencl_context() const
+bool pfb_channelizer_ccf_impl::output_on_device(
+    const std::vector<stream_port>& outputs) const
 {
-    return single_context(d_contexts);
-}
-
-void pfb_channelizer_ccf_impl::bind_ports(size_t outputs)
-{
-    std::vector<stream_port> ports;
-    bool any_device = false;
-    for (size_t o = 0; o < outputs; ++o) {
-        ports.push_back(output_port(*this, int(o)));
-        any_device |= ports.back().where == stream_port::kind::device;
-    }
     // Channel rows to many host outputs go fastest as one download and parallel
     // host copies; one vector output, or any device output, is moved directly.
-    const bool one_pinned_output =
-        d_vector_output && ports[0].where == stream_port::kind::pinned_host;
-    d_work->bind(input_port(*this, 0), ports, any_device || one_pinned_output);
+    return base::output_on_device(outputs) ||
+           (d_vector_output && outputs[0].where == stream_port::kind::pinned_host);
 }
 
-std::string pfb_channelizer_ccf_impl::device_name() const
+// A chunk's output: channel-major rows of its frames, or one vector per frame.
+void pfb_channelizer_ccf_impl::deliver(const gr_complex* chunk,
+                                       size_t frames,
+                                       size_t first,
+                                       size_t count,
+                                       size_t at,
+                                       gr_vector_void_star& outputs)
 {
-    return device_names(d_contexts);
-}
-
-unsigned int pfb_channelizer_ccf_impl::latency() const
-{
-    return unsigned(
-        pipeline_depth() * d_contexts.size() *
-        std::max<size_t>(chunk_samples_for(d_contexts.front()->info()), d_decimation));
-}
-
-void pfb_channelizer_ccf_impl::forecast(int, gr_vector_int& ninput_items_required)
-{
-    // Output waiting in the pipeline needs no input, which also lets the end of
-    // a stream flush it; otherwise any input is worth a call.
-    ninput_items_required[0] = (d_work && d_work->pending()) ? 0 : 1;
-}
-
-void pfb_channelizer_ccf_impl::propagate_tags(size_t consumed,
-                                              size_t produced,
-                                              size_t outputs)
-{
-    if (d_stream_begins) {
-        d_tags.restart(nitems_read(0), nitems_written(0));
-        d_stream_begins = false;
+    if (d_vector_output) {
+        base::deliver(chunk, frames, first, count, at, outputs);
+        return;
     }
-    std::vector<tag_t> tags;
-    get_tags_in_range(tags, 0, nitems_read(0), nitems_read(0) + consumed);
-    d_tags.hold(tags);
-    for (const tag_t& tag : d_tags.release(nitems_written(0) + produced))
-        for (size_t o = 0; o < outputs; ++o)
-            add_item_tag(unsigned(o), tag);
-}
-
-int pfb_channelizer_ccf_impl::general_work(int noutput_items,
-                                           gr_vector_int& ninput_items,
-                                           gr_vector_const_void_star& input_items,
-                                           gr_vector_void_star& output_items)
-{
-    return guarded_work(*this, device_name(), [&] {
-        return stream_work(noutput_items, ninput_items, input_items, output_items);
-    });
-}
-
-int pfb_channelizer_ccf_impl::stream_work(int noutput_items,
-                                          gr_vector_int& ninput_items,
-                                          gr_vector_const_void_star& input_items,
-                                          gr_vector_void_star& output_items)
-{
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        if (d_settings_changed) {
-            for (const auto& engine : d_engines) {
-                engine->set_taps(d_taps);
-                engine->set_channel_map(engine_map(d_map));
-            }
-            d_settings_changed = false;
-        }
+    if (chunks_on_device()) {
+        for (size_t s = 0; s < d_slots; ++s)
+            work().move_out(chunk, s * frames + first, count, s, outputs[s], at);
+        return;
     }
-
-    if (d_stream_begins) // the buffers are connected now
-        bind_ports(output_items.size());
-
-    // A chunk's output: channel-major rows of its frames, or one vector per frame.
-    size_t consumed = 0;
-    const size_t produced = d_work->step(
-        input_items[0],
-        ninput_items[0],
-        d_pipeline->max_input_samples(),
-        noutput_items,
-        d_slots,
-        consumed,
-        [&](const gr_complex* chunk,
-            size_t frames,
-            size_t first,
-            size_t count,
-            size_t at) {
-            if (d_vector_output) {
-                d_work->move_out(chunk,
-                                 first * d_slots,
-                                 count * d_slots,
-                                 0,
-                                 output_items[0],
-                                 at * d_slots);
-                return;
-            }
-            if (d_pipeline->output_on_device()) {
-                for (size_t s = 0; s < d_slots; ++s)
-                    d_work->move_out(
-                        chunk, s * frames + first, count, s, output_items[s], at);
-                return;
-            }
-            const auto copy_channel = [&](size_t s) {
-                std::memcpy(static_cast<gr_complex*>(output_items[s]) + at,
-                            chunk + s * frames + first,
-                            count * sizeof(gr_complex));
-            };
-            if (count * d_slots * sizeof(gr_complex) < 2 * core::parallel_copy_min_bytes)
-                for (size_t s = 0; s < d_slots; ++s)
-                    copy_channel(s);
-            else
-                core::parallel_for(d_slots, copy_channel);
-        });
-    propagate_tags(consumed, produced, output_items.size());
-    consume(0, int(consumed));
-    return int(produced);
+    const auto copy_channel = [&](size_t s) {
+        std::memcpy(static_cast<gr_complex*>(outputs[s]) + at,
+                    chunk + s * frames + first,
+                    count * sizeof(gr_complex));
+    };
+    if (count * d_slots * sizeof(gr_complex) < 2 * core::parallel_copy_min_bytes)
+        for (size_t s = 0; s < d_slots; ++s)
+            copy_channel(s);
+    else
+        core::parallel_for(d_slots, copy_channel);
 }
 
 } // namespace wideband

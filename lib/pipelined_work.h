@@ -11,7 +11,6 @@
 #include <gnuradio/block.h>
 #include <gnuradio/buffer_double_mapped.h>
 #include <gnuradio/gr_complex.h>
-#include <gnuradio/wideband/core/environment.h>
 #include <gnuradio/wideband/core/host_copy.h>
 #include <gnuradio/wideband/core/multi_device_pipeline.h>
 
@@ -270,46 +269,18 @@ inline std::string device_names(const std::vector<core::device_context::sptr>& c
     return names;
 }
 
-/*!
- * \brief Input samples per chunk a pipelined block aims at on \p device: large
- * enough that transfers run at the bus's speed and launch and hand-over costs
- * vanish, small enough to bound latency. A GPU needs 2^22 (with 2^19 a block
- * inside GNU Radio ran at under a tenth of its engine's speed on an H100);
- * CPU devices keep 2^19 (memory, latency).
- */
-inline size_t chunk_samples_for(const core::device_info& device)
-{
-    if (const auto chosen = core::environment::chunk_samples())
-        return *chosen;
-    return (device.type & CL_DEVICE_TYPE_GPU) ? size_t(1) << 22 : size_t(1) << 19;
-}
-
-//! Chunks in flight per block.
-inline size_t pipeline_depth() { return core::environment::pipeline_depth(); }
-
-//! One pipeline that spreads chunks over \p engines, one per context.
+//! One pipeline that spreads chunks over \p engines, one per context, with
+//! \p depth chunks in flight per device.
 template <typename Engine>
 std::unique_ptr<core::multi_device_pipeline>
 make_pipeline(const std::vector<core::device_context::sptr>& contexts,
-              const std::vector<std::unique_ptr<Engine>>& engines)
+              const std::vector<std::unique_ptr<Engine>>& engines,
+              size_t depth)
 {
     std::vector<core::splittable_engine*> each;
     for (const auto& engine : engines)
         each.push_back(engine.get());
-    return std::make_unique<core::multi_device_pipeline>(
-        contexts, each, pipeline_depth());
-}
-
-/*!
- * \brief Upstream buffers are sized from a block's output multiple (GNU Radio
- * makes them at least twice decimation * output_multiple): a pipelined block
- * asks for a chunk per output multiple, so that its input buffer holds two,
- * one to work on and one for the writer to fill meanwhile (with half that,
- * calls on an H100 got two thirds of a chunk each).
- */
-inline size_t buffer_hint_samples_for(const core::device_info& device)
-{
-    return chunk_samples_for(device);
+    return std::make_unique<core::multi_device_pipeline>(contexts, each, depth);
 }
 
 /*!

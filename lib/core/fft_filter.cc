@@ -149,20 +149,51 @@ taps_setup fft_filter::impl::prepare(const std::vector<std::complex<float>>& tap
     return s;
 }
 
+namespace {
+
+size_t max_input_for(const fft_filter_options& options)
+{
+    return std::max(options.max_input_samples ? options.max_input_samples
+                                              : default_input_samples,
+                    options.decimation);
+}
+
+} // namespace
+
+void fft_filter::check(const device_info& device, const fft_filter_options& options)
+{
+    if (options.decimation < 1)
+        fail("decimation must be >= 1 (got 0)");
+    check_taps(options.taps);
+    const size_t T = options.taps.size(), D = options.decimation;
+    const size_t L = options.fft_size ? options.fft_size : choose_fft_size(device, T, D);
+    const size_t B = block_step_for(L, T, D);
+    if (!is_codelet_smooth(L) || B < D)
+        fail("fft_size " + std::to_string(L) + " must have no prime factor above " +
+             std::to_string(largest_codelet_prime) +
+             " and be at least taps + decimation - 1 = " + std::to_string(T + D - 1));
+    const size_t max_input = max_input_for(options);
+    const size_t blocks = ceil_div(max_input + D, B);
+    check_buffer_fits(device,
+                      "fft_filter: the fft_convolution of a call (" +
+                          std::to_string(blocks) + " blocks of " + std::to_string(L) +
+                          " points)",
+                      blocks * L * 8);
+    check_buffer_fits(device,
+                      "fft_filter: an input window",
+                      stream_window::capacity_for(T - 1, max_input, L) * 8);
+}
+
 fft_filter::fft_filter(device_context::sptr context, const fft_filter_options& options)
     : d_impl(new impl)
 {
     if (!context)
         fail("no device context");
-    if (options.decimation < 1)
-        fail("decimation must be >= 1 (got 0)");
-    check_taps(options.taps);
+    check(context->info(), options);
     impl& im = *d_impl;
     im.ctx = std::move(context);
     im.D = options.decimation;
-    im.max_input = std::max(options.max_input_samples ? options.max_input_samples
-                                                      : default_input_samples,
-                            im.D);
+    im.max_input = max_input_for(options);
     im.setup_queue = im.ctx->create_queue();
     im.current = im.prepare(options.taps, options.fft_size);
     // The last block may read up to L samples past the data.

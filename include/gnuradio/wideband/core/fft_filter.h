@@ -119,6 +119,14 @@ public:
     size_t continue_at(uint64_t position) override;
 
     /*!
+     * \brief What the constructor checks, without a device context: the
+     * options, and that the filter's buffers fit \p device.
+     *
+     * \throws std::invalid_argument as the constructor
+     */
+    static void check(const device_info& device, const fft_filter_options& options);
+
+    /*!
      * \brief The FFT length the filter picks for \p taps taps and decimation
      * \p decimation on \p device: the cost per output (blocks' overlap, passes)
      * over the lengths with prime factors <= 31.

@@ -1,0 +1,53 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_WIDEBAND_CORE_STREAM_CONFIG_H
+#define INCLUDED_WIDEBAND_CORE_STREAM_CONFIG_H
+
+#include <gnuradio/wideband/core/api.h>
+#include <gnuradio/wideband/core/device.h>
+
+#include <cstddef>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+/*!
+ * \brief How a stream goes through an engine: input samples per chunk and
+ * chunks in flight. The blocks and the benchmarks that measure them take it
+ * from here, so that both stream alike; the WIDEBAND_* variables are read in
+ * core/environment.h.
+ */
+struct WIDEBAND_CORE_API stream_config {
+    size_t chunk_samples = 0;  //!< input samples per chunk (one engine call)
+    size_t pipeline_depth = 0; //!< chunks in flight per device
+
+    /*!
+     * \brief For \p device: chunks of 2^22 samples on a GPU, where transfers
+     * then run at the bus's speed and the launch and hand-over costs vanish
+     * (docs/benchmarks.md: with 2^19 a block inside GNU Radio ran at a tenth
+     * of its engine's speed), 2^19 on other devices (memory, latency); two
+     * chunks in flight. WIDEBAND_CHUNK_SAMPLES and WIDEBAND_PIPELINE_DEPTH
+     * replace them.
+     *
+     * \throws std::invalid_argument for a variable out of its range
+     */
+    static stream_config for_device(const device_info& device);
+
+    /*!
+     * \brief Input samples one engine call takes for a stream whose output
+     * step is \p decimation samples: a chunk, or one step when that is longer.
+     */
+    size_t max_input_samples(size_t decimation) const;
+};
+
+} // namespace core
+} // namespace wideband
+} // namespace gr
+
+#endif /* INCLUDED_WIDEBAND_CORE_STREAM_CONFIG_H */

@@ -1,0 +1,253 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_WIDEBAND_STREAMING_BLOCK_H
+#define INCLUDED_WIDEBAND_STREAMING_BLOCK_H
+
+#include "decimated_tags.h"
+#include "pipelined_work.h"
+#include "work_guard.h"
+#include <gnuradio/wideband/core/stream_config.h>
+#include <gnuradio/wideband/opencl_buffer.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace wideband {
+
+/*!
+ * \brief The GNU Radio side of a block that streams through a core engine:
+ * a block supplies its signature, its engine and how its settings and a
+ * chunk's output reach the engine and the outputs; this does the rest.
+ *
+ * It owns the devices (one, or several to spread chunks over), the engines,
+ * built when the flowgraph starts (a stream starts from zero state, with the
+ * settings of that moment), the pipeline and general_work() (pipelined_work),
+ * settings applied between chunks, tags (input item k to output item
+ * floor(k / D) of every output), start(), stop(), forecast(),
+ * check_topology() and latency().
+ *
+ * \p Api is the block's public class (a gr::block), \p Engine its
+ * core::splittable_engine. The block's constructor names the gr::block base
+ * itself (GNU Radio's blocks inherit it virtually); its input and output
+ * items are complex samples, D input samples per output item.
+ */
+template <class Api, class Engine>
+class streaming_block : public Api, public opencl_block, public work_guard
+{
+public:
+    std::string device_name() const override { return device_names(d_contexts); }
+    core::device_context::sptr opencl_context() const override
+    {
+        return single_context(d_contexts);
+    }
+    unsigned int latency() const override
+    {
+        return unsigned(d_config.pipeline_depth * d_contexts.size() *
+                        d_config.max_input_samples(d_decimation));
+    }
+
+    bool check_topology(int, int noutputs) override
+    {
+        outputs_connected(size_t(noutputs));
+        fit_output_multiple(*this);
+        return true;
+    }
+
+    bool start() override
+    {
+        this->guarded_start(*this, device_name(), [this] { start_stream(); });
+        return gr::block::start();
+    }
+
+    bool stop() override
+    {
+        if (d_pipeline)
+            d_pipeline->discard();
+        if (d_work && !d_work->profile_report().empty())
+            this->d_logger->info("profile: {:s}", d_work->profile_report());
+        d_work.reset();
+        d_pipeline.reset();
+        d_engines.clear();
+        return gr::block::stop();
+    }
+
+    void forecast(int, gr_vector_int& ninput_items_required) override
+    {
+        // Output waiting in the pipeline needs no input, which also lets the end
+        // of a stream flush it; otherwise any input is worth a call.
+        ninput_items_required[0] = (d_work && d_work->pending()) ? 0 : 1;
+    }
+
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override
+    {
+        return this->guarded_work(*this, device_name(), [&] {
+            return stream_work(noutput_items, ninput_items, input_items, output_items);
+        });
+    }
+
+protected:
+    /*!
+     * \p contexts: the devices; \p decimation: input samples per output item.
+     * Sets the rate, the tag policy and the output multiple (a chunk per
+     * output multiple, so that the input buffer holds two chunks: one to work
+     * on, one for the writer to fill meanwhile).
+     */
+    streaming_block(std::vector<core::device_context::sptr> contexts, size_t decimation)
+        : d_contexts(std::move(contexts)),
+          d_decimation(decimation),
+          d_config(core::stream_config::for_device(d_contexts.front()->info())),
+          d_tags(decimation)
+    {
+        this->set_relative_rate(1, uint64_t(decimation));
+        this->set_tag_propagation_policy(gr::block::TPP_DONT); // d_tags does it
+        this->set_output_multiple(
+            int(std::max<size_t>(1, d_config.chunk_samples / decimation)));
+    }
+
+    //! A new engine on \p context with the current settings (when the
+    //! flowgraph starts; settings_mutex() is held).
+    virtual std::unique_ptr<Engine>
+    make_engine(const core::device_context::sptr& context) = 0;
+    //! Gives \p engine the settings changed since the last chunk (between
+    //! chunks, on the work thread; settings_mutex() is held).
+    virtual void apply_settings(Engine& engine) = 0;
+    //! Called by check_topology(), before GNU Radio makes the buffers.
+    virtual void outputs_connected(size_t /* outputs */) {}
+    //! Chunk output elements per output item of the stream (the channels of a
+    //! frame, over all outputs).
+    virtual size_t elements_per_item() const { return 1; }
+    /*!
+     * \brief Whether chunk outputs stay on the device, for move_out() to copy
+     * or DMA them to the outputs, rather than a download to staging memory and
+     * a host copy from there: worth it when an output lives in device memory.
+     */
+    virtual bool output_on_device(const std::vector<stream_port>& outputs) const
+    {
+        for (const stream_port& port : outputs)
+            if (port.where == stream_port::kind::device)
+                return true;
+        return false;
+    }
+    /*!
+     * \brief Moves \p count items of the oldest chunk (\p items in all; its host
+     * copy \p chunk, null when it stays on the device), from item \p first on,
+     * to item \p at of the outputs. By default one output of the chunk's
+     * elements in order.
+     */
+    virtual void deliver(const gr_complex* chunk,
+                         size_t /* items */,
+                         size_t first,
+                         size_t count,
+                         size_t at,
+                         gr_vector_void_star& outputs)
+    {
+        const size_t e = elements_per_item();
+        d_work->move_out(chunk, first * e, count * e, 0, outputs[0], at * e);
+    }
+
+    //! The settings' lock: setters change them under it, then settings_changed().
+    std::mutex& settings_mutex() const { return d_settings_mutex; }
+    //! The settings changed: the engines get them before the next chunk.
+    void settings_changed() { d_settings_changed = true; }
+
+    const std::vector<core::device_context::sptr>& contexts() const { return d_contexts; }
+    const core::stream_config& config() const { return d_config; }
+    //! Input samples per engine call.
+    size_t max_input_samples() const { return d_config.max_input_samples(d_decimation); }
+    pipelined_work& work() { return *d_work; }
+    //! Whether chunks stay on the device (set at the first call of a stream).
+    bool chunks_on_device() const { return d_pipeline->output_on_device(); }
+
+private:
+    void start_stream()
+    {
+        {
+            std::lock_guard<std::mutex> lock(d_settings_mutex);
+            for (const auto& context : d_contexts)
+                d_engines.push_back(make_engine(context));
+            d_settings_changed = false;
+        }
+        d_pipeline = make_pipeline(d_contexts, d_engines, d_config.pipeline_depth);
+        d_work = std::make_unique<pipelined_work>(*d_pipeline, *this);
+        d_stream_begins = true;
+    }
+
+    int stream_work(int noutput_items,
+                    gr_vector_int& ninput_items,
+                    gr_vector_const_void_star& input_items,
+                    gr_vector_void_star& output_items)
+    {
+        {
+            std::lock_guard<std::mutex> lock(d_settings_mutex);
+            if (d_settings_changed) {
+                for (const auto& engine : d_engines)
+                    apply_settings(*engine);
+                d_settings_changed = false;
+            }
+        }
+        if (d_stream_begins) { // the buffers are connected now
+            std::vector<stream_port> outputs;
+            for (size_t o = 0; o < output_items.size(); ++o)
+                outputs.push_back(output_port(*this, int(o)));
+            d_work->bind(input_port(*this, 0), outputs, output_on_device(outputs));
+            d_tags.restart(this->nitems_read(0), this->nitems_written(0));
+            d_stream_begins = false;
+        }
+        size_t consumed = 0;
+        const size_t produced = d_work->step(
+            input_items[0],
+            ninput_items[0],
+            d_pipeline->max_input_samples(),
+            noutput_items,
+            elements_per_item(),
+            consumed,
+            [&](const gr_complex* chunk,
+                size_t items,
+                size_t first,
+                size_t count,
+                size_t at) { deliver(chunk, items, first, count, at, output_items); });
+        propagate_tags(consumed, produced, output_items.size());
+        this->consume(0, int(consumed));
+        return int(produced);
+    }
+
+    void propagate_tags(size_t consumed, size_t produced, size_t outputs)
+    {
+        std::vector<tag_t> tags;
+        this->get_tags_in_range(
+            tags, 0, this->nitems_read(0), this->nitems_read(0) + consumed);
+        d_tags.hold(tags);
+        for (const tag_t& tag : d_tags.release(this->nitems_written(0) + produced))
+            for (size_t o = 0; o < outputs; ++o)
+                this->add_item_tag(unsigned(o), tag);
+    }
+
+    const std::vector<core::device_context::sptr> d_contexts;
+    const size_t d_decimation;
+    const core::stream_config d_config;
+
+    mutable std::mutex d_settings_mutex; // the block's settings against the work thread
+    bool d_settings_changed = false;
+
+    std::vector<std::unique_ptr<Engine>> d_engines; // one per device, while running
+    std::unique_ptr<core::multi_device_pipeline> d_pipeline;
+    std::unique_ptr<pipelined_work> d_work;
+    decimated_tags d_tags;
+    bool d_stream_begins = true;
+};
+
+} // namespace wideband
+} // namespace gr
+
+#endif /* INCLUDED_WIDEBAND_STREAMING_BLOCK_H */
