@@ -12,7 +12,7 @@
  * one run beside the same channelization done as separate FIR + FFT passes, a
  * device-side buffer copy (the memory ceiling) and pinned host <-> device copies
  * (the PCIe ceiling), and over several devices through
- * core::multi_device_pipeline. print_help() states the method.
+ * core::multi_device_pipeline. The help text (about) states the method.
  */
 
 #include "bench/harness.h"
@@ -23,7 +23,6 @@
 #include <gnuradio/wideband/core/pfb_channelizer.h>
 #include <gnuradio/wideband/core/pinned_buffer.h>
 
-#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -41,14 +40,13 @@ constexpr size_t engine_windows = 2;
 constexpr size_t output_slots = 3;   // output buffers in flight with transfers
 constexpr size_t input_ring = 4;     // pinned input chunks, cycled
 constexpr size_t pipeline_depth = 2; // chunks in flight per device (the blocks')
-
-const std::vector<size_t> default_channels = { 16, 64, 256, 1024, 4096 };
+// What is measured on each row, in the order of the table's column groups.
+const char* const variants[] = { "engine", "unfused", "serial", "overlap" };
 
 // ---- command line -------------------------------------------------------
 
-struct bench_options {
-    std::string device;
-    std::vector<size_t> channels = default_channels;
+struct bench_options : common_options {
+    std::vector<size_t> channels = { 16, 64, 256, 1024, 4096 };
     std::vector<size_t> taps_per_branch = { 8, 16 };
     std::vector<double> oversample = { 1, 2 };
     size_t samples_log2 = 26;
@@ -58,11 +56,9 @@ struct bench_options {
     int reps = 15;
     int warmup = 3;
     int transfer_reps = 5;
-    double time_limit = 0; // seconds; 0: none
+    time_limit limit;
     bool unfused = true;
     bool transfers = true;
-    std::string csv;
-    bool help = false;
 
     size_t samples() const { return size_t(1) << samples_log2; }
     // Samples per call with transfers: 2^C, at least 4 calls per sequence.
@@ -70,17 +66,61 @@ struct bench_options {
     {
         return size_t(1) << std::min(chunk_log2, samples_log2 > 2 ? samples_log2 - 2 : 0);
     }
+    size_t chunk_log2_used() const { return size_t(std::log2(double(chunk()))); }
     size_t calls() const { return std::max<size_t>(4, samples() / chunk()); }
 };
 
 std::string rate_text(double r) { return fmt("%g", r); }
 
-void print_help()
+void declare_options(bench_options& o, option_table& t)
 {
-    const bench_options d;
-    std::cout << "Usage: " << program_name << " [OPTIONS]\n"
-              << R"(
-Throughput of gr-wideband's polyphase filterbank channelizer engine
+    t.counts("--channels", "LIST", "M, comma-separated", o.channels, 1, size_t(1) << 24)
+        .counts("--taps-per-branch", "LIST", "K", o.taps_per_branch, 1, 1024)
+        .value(
+            "--oversample",
+            "LIST",
+            "r, with M/r an integer",
+            [&o](const std::string& arg, const std::string& v) {
+                o.oversample.clear();
+                for (const auto& item : split(arg, v))
+                    o.oversample.push_back(parse_number(arg, item, 1));
+            },
+            "1,2")
+        .count("--samples-log2",
+               "S",
+               "input samples per device-resident call and per transfer sequence, "
+               "2^S [26: 512 MiB in]",
+               o.samples_log2,
+               4,
+               31)
+        .count("--chunk-log2",
+               "C",
+               "input samples per call with transfers, 2^C",
+               o.chunk_log2,
+               1,
+               30)
+        .count("--extras",
+               "M",
+               "M of the frame-major and subset rows; 0: none",
+               o.extra_channels,
+               0,
+               1 << 24)
+        .count("--subset", "N", "channels of the subset row", o.subset, 1, 1 << 24)
+        .count("--reps", "R", "timed calls, median", o.reps, 1)
+        .count("--warmup", "W", "untimed calls first", o.warmup, 0)
+        .count("--transfer-reps",
+               "T",
+               "timed sequences with transfers, median",
+               o.transfer_reps,
+               1);
+    o.limit.declare(t, "row");
+    t.flag("--no-unfused", "skip the FIR + FFT passes", o.unfused, false)
+        .flag(
+            "--no-transfers", "skip the host<->device measurements", o.transfers, false);
+}
+
+const char* const about =
+    R"(Throughput of gr-wideband's polyphase filterbank channelizer engine
 (core::pfb_channelizer: GNU Radio's pfb.channelizer_ccf on an OpenCL device) for
 M channels, K taps per branch and oversampling r (D = M/r input samples per
 output frame), measured in one run beside the same channelization done as
@@ -131,33 +171,9 @@ frame count fails.
 Rows: every M x K x r, all channels, channel-major; then for M = --extras (with
 the first K and r): all channels frame-major, and --subset channels spread over
 the band, channel-major.
+)";
 
-Options:
-  --device STR            OpenCL device: "" = automatic (first GPU, else CPU; env
-                          WIDEBAND_DEVICE), gpu, cpu, P:D, or part of its name;
-                          several (gpu:all, 0:0,0:1, ...): streaming scaling
-  --channels LIST         M, comma-separated [)"
-              << join(d.channels) << R"(]
-  --taps-per-branch LIST  K [)"
-              << join(d.taps_per_branch) << R"(]
-  --oversample LIST       r, with M/r an integer [1,2]
-  --samples-log2 S        input samples per device-resident call and per
-                          transfer sequence, 2^S [26: 512 MiB in]
-  --chunk-log2 C          input samples per call with transfers, 2^C [22]
-  --extras M              M of the frame-major and subset rows; 0: none [4096]
-  --subset N              channels of the subset row [20]
-  --reps R                timed calls, median [15]
-  --warmup W              untimed calls first [3]
-  --transfer-reps T       timed sequences with transfers, median [5]
-  --time-limit SEC        measure no further row after SEC seconds, print
-                          the table of what was measured, exit status 4; 0: no
-                          limit [0]
-  --no-unfused            skip the FIR + FFT passes
-  --no-transfers          skip the host<->device measurements
-  --csv FILE              write every figure to FILE as CSV
-  -h, --help              this text
-
-Examples:
+const char* const examples = R"(Examples:
   wideband_channelizer_bench                     the issue's grid on the GPU
   wideband_channelizer_bench --channels 1024 --taps-per-branch 16 --oversample 2
   wideband_channelizer_bench --device cpu --samples-log2 14 --channels 16,64 --reps 2
@@ -169,68 +185,6 @@ a measurement that failed; 2 a bad command line or a --device that matches no
 device; 3 an output failed its check (err above 1e-4, non-finite values or a
 wrong frame count); 4 stopped by --time-limit (every check made passed).
 )";
-}
-
-bench_options parse_command_line(int argc, char** argv)
-{
-    bench_options o;
-    std::string arg; // the option being parsed, for the error messages
-    auto count = [&](const std::string& v,
-                     size_t lowest,
-                     size_t highest = std::numeric_limits<int>::max()) {
-        return parse_count(arg, v, lowest, highest);
-    };
-    auto counts = [&](const std::string& v, size_t highest) {
-        std::vector<size_t> values;
-        for (const auto& item : split(arg, v))
-            values.push_back(count(item, 1, highest));
-        return values;
-    };
-    const value_options values = {
-        { "--device", [&](const std::string& v) { o.device = v; } },
-        { "--channels",
-          [&](const std::string& v) { o.channels = counts(v, size_t(1) << 24); } },
-        { "--taps-per-branch",
-          [&](const std::string& v) { o.taps_per_branch = counts(v, 1024); } },
-        { "--oversample",
-          [&](const std::string& v) {
-              o.oversample.clear();
-              for (const auto& item : split(arg, v)) {
-                  char* end = nullptr;
-                  const double r = std::strtod(item.c_str(), &end);
-                  if (*end != '\0' || !(r >= 1) || !std::isfinite(r))
-                      throw usage_error(arg + ": '" + item + "' is not a number >= 1");
-                  o.oversample.push_back(r);
-              }
-          } },
-        { "--samples-log2",
-          [&](const std::string& v) { o.samples_log2 = count(v, 4, 31); } },
-        { "--chunk-log2", [&](const std::string& v) { o.chunk_log2 = count(v, 1, 30); } },
-        { "--extras",
-          [&](const std::string& v) { o.extra_channels = count(v, 0, 1 << 24); } },
-        { "--subset", [&](const std::string& v) { o.subset = count(v, 1, 1 << 24); } },
-        { "--reps", [&](const std::string& v) { o.reps = int(count(v, 1)); } },
-        { "--warmup", [&](const std::string& v) { o.warmup = int(count(v, 0)); } },
-        { "--transfer-reps",
-          [&](const std::string& v) { o.transfer_reps = int(count(v, 1)); } },
-        { "--time-limit",
-          [&](const std::string& v) {
-              char* end = nullptr;
-              o.time_limit = std::strtod(v.c_str(), &end);
-              if (v.empty() || *end != '\0' || !(o.time_limit >= 0))
-                  throw usage_error(arg + ": '" + v + "' is not a number >= 0");
-          } },
-        { "--csv", [&](const std::string& v) { o.csv = v; } },
-    };
-    const flag_options flags = {
-        { "-h", [&] { o.help = true; } },
-        { "--help", [&] { o.help = true; } },
-        { "--no-unfused", [&] { o.unfused = false; } },
-        { "--no-transfers", [&] { o.transfers = false; } },
-    };
-    parse_arguments(argc, argv, arg, values, flags);
-    return o;
-}
 
 // ---- taps and the float64 reference ------------------------------------------
 
@@ -258,7 +212,7 @@ std::vector<size_t> checked_channels(size_t n)
     return sample_indices(n, { n * 7 / 11 });
 }
 
-// ---- results ------------------------------------------------------------
+// ---- rows and results ------------------------------------------------------
 
 struct row_config {
     size_t M = 0, K = 0;
@@ -267,12 +221,6 @@ struct row_config {
     std::vector<size_t> map; // empty: all channels
 
     size_t outputs() const { return map.empty() ? M : map.size(); }
-    std::string output_label() const
-    {
-        if (!map.empty())
-            return std::to_string(map.size()) + " ch";
-        return frame_major ? "frame-maj" : "all";
-    }
     std::string describe() const
     {
         return "M=" + std::to_string(M) + " K=" + std::to_string(K) +
@@ -287,25 +235,23 @@ struct row_config {
         const double d = double(M) / r;
         return std::fabs(d - std::round(d)) < 1e-9 && d >= 1 ? size_t(std::round(d)) : 0;
     }
+    // Output bytes per input sample.
+    double out_bytes() const { return 8.0 * double(outputs()) / double(decimation()); }
 };
 
-struct measurement {
-    size_t row = 0;
-    std::string variant;       // engine, unfused, serial, overlap, devices
-    size_t devices = 1;        // devices: chunks spread over this many
-    std::string status = "ok"; // ok, failed, skipped, not run (time limit)
-    std::string note;
+struct result : measurement {
+    result(size_t row_index, const std::string& what, size_t device_count = 1)
+        : row(row_index), variant(what), devices(device_count)
+    {
+        check = check_stats(max_rel_err);
+    }
+    size_t row;
+    std::string variant; // engine, unfused, serial, overlap, devices
+    size_t devices;      // devices: chunks spread over this many
     bool fused = false;
-    size_t samples = 0; // input samples per timed unit (a call or a sequence)
-    size_t calls = 1;   // engine calls in it
-    timing time;
-    double setup_ms = nan_value;
-    check_stats check{ max_rel_err };
 
-    bool ok() const { return status == "ok"; }
-    bool passed() const { return !ok() || check.passed(); }
-    double gsps() const { return double(samples) / (time.median_ms * 1e-3) / 1e9; }
-    double gsps_b2b() const { return double(samples) / (time.b2b_ms * 1e-3) / 1e9; }
+    bool device_resident() const { return variant == "engine" || variant == "unfused"; }
+    double gsps() const { return per_second() / 1e9; }
     double gbs() const { return gsps() * bytes_per_sample; }
 };
 
@@ -321,13 +267,14 @@ private:
     void print_header() const;
     void measure_copies(const std::string& when);
     void measure_row(size_t index);
-    measurement measure_device_resident(size_t index,
-                                        const std::string& variant,
-                                        const std::vector<float>& taps,
-                                        const cl::Buffer& out,
-                                        size_t stride);
+    void set_row_status(size_t index, const std::string& status, const std::string& why);
+    result measure_device_resident(size_t index,
+                                   const std::string& variant,
+                                   const std::vector<float>& taps,
+                                   const cl::Buffer& out,
+                                   size_t stride);
     void measure_transfers(size_t index, const std::vector<float>& taps);
-    measurement measure_devices(size_t index, const std::vector<float>& taps, size_t n);
+    result measure_devices(size_t index, const std::vector<float>& taps, size_t n);
     check_stats check_engine(core::pfb_channelizer& engine,
                              const row_config& row,
                              const cl::Buffer& out,
@@ -339,14 +286,12 @@ private:
                                                  size_t max_input,
                                                  size_t max_fused) const;
     void ensure_signal(size_t samples);
-    void print_measurement(const measurement& m) const;
+    void print(const result& m) const;
     void print_table() const;
     void print_device_scaling() const;
     void write_csv();
-    const measurement*
-    find(size_t row, const std::string& variant, size_t devices = 1) const;
-    double pcie_limit_gsps(const row_config& row) const;
-    double pcie_serial_limit_gsps(const row_config& row) const;
+    const result* find(size_t row, const std::string& variant, size_t devices = 1) const;
+    double pcie_limit_gsps(const row_config& row, const std::string& variant) const;
     void drain() const;
 
     bench_options d_opt;
@@ -356,7 +301,7 @@ private:
     cl::CommandQueue d_compute, d_upload, d_download; // no profiling
     std::vector<row_config> d_rows;
     std::vector<cfloat> d_signal;
-    std::vector<measurement> d_results;
+    std::vector<result> d_results;
     std::vector<copy_measurement> d_copies;
     std::vector<pcie_measurement> d_pcie;
     csv_file d_csv; // opened at the start, so a bad path fails at once
@@ -376,19 +321,14 @@ bench::bench(const bench_options& options,
 {
     for (size_t M : d_opt.channels)
         for (size_t K : d_opt.taps_per_branch)
-            for (double r : d_opt.oversample) {
-                row_config row;
-                row.M = M;
-                row.K = K;
-                row.r = r;
-                d_rows.push_back(row);
-            }
+            for (double r : d_opt.oversample)
+                d_rows.push_back({ M, K, r, false, {} });
     if (d_opt.extra_channels) {
-        row_config row;
-        row.M = d_opt.extra_channels;
-        row.K = d_opt.taps_per_branch.front();
-        row.r = d_opt.oversample.front();
-        row.frame_major = true;
+        row_config row{ d_opt.extra_channels,
+                        d_opt.taps_per_branch.front(),
+                        d_opt.oversample.front(),
+                        true,
+                        {} };
         d_rows.push_back(row);
         row.frame_major = false;
         const size_t n = std::min(d_opt.subset, row.M);
@@ -400,12 +340,8 @@ bench::bench(const bench_options& options,
 
 void bench::ensure_signal(size_t samples)
 {
-    const size_t old = d_signal.size();
-    if (samples <= old)
-        return;
-    d_signal.resize(samples);
-    for (size_t n = old; n < samples; ++n)
-        d_signal[n] = signal_sample(n);
+    for (size_t n = d_signal.size(); n < samples; ++n)
+        d_signal.push_back(signal_sample(n));
 }
 
 void bench::drain() const
@@ -421,7 +357,7 @@ void bench::print_header() const
               << d_opt.warmup << " warm-up calls, median of " << d_opt.reps
               << ", device-side timing";
     if (d_opt.transfers)
-        std::cout << "\n# with transfers: 2^" << size_t(std::log2(double(d_opt.chunk())))
+        std::cout << "\n# with transfers: 2^" << d_opt.chunk_log2_used()
                   << " samples per call, " << d_opt.calls()
                   << " calls per sequence, median of " << d_opt.transfer_reps
                   << " sequences, host timing";
@@ -535,16 +471,14 @@ void bench::prime_windows(core::pfb_channelizer& engine,
     d_compute.finish();
 }
 
-measurement bench::measure_device_resident(size_t index,
-                                           const std::string& variant,
-                                           const std::vector<float>& taps,
-                                           const cl::Buffer& out,
-                                           size_t stride)
+result bench::measure_device_resident(size_t index,
+                                      const std::string& variant,
+                                      const std::vector<float>& taps,
+                                      const cl::Buffer& out,
+                                      size_t stride)
 {
     const row_config& row = d_rows[index];
-    measurement m;
-    m.row = index;
-    m.variant = variant;
+    result m(index, variant);
     try {
         const auto start = clock_type::now();
         core::pfb_channelizer engine(
@@ -565,11 +499,10 @@ measurement bench::measure_device_resident(size_t index,
             d_opt.warmup,
             d_opt.reps);
     } catch (const std::exception&) {
-        m.status = "failed";
-        m.note = current_error_text();
+        m.fail();
         drain();
     }
-    print_measurement(m);
+    print(m);
     return m;
 }
 
@@ -582,10 +515,7 @@ void bench::measure_transfers(size_t index, const std::vector<float>& taps)
 {
     const row_config& row = d_rows[index];
     const size_t chunk = d_opt.chunk(), calls = d_opt.calls();
-    measurement ser, ovl;
-    ser.row = ovl.row = index;
-    ser.variant = "serial";
-    ovl.variant = "overlap";
+    result ser(index, "serial"), ovl(index, "overlap");
     ser.samples = ovl.samples = chunk * calls;
     ser.calls = ovl.calls = calls;
     try {
@@ -719,7 +649,7 @@ void bench::measure_transfers(size_t index, const std::vector<float>& taps)
             return s;
         };
 
-        for (measurement* m : { &ser, &ovl }) {
+        for (result* m : { &ser, &ovl }) {
             const bool overlap = m == &ovl;
             m->note = std::string(m->fused ? "fused" : "FIR, FFT plan, gather") +
                       ", D=" + std::to_string(D) + ", " + std::to_string(calls) +
@@ -733,75 +663,20 @@ void bench::measure_transfers(size_t index, const std::vector<float>& taps)
                 m->time = summarize(ms);
                 m->check = check();
             } catch (const std::exception&) {
-                m->status = "failed";
-                m->note = current_error_text();
+                m->fail();
                 drain();
             }
         }
     } catch (const std::exception&) {
-        for (measurement* m : { &ser, &ovl })
-            if (m->ok()) {
-                m->status = "failed";
-                m->note = current_error_text();
-            }
+        for (result* m : { &ser, &ovl })
+            if (m->ok())
+                m->fail();
         drain();
     }
-    for (measurement* m : { &ser, &ovl }) {
-        print_measurement(*m);
+    for (result* m : { &ser, &ovl }) {
+        print(*m);
         d_results.push_back(*m);
     }
-}
-
-void bench::measure_row(size_t index)
-{
-    const row_config& row = d_rows[index];
-    std::cout << "\n" << row.describe() << d_progress.step() << std::endl;
-    const size_t D = row.decimation();
-    if (D == 0 || D > row.M) {
-        for (const char* variant : { "engine", "unfused", "serial", "overlap" }) {
-            measurement m;
-            m.row = index;
-            m.variant = variant;
-            m.status = "skipped";
-            m.note = "M/r = " + fmt("%g", double(row.M) / row.r) +
-                     " is not an integer from 1 to M";
-            d_results.push_back(m);
-        }
-        std::cout << "  skipped: M/r is not an integer from 1 to M" << std::endl;
-        return;
-    }
-    const std::vector<float> taps = design_taps(row.M, row.K);
-    try {
-        // The output of a device-resident call: all frames, channel-major rows of
-        // `stride` frames or frame-major vectors.
-        const size_t frames = std::max<size_t>(1, d_opt.samples() / D);
-        const size_t stride = frames;
-        const size_t bytes = frames * row.outputs() * sizeof(cfloat);
-        if (bytes > d_ctx->info().max_alloc_bytes)
-            throw std::runtime_error("the output of " + size_text(double(bytes)) +
-                                     " exceeds the device's allocation limit of " +
-                                     size_text(double(d_ctx->info().max_alloc_bytes)) +
-                                     ": use a smaller --samples-log2");
-        cl::Buffer out(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
-        d_results.push_back(measure_device_resident(index, "engine", taps, out, stride));
-        if (d_opt.unfused)
-            d_results.push_back(
-                measure_device_resident(index, "unfused", taps, out, stride));
-    } catch (const std::exception&) {
-        measurement m;
-        m.row = index;
-        m.variant = "engine";
-        m.status = "failed";
-        m.note = current_error_text();
-        drain();
-        print_measurement(m);
-        d_results.push_back(m);
-    }
-    if (d_opt.transfers)
-        measure_transfers(index, taps);
-    if (d_opt.transfers && d_devices.size() > 1)
-        for (size_t n = 1; n <= d_devices.size(); ++n)
-            d_results.push_back(measure_devices(index, taps, n));
 }
 
 /*
@@ -809,14 +684,11 @@ void bench::measure_row(size_t index)
  * the first n devices, each chunk's output copied out as a block would; sampled
  * frames of the warm-up sequence's chunks are checked.
  */
-measurement bench::measure_devices(size_t index, const std::vector<float>& taps, size_t n)
+result bench::measure_devices(size_t index, const std::vector<float>& taps, size_t n)
 {
     const row_config& row = d_rows[index];
     const size_t chunk = d_opt.chunk(), calls = d_opt.calls();
-    measurement m;
-    m.row = index;
-    m.variant = "devices";
-    m.devices = n;
+    result m(index, "devices", n);
     m.samples = chunk * calls;
     m.calls = calls;
     try {
@@ -887,14 +759,69 @@ measurement bench::measure_devices(size_t index, const std::vector<float>& taps,
                                          p.frame),
                         p.value);
     } catch (const std::exception&) {
-        m.status = "failed";
-        m.note = current_error_text();
+        m.fail();
     }
-    print_measurement(m);
+    print(m);
     return m;
 }
 
-void bench::print_measurement(const measurement& m) const
+void bench::set_row_status(size_t index,
+                           const std::string& status,
+                           const std::string& why)
+{
+    for (const char* variant : variants) {
+        result m(index, variant);
+        m.set_status(status, why);
+        d_results.push_back(m);
+    }
+}
+
+void bench::measure_row(size_t index)
+{
+    const row_config& row = d_rows[index];
+    if (d_opt.limit.reached())
+        return set_row_status(index, "not run", d_opt.limit.note());
+    std::cout << "\n" << row.describe() << d_progress.step() << std::endl;
+    const size_t D = row.decimation();
+    if (D == 0 || D > row.M) {
+        set_row_status(index,
+                       "skipped",
+                       "M/r = " + fmt("%g", double(row.M) / row.r) +
+                           " is not an integer from 1 to M");
+        std::cout << "  skipped: M/r is not an integer from 1 to M" << std::endl;
+        return;
+    }
+    const std::vector<float> taps = design_taps(row.M, row.K);
+    try {
+        // The output of a device-resident call: all frames, channel-major rows of
+        // `stride` frames or frame-major vectors.
+        const size_t frames = std::max<size_t>(1, d_opt.samples() / D);
+        const size_t bytes = frames * row.outputs() * sizeof(cfloat);
+        if (bytes > d_ctx->info().max_alloc_bytes)
+            throw std::runtime_error("the output of " + size_text(double(bytes)) +
+                                     " exceeds the device's allocation limit of " +
+                                     size_text(double(d_ctx->info().max_alloc_bytes)) +
+                                     ": use a smaller --samples-log2");
+        cl::Buffer out(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
+        d_results.push_back(measure_device_resident(index, "engine", taps, out, frames));
+        if (d_opt.unfused)
+            d_results.push_back(
+                measure_device_resident(index, "unfused", taps, out, frames));
+    } catch (const std::exception&) {
+        result m(index, "engine");
+        m.fail();
+        drain();
+        print(m);
+        d_results.push_back(m);
+    }
+    if (d_opt.transfers)
+        measure_transfers(index, taps);
+    if (d_opt.transfers && d_devices.size() > 1)
+        for (size_t n = 1; n <= d_devices.size(); ++n)
+            d_results.push_back(measure_devices(index, taps, n));
+}
+
+void bench::print(const result& m) const
 {
     static const std::map<std::string, std::string> names = {
         { "engine", "engine" },           { "unfused", "FIR+FFT passes" },
@@ -906,26 +833,14 @@ void bench::print_measurement(const measurement& m) const
         name += ", " + std::to_string(m.devices);
     if (m.variant == "engine" && m.ok())
         name += m.fused ? " (fused)" : " (passes)";
-    std::cout << "  " << name << std::string(std::max<size_t>(1, 20 - name.size()), ' ');
-    if (!m.ok()) {
-        std::cout << m.status << ": " << m.note << std::endl;
-        return;
-    }
-    const std::string indent(22, ' ');
-    const bool device = m.variant == "engine" || m.variant == "unfused";
-    std::cout << fmt("%.4f ms", m.time.median_ms) << fmt(" (min %.4f", m.time.min_ms)
-              << (device ? fmt(", b2b %.4f)", m.time.b2b_ms) : std::string(")")) << "  "
-              << number(m.gsps()) << " Gsps";
-    if (device)
-        std::cout << "  " << number(m.gbs()) << " GB/s";
-    std::cout << "\n" << indent << m.check.text() << "\n";
-    std::cout << indent
-              << (std::isnan(m.setup_ms) ? "" : fmt("setup %.0f ms: ", m.setup_ms))
-              << m.note << std::endl;
+    m.print(name,
+            number(m.gsps()) + " Gsps" +
+                (m.device_resident() ? "  " + number(m.gbs()) + " GB/s" : ""),
+            m.device_resident(),
+            22);
 }
 
-const measurement*
-bench::find(size_t row, const std::string& variant, size_t devices) const
+const result* bench::find(size_t row, const std::string& variant, size_t devices) const
 {
     for (const auto& m : d_results)
         if (m.row == row && m.variant == variant && m.devices == devices)
@@ -939,7 +854,7 @@ void bench::print_device_scaling() const
     for (size_t i = 0; i < d_rows.size(); ++i) {
         scaling_line line{ d_rows[i].describe(), {} };
         for (size_t n = 1; n <= d_devices.size(); ++n) {
-            const measurement* m = find(i, "devices", n);
+            const result* m = find(i, "devices", n);
             line.rates.push_back(m && m->ok() ? m->gsps() : nan_value);
         }
         lines.push_back(line);
@@ -948,125 +863,110 @@ void bench::print_device_scaling() const
                   "(core::multi_device_pipeline, " +
                       std::to_string(pipeline_depth) +
                       " chunks in flight per device, 2^" +
-                      std::to_string(size_t(std::log2(double(d_opt.chunk())))) +
+                      std::to_string(d_opt.chunk_log2_used()) +
                       " samples per chunk): input Gsamples/s with the first 1, 2, ... "
                       "devices",
                   d_devices,
                   lines);
 }
 
-// Input Gsps the bus allows with uploads and downloads overlapped, and one
-// after the other.
-double bench::pcie_limit_gsps(const row_config& row) const
+// Input Gsps the bus allows: uploads and downloads one after the other for
+// "serial", else overlapped.
+double bench::pcie_limit_gsps(const row_config& row, const std::string& variant) const
 {
-    return pcie_limit(d_pcie, 8.0 * double(row.outputs()) / double(row.decimation())) /
-           1e9;
-}
-
-double bench::pcie_serial_limit_gsps(const row_config& row) const
-{
-    return pcie_serial_limit(d_pcie,
-                             8.0 * double(row.outputs()) / double(row.decimation())) /
+    return (variant == "serial" ? pcie_serial_limit(d_pcie, row.out_bytes())
+                                : pcie_limit(d_pcie, row.out_bytes())) /
            1e9;
 }
 
 void bench::print_table() const
 {
     const double ceiling = copy_ceiling_gbs(d_copies);
-    const double h2d = pcie_gbs(d_pcie, "h2d"), d2h = pcie_gbs(d_pcie, "d2h"),
-                 both = pcie_gbs(d_pcie, "both");
+    auto percent = [](double part, double whole) {
+        return whole > 0 ? fmt("%.0f", 100 * part / whole) : "-";
+    };
     std::cout << "\nPolyphase channelizer on " << d_ctx->info().name
-              << ": input Gsamples/s; "
-              << "device-resident 2^" << d_opt.samples_log2
+              << ": input Gsamples/s; device-resident 2^" << d_opt.samples_log2
               << " samples per call, device time, median of " << d_opt.reps
               << ".\nGB/s counts 16 B per input sample; %copy: of clEnqueueCopyBuffer's "
-              << (ceiling > 0 ? fmt("%.0f GB/s", ceiling)
-                              : std::string("(not measured)"));
+              << (ceiling > 0 ? fmt("%.0f GB/s", ceiling) : "(not measured)");
     if (d_opt.unfused)
-        std::cout
-            << "; FIR+FFT: max_fused_channels = 1, x = its time / the engine's (the "
-               "engine's speed-up)";
+        std::cout << "; FIR+FFT: max_fused_channels = 1, x = its time / the engine's "
+                     "(the engine's speed-up)";
     if (d_opt.transfers)
-        std::cout << ".\nWith transfers: 2^" << size_t(std::log2(double(d_opt.chunk())))
+        std::cout << ".\nWith transfers: 2^" << d_opt.chunk_log2_used()
                   << " samples per call, pinned host memory, host time of "
-                  << d_opt.calls() << " calls; pinned " << fmt("h2d %.1f", h2d)
-                  << fmt(", d2h %.1f", d2h) << fmt(", both %.1f GB/s", both)
+                  << d_opt.calls() << " calls; pinned "
+                  << fmt("h2d %.1f", pcie_gbs(d_pcie, "h2d"))
+                  << fmt(", d2h %.1f", pcie_gbs(d_pcie, "d2h"))
+                  << fmt(", both %.1f GB/s", pcie_gbs(d_pcie, "both"))
                   << "; lim = PCIe limit (Gsps), %lim = overlap / lim";
     std::cout << ".\nerr: relative L2 error against float64 over sampled outputs, ! = "
                  "check failed\n";
-    std::string head1 = pad("M", 6) + pad("K", 4) + pad("r", 4) + pad("output", 10) +
-                        pad("path", 7) + " |";
-    std::string head0 = std::string(head1.size() - 1, ' ') + "|";
-    const std::string engine_title = " engine, device-resident";
-    head0 += engine_title + std::string(33 - engine_title.size(), ' ') + "|";
-    head1 += pad("ms", 9) + pad("Gsps", 8) + pad("GB/s", 8) + pad("%copy", 6) + "  |";
-    if (d_opt.unfused) {
-        head0 += " FIR+FFT       |";
-        head1 += pad("Gsps", 8) + pad("x", 6) + " |";
-    }
-    if (d_opt.transfers) {
-        head0 += " with transfers (Gsps)          |";
-        head1 +=
-            pad("serial", 8) + pad("overlap", 8) + pad("lim", 8) + pad("%lim", 6) + "  |";
-    }
-    head0 += "";
-    head1 += pad("err", 9);
-    std::cout << head0 << "\n" << head1 << "\n" << std::string(head1.size(), '-') << "\n";
 
+    std::vector<text_table::group> groups = {
+        { "", { { "M", 6 }, { "K", 4 }, { "r", 4 }, { "output", 10 }, { "path", 7 } } },
+        { "engine, device-resident",
+          { { "ms", 9 }, { "Gsps", 8 }, { "GB/s", 8 }, { "%copy", 6 } } }
+    };
+    if (d_opt.unfused)
+        groups.push_back({ "FIR+FFT", { { "Gsps", 8 }, { "x", 6 } } });
+    if (d_opt.transfers)
+        groups.push_back(
+            { "with transfers (Gsps)",
+              { { "serial", 8 }, { "overlap", 8 }, { "lim", 8 }, { "%lim", 6 } } });
+    groups.push_back(row_error::group());
+    const text_table table(groups);
+    table.print_header(std::cout);
     for (size_t i = 0; i < d_rows.size(); ++i) {
         const row_config& row = d_rows[i];
-        const measurement* e = find(i, "engine");
-        std::string line = pad(std::to_string(row.M), 6) + pad(std::to_string(row.K), 4) +
-                           pad(rate_text(row.r), 4) + pad(row.output_label(), 10);
-        line += pad(e && e->ok() ? (e->fused ? "fused" : "passes") : "-", 7) + " |";
-        double worst = 0; // the largest error of the row's checks (NaN: none made)
-        bool passed = true, any = false;
-        auto account = [&](const measurement* m) {
-            if (!m || !m->ok())
-                return;
-            any = true;
-            passed &= m->passed();
-            const double r = m->check.rel_err();
-            worst = std::isnan(r) || std::isnan(worst) ? nan_value : std::max(worst, r);
+        const result* e = find(i, "engine");
+        const result* u = find(i, "unfused");
+        const result* s = find(i, "serial");
+        const result* o = find(i, "overlap");
+        row_error err;
+        const std::string output = !row.map.empty()
+                                       ? std::to_string(row.map.size()) + " ch"
+                                   : row.frame_major ? "frame-maj"
+                                                     : "all";
+        std::vector<text_table::cells> cells = {
+            { std::to_string(row.M),
+              std::to_string(row.K),
+              rate_text(row.r),
+              output,
+              e && e->ok() ? (e->fused ? "fused" : "passes") : "-" },
+            cells_of(e,
+                     [&](const result& m) {
+                         return text_table::cells{ number(m.time.median_ms),
+                                                   number(m.gsps()),
+                                                   number(m.gbs()),
+                                                   percent(m.gbs(), ceiling) };
+                     })
         };
-        if (e && e->ok()) {
-            line += pad(number(e->time.median_ms), 9) + pad(number(e->gsps()), 8) +
-                    pad(number(e->gbs()), 8) +
-                    pad(ceiling > 0 ? fmt("%.0f", 100 * e->gbs() / ceiling) : "-", 6) +
-                    "  |";
-        } else {
-            line += pad(e ? e->status : "", 31) + "  |";
-        }
-        account(e);
+        err.add(e);
         if (d_opt.unfused) {
-            const measurement* u = find(i, "unfused");
-            if (u && u->ok())
-                line +=
-                    pad(number(u->gsps()), 8) +
-                    pad(e && e->ok() ? fmt("%.2f", u->time.median_ms / e->time.median_ms)
-                                     : std::string("-"),
-                        6) +
-                    " |";
-            else
-                line += pad(u ? u->status : "", 14) + " |";
-            account(u);
+            cells.push_back(cells_of(u, [&](const result& m) {
+                return text_table::cells{
+                    number(m.gsps()),
+                    e && e->ok() ? fmt("%.2f", m.time.median_ms / e->time.median_ms) : "-"
+                };
+            }));
+            err.add(u);
         }
         if (d_opt.transfers) {
-            const measurement* s = find(i, "serial");
-            const measurement* o = find(i, "overlap");
-            const double limit = pcie_limit_gsps(row);
-            line += pad(s && s->ok() ? number(s->gsps()) : s ? s->status : "", 8);
-            line += pad(o && o->ok() ? number(o->gsps()) : o ? o->status : "", 8);
-            line += pad(row.decimation() ? number(limit) : "-", 8);
-            line += pad(o && o->ok() && limit > 0 ? fmt("%.0f", 100 * o->gsps() / limit)
-                                                  : "-",
-                        6) +
-                    "  |";
-            account(s);
-            account(o);
+            auto rate = [](const result* m) {
+                return m && m->ok() ? number(m->gsps()) : m ? m->status : "";
+            };
+            const double limit = pcie_limit_gsps(row, "overlap");
+            cells.push_back({ rate(s),
+                              rate(o),
+                              row.decimation() ? number(limit) : "-",
+                              o && o->ok() ? percent(o->gsps(), limit) : "-" });
+            err.add(s);
+            err.add(o);
         }
-        line += pad(any ? fmt("%.1e", worst) + (passed ? " " : "!") : "-", 9);
-        std::cout << line << "\n";
+        cells.push_back(err.cells());
+        table.print_row(std::cout, cells);
     }
     for (const auto& m : d_results)
         if (m.status == "failed")
@@ -1106,35 +1006,12 @@ void bench::write_csv()
                    "nonfinite",
                    "setup_ms",
                    "note" });
-    for (const auto& c : d_copies) {
-        csv_file::fields fields = {
-            { "table", "copy" },
-            { "variant", "clEnqueueCopyBuffer " + c.when },
-            { "samples", std::to_string(c.bytes / sizeof(cfloat)) },
-            { "status", c.status },
-            { "GBs", csv_file::number(c.status == "ok" ? c.gbs() : NAN) },
-            { "note", c.note }
-        };
-        csv_file::add_timing(fields, c.time);
-        d_csv.row(fields);
-    }
-    for (const auto& p : d_pcie) {
-        csv_file::fields fields = {
-            { "table", "pcie" },
-            { "variant", p.direction },
-            { "samples", std::to_string(p.bytes / sizeof(cfloat)) },
-            { "calls", std::to_string(d_opt.calls()) },
-            { "status", p.status },
-            { "GBs", csv_file::number(p.status == "ok" ? p.gbs() : NAN) },
-            { "note", p.note }
-        };
-        csv_file::add_timing(fields, p.time);
-        d_csv.row(fields);
-    }
+    add_bandwidth_rows(
+        d_csv, d_copies, d_pcie, { { "calls", std::to_string(d_opt.calls()) } });
     const double ceiling = copy_ceiling_gbs(d_copies);
     for (const auto& m : d_results) {
         const row_config& r = d_rows[m.row];
-        csv_file::fields fields = {
+        csv_file::fields f = {
             { "table", "channelizer" },
             { "M", std::to_string(r.M) },
             { "K", std::to_string(r.K) },
@@ -1146,66 +1023,47 @@ void bench::write_csv()
             { "outputs", std::to_string(r.outputs()) },
             { "variant", m.variant },
             { "devices", std::to_string(m.devices) },
-            { "status", m.status },
-            { "setup_ms", csv_file::number(m.setup_ms) },
-            { "note", m.note }
         };
+        m.add_csv(f);
         if (m.ok()) {
-            const bool device = m.variant == "engine" || m.variant == "unfused";
-            fields["fused"] = std::to_string(int(m.fused));
-            fields["samples"] = std::to_string(m.samples);
-            fields["calls"] = std::to_string(m.calls);
-            csv_file::add_timing(fields, m.time);
-            fields["Gsps"] = csv_file::number(m.gsps());
-            if (device) {
-                fields["Gsps_b2b"] = csv_file::number(m.gsps_b2b());
-                fields["GBs"] = csv_file::number(m.gbs());
+            f["fused"] = std::to_string(int(m.fused));
+            f["Gsps"] = csv_file::number(m.gsps());
+            if (m.device_resident()) {
+                f["Gsps_b2b"] = csv_file::number(m.per_second_b2b() / 1e9);
+                f["GBs"] = csv_file::number(m.gbs());
                 if (ceiling > 0)
-                    fields["pct_copy"] = csv_file::number(100 * m.gbs() / ceiling);
+                    f["pct_copy"] = csv_file::number(100 * m.gbs() / ceiling);
             } else if (m.devices == 1) { // the first device's bus
-                const double limit = pcie_limit_gsps(r);
-                fields["pcie_limit_Gsps"] = csv_file::number(limit);
-                fields["pcie_serial_limit_Gsps"] =
-                    csv_file::number(pcie_serial_limit_gsps(r));
-                fields["pct_limit"] = csv_file::number(
-                    100 * m.gsps() /
-                    (m.variant == "serial" ? pcie_serial_limit_gsps(r) : limit));
+                f["pcie_limit_Gsps"] = csv_file::number(pcie_limit_gsps(r, "overlap"));
+                f["pcie_serial_limit_Gsps"] =
+                    csv_file::number(pcie_limit_gsps(r, "serial"));
+                f["pct_limit"] =
+                    csv_file::number(100 * m.gsps() / pcie_limit_gsps(r, m.variant));
             }
-            csv_file::add_check(fields, m.check);
         }
-        d_csv.row(fields);
+        d_csv.row(f);
     }
     d_csv.finish();
 }
 
 int bench::run()
 {
-    const auto start = clock_type::now();
     print_header();
     warm_up_device(*d_ctx, d_timer, d_opt.samples() * sizeof(cfloat));
     measure_copies("start");
     if (d_opt.transfers)
         d_pcie = measure_pcie(
             d_ctx, d_opt.chunk() * sizeof(cfloat), d_opt.calls(), d_opt.transfer_reps);
-    size_t not_run = 0;
     d_progress = progress(d_rows.size());
-    for (size_t i = 0; i < d_rows.size(); ++i) {
-        if (d_opt.time_limit > 0 && ms_since(start) > 1e3 * d_opt.time_limit) {
-            for (const char* variant : { "engine", "unfused", "serial", "overlap" }) {
-                measurement m;
-                m.row = i;
-                m.variant = variant;
-                m.status = "not run";
-                m.note = "--time-limit reached";
-                d_results.push_back(m);
-            }
-            ++not_run;
-            continue;
-        }
+    for (size_t i = 0; i < d_rows.size(); ++i)
         measure_row(i);
-    }
+    const size_t not_run =
+        size_t(std::count_if(d_results.begin(),
+                             d_results.end(),
+                             [](const result& m) { return m.status == "not run"; })) /
+        std::size(variants);
     if (not_run)
-        std::cout << "\n--time-limit " << fmt("%g", d_opt.time_limit)
+        std::cout << "\n--time-limit " << fmt("%g", d_opt.limit.seconds)
                   << " s reached: " << not_run << " of " << d_rows.size()
                   << " rows not run" << std::endl;
     std::cout << "\n";
@@ -1215,29 +1073,19 @@ int bench::run()
     print_table();
     if (d_opt.transfers && d_devices.size() > 1)
         print_device_scaling();
-
     bool failed = false, check_failed = false;
     for (const auto& m : d_results) {
         failed |= m.status == "failed";
         check_failed |= !m.passed();
     }
-    if (check_failed) {
-        std::cout << "CHECK FAILED: an output was wrong (marked ! above)" << std::endl;
-        return 3;
-    }
-    if (failed)
-        return 1;
-    if (not_run) {
-        std::cout << "INCOMPLETE: " << not_run << " rows not run (--time-limit)"
-                  << std::endl;
-        return 4;
-    }
-    return 0;
+    return verdict(
+        check_failed, failed, not_run ? std::to_string(not_run) + " rows" : "");
 }
 
 } // namespace
 
 int main(int argc, char** argv)
 {
-    return bench_main<bench>(program_name, argc, argv, parse_command_line, print_help);
+    return bench_main<bench, bench_options>(
+        program_name, argc, argv, declare_options, about, examples);
 }

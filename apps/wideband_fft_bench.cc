@@ -8,7 +8,7 @@
 /*
  * wideband_fft_bench: throughput of the core's batched FFT on one OpenCL device,
  * measured in one run beside VkFFT and clFFT on the same device, a device-side
- * buffer copy (the memory ceiling) and FFTW on the CPU. print_help() states the
+ * buffer copy (the memory ceiling) and FFTW on the CPU. The help text states the
  * method, which is that of the team's GPU anchor measurements.
  */
 
@@ -50,8 +50,7 @@ std::vector<std::string> built_in_libs()
 
 // ---- command line -------------------------------------------------------
 
-struct bench_options {
-    std::string device;
+struct bench_options : common_options {
     std::vector<size_t> sizes = default_sizes;
     size_t total_log2 = 26;
     int reps = 25;
@@ -66,23 +65,103 @@ struct bench_options {
     std::vector<size_t> small_sizes = { 256, 1024, 4096 };
     std::vector<size_t> small_points = { 4096, 16384, 65536, 262144 };
     int small_reps = 200;
-    std::string csv;
-    bool help = false;
 
     bool use(const std::string& lib) const { return contains(libs, lib); }
     bool variant(const std::string& v) const { return contains(variants, v); }
+    size_t fftw_points_log2() const { return fftw_log2 ? fftw_log2 : total_log2; }
 };
 
-void print_help()
+// A list of names out of `known`.
+option_table::parser names(std::vector<std::string>& target,
+                           const std::vector<std::string>& known)
 {
-    const bench_options d;
-    std::cout << "Usage: " << program_name << " [OPTIONS]\n"
-              << R"(
-Throughput of gr-wideband's batched complex float32 FFT on one OpenCL device,
+    return [&target, known](const std::string& arg, const std::string& v) {
+        target = split(arg, v);
+        for (const auto& item : target)
+            if (!contains(known, item))
+                throw usage_error(
+                    arg + ": '" + item + "' is not one of " + join(known) +
+                    (arg == "--libs" ? " (those found at build time)" : ""));
+    };
+}
+
+void declare_options(bench_options& o, option_table& t)
+{
+    t.counts("--sizes",
+             "LIST",
+             "transform lengths N, comma-separated",
+             o.sizes,
+             1,
+             std::numeric_limits<int>::max())
+        .count("--total-log2",
+               "K",
+               "points per launch 2^K [26: 512 MiB in + 512 MiB out]",
+               o.total_log2,
+               0,
+               31)
+        .count("--reps", "R", "timed runs, median", o.reps, 1)
+        .count("--warmup", "W", "untimed runs first", o.warmup, 0)
+        .value("--libs",
+               "LIST",
+               "of " + join(o.libs) + " [all of them]",
+               names(o.libs, built_in_libs()))
+        .value("--variants",
+               "LIST",
+               "of ours: fwd (forward out-of-place), inv (inverse, not normalized, "
+               "out-of-place), inplace (forward in place)",
+               names(o.variants, all_variants),
+               join(all_variants))
+        .count("--fftw-log2",
+               "K",
+               "points per FFTW execution 2^K [--total-log2]",
+               o.fftw_log2,
+               1,
+               31)
+        .count("--fftw-reps",
+               "R",
+               "FFTW timed runs after one warm-up, median",
+               o.fftw_reps,
+               1)
+        .number("--fftw-plan-seconds",
+                "S",
+                "FFTW_MEASURE planning limit per N; 0: FFTW_ESTIMATE",
+                o.fftw_plan_seconds,
+                0)
+        .count("--fftw-threads",
+               "T",
+               "FFTW threads [all hardware threads: " + std::to_string(o.fftw_threads) +
+                   "]",
+               o.fftw_threads,
+               1)
+        .flag("--small-batch",
+              "also time single executions of small batches as a GNU Radio block "
+              "issues them: host wall time of enqueue + clFinish, beside the device "
+              "time",
+              o.small_batch)
+        .counts("--small-sizes",
+                "LIST",
+                "N of the small-batch table",
+                o.small_sizes,
+                1,
+                std::numeric_limits<int>::max())
+        .counts("--small-points",
+                "LIST",
+                "points per execution",
+                o.small_points,
+                1,
+                std::numeric_limits<int>::max())
+        .count(
+            "--small-reps", "R", "runs per small-batch figure, median", o.small_reps, 1);
+}
+
+std::string about()
+{
+    return R"(Throughput of gr-wideband's batched complex float32 FFT on one OpenCL device,
 measured in one run beside VkFFT and clFFT on the same device, a device copy
 (clEnqueueCopyBuffer, the memory ceiling) and FFTW on the CPU.
-Built in: )" << join(d.libs, ", ")
-              << R"(.
+Built in: )" +
+           join(built_in_libs(), ", ") +
+           R"(.
 
 Method: the data stay on the device; a launch computes batch = max(1, 2^K/N)
 transforms (K = --total-log2), so it reads and writes about 2^K points. Each
@@ -95,38 +174,10 @@ same bytes. Then the output is filled with NaN, the transform runs once more,
 the whole output is searched for non-finite values, its first rows and last row
 are compared with a float64 FFT (relative L2 error), and an out-of-place input
 must be unchanged. FFTW runs on the host arrays, timed on the host.
+)";
+}
 
-Options:
-  --device STR         OpenCL device: "" = automatic (first GPU, else CPU; env
-                       WIDEBAND_DEVICE), gpu, cpu, P:D, or part of its name
-  --sizes LIST         transform lengths N, comma-separated
-                       [)"
-              << join(d.sizes) << R"(]
-  --total-log2 K       points per launch 2^K [26: 512 MiB in + 512 MiB out]
-  --reps R             timed runs, median [25]
-  --warmup W           untimed runs first [5]
-  --libs LIST          of )"
-              << join(d.libs) << R"( [all of them]
-  --variants LIST      of ours: fwd (forward out-of-place), inv (inverse, not
-                       normalized, out-of-place), inplace (forward in place)
-                       [fwd,inv,inplace]
-  --fftw-log2 K        points per FFTW execution 2^K [--total-log2]
-  --fftw-reps R        FFTW timed runs after one warm-up, median [5]
-  --fftw-plan-seconds S  FFTW_MEASURE planning limit per N; 0: FFTW_ESTIMATE [2]
-  --fftw-threads T     FFTW threads [all hardware threads: )"
-              << d.fftw_threads << R"(]
-  --small-batch        also time single executions of small batches as a GNU
-                       Radio block issues them: host wall time of enqueue +
-                       clFinish, beside the device time
-  --small-sizes LIST   N of the small-batch table [)"
-              << join(d.small_sizes) << R"(]
-  --small-points LIST  points per execution [)"
-              << join(d.small_points) << R"(]
-  --small-reps R       runs per small-batch figure, median [200]
-  --csv FILE           write every figure to FILE as CSV
-  -h, --help           this text
-
-Examples:
+const char* const examples = R"(Examples:
   wideband_fft_bench                     all sizes, 1 GiB per launch, on the GPU
   wideband_fft_bench --device cpu --total-log2 16 --sizes 64,1000,17 --reps 5
   wideband_fft_bench --libs wideband,copy --variants fwd --sizes 4096
@@ -137,68 +188,6 @@ error, or a plan of ours that failed; 2 a bad command line or a --device that
 matches no device; 3 an output of ours failed its check (non-finite values,
 error above 1e-5, or a changed input).
 )";
-}
-
-bench_options parse_command_line(int argc, char** argv)
-{
-    bench_options o;
-    std::string arg; // the option being parsed, for the error messages
-    auto count = [&](const std::string& v,
-                     size_t lowest,
-                     size_t highest = std::numeric_limits<int>::max()) {
-        return parse_count(arg, v, lowest, highest);
-    };
-    auto counts = [&](const std::string& v) {
-        std::vector<size_t> values;
-        for (const auto& item : split(arg, v))
-            values.push_back(count(item, 1));
-        return values;
-    };
-    auto names = [&](const std::string& v, const std::vector<std::string>& known) {
-        const std::vector<std::string> items = split(arg, v);
-        for (const auto& item : items)
-            if (!contains(known, item))
-                throw usage_error(
-                    arg + ": '" + item + "' is not one of " + join(known) +
-                    (arg == "--libs" ? " (those found at build time)" : ""));
-        return items;
-    };
-    const value_options options = {
-        { "--device", [&](const std::string& v) { o.device = v; } },
-        { "--sizes", [&](const std::string& v) { o.sizes = counts(v); } },
-        { "--total-log2", [&](const std::string& v) { o.total_log2 = count(v, 0, 31); } },
-        { "--reps", [&](const std::string& v) { o.reps = int(count(v, 1)); } },
-        { "--warmup", [&](const std::string& v) { o.warmup = int(count(v, 0)); } },
-        { "--libs", [&](const std::string& v) { o.libs = names(v, built_in_libs()); } },
-        { "--variants",
-          [&](const std::string& v) { o.variants = names(v, all_variants); } },
-        { "--fftw-log2", [&](const std::string& v) { o.fftw_log2 = count(v, 1, 31); } },
-        { "--fftw-reps", [&](const std::string& v) { o.fftw_reps = int(count(v, 1)); } },
-        { "--fftw-threads",
-          [&](const std::string& v) { o.fftw_threads = int(count(v, 1)); } },
-        { "--fftw-plan-seconds",
-          [&](const std::string& v) {
-              char* end = nullptr;
-              o.fftw_plan_seconds = std::strtod(v.c_str(), &end);
-              if (v.empty() || *end != '\0' || !(o.fftw_plan_seconds >= 0))
-                  throw usage_error(arg + ": '" + v + "' is not a number >= 0");
-          } },
-        { "--small-sizes", [&](const std::string& v) { o.small_sizes = counts(v); } },
-        { "--small-points", [&](const std::string& v) { o.small_points = counts(v); } },
-        { "--small-reps",
-          [&](const std::string& v) { o.small_reps = int(count(v, 1)); } },
-        { "--csv", [&](const std::string& v) { o.csv = v; } },
-    };
-    const flag_options flags = {
-        { "-h", [&] { o.help = true; } },
-        { "--help", [&] { o.help = true; } },
-        { "--small-batch", [&] { o.small_batch = true; } },
-    };
-    parse_arguments(argc, argv, arg, options, flags);
-    if (o.fftw_log2 == 0)
-        o.fftw_log2 = o.total_log2;
-    return o;
-}
 
 // ---- results ------------------------------------------------------------
 
@@ -341,7 +330,7 @@ bench::bench(const bench_options& options, core::device_context::sptr ctx)
             d_fftw_flags = FFTW_MEASURE;
             fftwf_set_timelimit(d_opt.fftw_plan_seconds);
         }
-        d_fftw_points = size_t(1) << d_opt.fftw_log2;
+        d_fftw_points = size_t(1) << d_opt.fftw_points_log2();
         size_t points = std::max(d_fftw_points, largest(d_opt.sizes));
         if (d_opt.small_batch)
             points = std::max(points, largest(d_opt.small_points));
@@ -392,8 +381,8 @@ void bench::print_header() const
                           ? fmt("FFTW_MEASURE limited to %g s per N",
                                 d_opt.fftw_plan_seconds)
                           : std::string("FFTW_ESTIMATE"))
-                  << ", 2^" << d_opt.fftw_log2 << " points, median of " << d_opt.fftw_reps
-                  << ", host timing)";
+                  << ", 2^" << d_opt.fftw_points_log2() << " points, median of "
+                  << d_opt.fftw_reps << ", host timing)";
 #endif
     if (d_opt.use("copy"))
         std::cout << ", clEnqueueCopyBuffer";
@@ -926,5 +915,6 @@ int bench::run()
 
 int main(int argc, char** argv)
 {
-    return bench_main<bench>(program_name, argc, argv, parse_command_line, print_help);
+    return bench_main<bench, bench_options>(
+        program_name, argc, argv, declare_options, about(), examples);
 }

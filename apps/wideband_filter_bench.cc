@@ -11,34 +11,22 @@
  * transfers through core::stream_pipeline (core::multi_device_pipeline over
  * several devices), and of its batched convolution
  * (core::batched_convolution) over the M x J by N grid of the classic OpenCL
- * batched-convolution study, each beside an FFTW implementation on the CPU in
- * the same run. print_help() states the method.
+ * batched-convolution study, each beside an FFTW implementation on the CPU
+ * (bench/cpu_peers.h) in the same run. The help text (about) states the method.
  */
 
-#include "bench/harness.h"
+#include "bench/cpu_peers.h"
 #include "reference.h"
 
 #include <gnuradio/wideband/core/batched_convolution.h>
 #include <gnuradio/wideband/core/fft_filter.h>
 #include <gnuradio/wideband/core/host_copy.h>
 #include <gnuradio/wideband/core/multi_device_pipeline.h>
-#include <gnuradio/wideband/core/pinned_buffer.h>
 
-#ifdef WIDEBAND_HAVE_FFTW
-#include <fftw3.h>
-#endif
-
-#include <condition_variable>
-#include <cstdlib>
-#include <cstring>
 #include <deque>
-#include <exception>
 #include <iostream>
-#include <memory>
-#include <mutex>
-#include <thread>
 
-using namespace harness;
+using namespace cpu_peers;
 
 namespace {
 
@@ -49,8 +37,6 @@ constexpr size_t input_ring = 4; // host input chunks with transfers, cycled
 constexpr uint64_t filter_base = uint64_t(1) << 40;
 // Host memory for the pairs FFTW times at once (inputs and outputs).
 constexpr size_t cpu_pairs_bytes = size_t(1) << 30;
-// Points per batched FFTW execution in the batched convolution.
-constexpr size_t cpu_group_points = 8192;
 // FFT points per CPU thread below which fewer threads are used.
 constexpr size_t cpu_points_per_thread = 16384;
 #ifdef WIDEBAND_HAVE_FFTW
@@ -58,8 +44,6 @@ constexpr bool have_fftw = true;
 #else
 constexpr bool have_fftw = false;
 #endif
-
-size_t hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 // ---- command line -------------------------------------------------------
 
@@ -69,8 +53,7 @@ struct pair_shape {
     std::string text() const { return std::to_string(M) + "x" + std::to_string(J); }
 };
 
-struct bench_options {
-    std::string device;
+struct bench_options : common_options {
     std::vector<size_t> taps = { 64, 256, 1024, 8192, 65536 };
     std::vector<size_t> decimations = { 1 };
     size_t samples_log2 = 26;
@@ -85,27 +68,146 @@ struct bench_options {
                                        2048, 4096, 8192, 16384, 32768, 65536 };
     double conv_budget = 2;
     double conv_memory_mib = 0; // 0: 40% of the device's global memory
-    size_t cpu_threads = hardware_threads();
+    size_t cpu_threads = std::max(1u, std::thread::hardware_concurrency());
     size_t cpu_log2 = 22;
     int cpu_reps = 3;
     double cpu_budget = 0.5;
     double fftw_plan_seconds = 0.5;
     bool fftw_same_size = false;
-    double time_limit = 0; // seconds; 0: none
+    time_limit limit;
     bool filter = true, conv = true, transfers = true, fftw = have_fftw;
     bool copy_out = true; // with transfers: copy each chunk's output off the pipeline
-    std::string csv;
-    bool help = false;
 
     size_t samples() const { return size_t(1) << samples_log2; }
 };
 
-void print_help()
+void declare_options(bench_options& o, option_table& t)
 {
-    const bench_options d;
-    std::cout << "Usage: " << program_name << " [OPTIONS]\n"
-              << R"(
-Throughput of gr-wideband's FIR filter engine (core::fft_filter: overlap-save
+    t.counts("--taps", "LIST", "FIR taps T, comma-separated", o.taps, 1, 1 << 22)
+        .counts("--decimation", "LIST", "FIR decimation D", o.decimations, 1, 1 << 20)
+        .count("--samples-log2",
+               "S",
+               "input samples per device-resident call, 2^S",
+               o.samples_log2,
+               4,
+               31)
+        .counts("--chunk-log2",
+                "LIST",
+                "samples per chunk with transfers, 2^C",
+                o.chunk_log2,
+                4,
+                28)
+        .count("--stream-log2",
+               "Q",
+               "samples per timed transfer sequence, 2^Q",
+               o.stream_log2,
+               4,
+               34)
+        .count("--depth",
+               "N",
+               "stream_pipeline depth: chunks in flight [2, the blocks']",
+               o.depth,
+               1,
+               64)
+        .count("--reps", "R", "timed device-resident calls, median", o.reps, 1)
+        .count("--warmup", "W", "untimed calls first", o.warmup, 0)
+        .count("--transfer-reps",
+               "T",
+               "timed transfer sequences, median",
+               o.transfer_reps,
+               1)
+        .value("--pairs",
+               "LIST",
+               "batched convolution M x J [10x10,50x50,200x200]",
+               [&o](const std::string& arg, const std::string& v) {
+                   o.pairs.clear();
+                   for (const auto& item : split(arg, v)) {
+                       const size_t x = item.find_first_of("xX");
+                       if (x == std::string::npos)
+                           throw usage_error(arg + ": '" + item + "' is not MxJ");
+                       o.pairs.push_back(
+                           { parse_count(arg, item.substr(0, x), 1, 1 << 16),
+                             parse_count(arg, item.substr(x + 1), 1, 1 << 16) });
+                   }
+               })
+        .value("--conv-sizes",
+               "LIST",
+               "N = L = S; A..B stands for the powers of two from A to B [32..65536]",
+               [&o](const std::string& arg, const std::string& v) {
+                   o.conv_sizes.clear();
+                   for (const auto& item : split(arg, v)) {
+                       const size_t dots = item.find("..");
+                       const size_t a =
+                           parse_count(arg, item.substr(0, dots), 1, 1 << 24);
+                       const size_t b =
+                           dots == std::string::npos
+                               ? a
+                               : parse_count(arg, item.substr(dots + 2), a, 1 << 24);
+                       for (size_t n = a; n <= b; n *= 2)
+                           o.conv_sizes.push_back(n);
+                   }
+               })
+        .number("--conv-budget",
+                "SEC",
+                "GPU seconds for the timed sets of one cell; a longer set is estimated "
+                "from calls",
+                o.conv_budget,
+                0)
+        .number("--conv-memory",
+                "MIB",
+                "device memory for one call's buffers; 0: 40% of the device's global "
+                "memory",
+                o.conv_memory_mib,
+                0)
+        .count("--cpu-threads",
+               "N",
+               "FFTW threads [all hardware threads: " + std::to_string(o.cpu_threads) +
+                   "]",
+               o.cpu_threads,
+               1,
+               4096)
+        .count("--cpu-log2",
+               "C",
+               "input samples per FFTW filter call, at least 2^C",
+               o.cpu_log2,
+               4,
+               30)
+        .count("--cpu-reps", "R", "timed FFTW runs, median", o.cpu_reps, 1)
+        .number("--cpu-budget",
+                "SEC",
+                "FFTW seconds per row or cell; beyond, fewer runs, and in the batched "
+                "grid a subset of the pairs, scaled",
+                o.cpu_budget,
+                0)
+        .number("--fftw-plan-seconds",
+                "S",
+                "FFTW_MEASURE planning limit per plan; 0: FFTW_ESTIMATE",
+                o.fftw_plan_seconds,
+                0)
+        .value(
+            "--fftw-fft",
+            "auto|same",
+            "FIR FFT size on the CPU: FFTW's best power of two, or the GPU engine's",
+            [&o](const std::string& arg, const std::string& v) {
+                if (v != "auto" && v != "same")
+                    throw usage_error(arg + ": '" + v + "' is neither auto nor same");
+                o.fftw_same_size = v == "same";
+            },
+            "auto");
+    o.limit.declare(t, "row or cell");
+    t.flag("--no-filter", "skip the FIR filter rows", o.filter, false)
+        .flag("--no-conv", "skip the batched convolution grid", o.conv, false)
+        .flag("--no-transfers", "skip the FIR rows with transfers", o.transfers, false)
+        .flag("--no-copy-out",
+              "with transfers, read the outputs in the pipeline's pinned buffers instead "
+              "of copying them out (as a consumer that works in place would)",
+              o.copy_out,
+              false)
+        .flag("--no-fftw", "skip FFTW (the CPU columns)", o.fftw, false);
+}
+
+const char* const about =
+    R"(Throughput of gr-wideband's FIR filter engine (core::fft_filter: overlap-save
 fast convolution, what the blocks fft_filter_ccc/ccf run on an OpenCL device) and
 of its batched convolution (core::batched_convolution), each beside a CPU
 implementation with FFTW (single precision, all cores) in the same run.
@@ -164,53 +266,9 @@ call) against the direct sum in float64; with transfers the sampled outputs of
 the last 3 chunks; FFTW likewise. Batched: every output point of 3 pairs (first,
 middle, last of a call) finite, sampled points against the direct sum in
 float64. err = relative L2 error over the sampled points; above 1e-4 fails.
+)";
 
-Options:
-  --device STR            OpenCL device: "" = automatic (first GPU, else CPU; env
-                          WIDEBAND_DEVICE), gpu, cpu, P:D, or part of its name;
-                          several (gpu:all, 0:0,0:1, ...): streaming scaling
-  --taps LIST             FIR taps T, comma-separated [)"
-              << join(d.taps) << R"(]
-  --decimation LIST       FIR decimation D [1]
-  --samples-log2 S        input samples per device-resident call, 2^S [26]
-  --chunk-log2 LIST       samples per chunk with transfers, 2^C [)"
-              << join(d.chunk_log2) << R"(]
-  --stream-log2 Q         samples per timed transfer sequence, 2^Q [26]
-  --depth N               stream_pipeline depth: chunks in flight [2, the blocks']
-  --reps R                timed device-resident calls, median [15]
-  --warmup W              untimed calls first [3]
-  --transfer-reps T       timed transfer sequences, median [3]
-  --pairs LIST            batched convolution M x J [10x10,50x50,200x200]
-  --conv-sizes LIST       N = L = S; A..B stands for the powers of two from A
-                          to B [32..65536]
-  --conv-budget SEC       GPU seconds for the timed sets of one cell; a longer
-                          set is estimated from calls [2]
-  --conv-memory MIB       device memory for one call's buffers; 0: 40% of the
-                          device's global memory [0]
-  --cpu-threads N         FFTW threads [all hardware threads: )"
-              << d.cpu_threads << R"(]
-  --cpu-log2 C            input samples per FFTW filter call, at least 2^C [22]
-  --cpu-reps R            timed FFTW runs, median [3]
-  --cpu-budget SEC        FFTW seconds per row or cell; beyond, fewer runs, and
-                          in the batched grid a subset of the pairs, scaled [0.5]
-  --fftw-plan-seconds S   FFTW_MEASURE planning limit per plan; 0: FFTW_ESTIMATE
-                          [0.5]
-  --fftw-fft auto|same    FIR FFT size on the CPU: FFTW's best power of two, or
-                          the GPU engine's [auto]
-  --time-limit SEC        start no further row or cell after SEC seconds, print
-                          the tables of what was measured, exit status 4; 0: no
-                          limit [0]
-  --no-filter             skip the FIR filter rows
-  --no-conv               skip the batched convolution grid
-  --no-transfers          skip the FIR rows with transfers
-  --no-copy-out           with transfers, read the outputs in the pipeline's
-                          pinned buffers instead of copying them out (as a
-                          consumer that works in place would)
-  --no-fftw               skip FFTW (the CPU columns)
-  --csv FILE              write every figure to FILE as CSV
-  -h, --help              this text
-
-Examples:
+const std::string examples = R"(Examples:
   wideband_filter_bench                          the issue's grid on the GPU
   wideband_filter_bench --no-conv --taps 1024 --decimation 1,4
   wideband_filter_bench --no-filter --pairs 50x50 --conv-sizes 1024..65536
@@ -223,104 +281,7 @@ Exit status: 0 done, every check passed; 1 an OpenCL or other run-time error, or
 a measurement that failed; 2 a bad command line or a --device that matches no
 device; 3 an output failed its check (err above 1e-4, non-finite values or a
 wrong output count); 4 stopped by --time-limit (every check made passed).
-)";
-    if (!have_fftw)
-        std::cout << "\n(built without FFTW: no CPU columns)\n";
-}
-
-bench_options parse_command_line(int argc, char** argv)
-{
-    bench_options o;
-    std::string arg; // the option being parsed, for the error messages
-    auto count = [&](const std::string& v,
-                     size_t lowest,
-                     size_t highest = std::numeric_limits<int>::max()) {
-        return parse_count(arg, v, lowest, highest);
-    };
-    auto counts = [&](const std::string& v, size_t lowest, size_t highest) {
-        std::vector<size_t> values;
-        for (const auto& item : split(arg, v))
-            values.push_back(count(item, lowest, highest));
-        return values;
-    };
-    const value_options values = {
-        { "--device", [&](const std::string& v) { o.device = v; } },
-        { "--taps", [&](const std::string& v) { o.taps = counts(v, 1, 1 << 22); } },
-        { "--decimation",
-          [&](const std::string& v) { o.decimations = counts(v, 1, 1 << 20); } },
-        { "--samples-log2",
-          [&](const std::string& v) { o.samples_log2 = count(v, 4, 31); } },
-        { "--chunk-log2",
-          [&](const std::string& v) { o.chunk_log2 = counts(v, 4, 28); } },
-        { "--stream-log2",
-          [&](const std::string& v) { o.stream_log2 = count(v, 4, 34); } },
-        { "--depth", [&](const std::string& v) { o.depth = count(v, 1, 64); } },
-        { "--reps", [&](const std::string& v) { o.reps = int(count(v, 1)); } },
-        { "--warmup", [&](const std::string& v) { o.warmup = int(count(v, 0)); } },
-        { "--transfer-reps",
-          [&](const std::string& v) { o.transfer_reps = int(count(v, 1)); } },
-        { "--pairs",
-          [&](const std::string& v) {
-              o.pairs.clear();
-              for (const auto& item : split(arg, v)) {
-                  const size_t x = item.find_first_of("xX");
-                  if (x == std::string::npos)
-                      throw usage_error(arg + ": '" + item + "' is not MxJ");
-                  pair_shape p;
-                  p.M = count(item.substr(0, x), 1, 1 << 16);
-                  p.J = count(item.substr(x + 1), 1, 1 << 16);
-                  o.pairs.push_back(p);
-              }
-          } },
-        { "--conv-sizes",
-          [&](const std::string& v) {
-              o.conv_sizes.clear();
-              for (const auto& item : split(arg, v)) {
-                  const size_t dots = item.find("..");
-                  if (dots == std::string::npos) {
-                      o.conv_sizes.push_back(count(item, 1, 1 << 24));
-                      continue;
-                  }
-                  const size_t a = count(item.substr(0, dots), 1, 1 << 24);
-                  const size_t b = count(item.substr(dots + 2), a, 1 << 24);
-                  for (size_t n = a; n <= b; n *= 2)
-                      o.conv_sizes.push_back(n);
-              }
-          } },
-        { "--conv-budget",
-          [&](const std::string& v) { o.conv_budget = parse_number(arg, v, 0); } },
-        { "--conv-memory",
-          [&](const std::string& v) { o.conv_memory_mib = parse_number(arg, v, 0); } },
-        { "--cpu-threads",
-          [&](const std::string& v) { o.cpu_threads = count(v, 1, 4096); } },
-        { "--cpu-log2", [&](const std::string& v) { o.cpu_log2 = count(v, 4, 30); } },
-        { "--cpu-reps", [&](const std::string& v) { o.cpu_reps = int(count(v, 1)); } },
-        { "--cpu-budget",
-          [&](const std::string& v) { o.cpu_budget = parse_number(arg, v, 0); } },
-        { "--fftw-plan-seconds",
-          [&](const std::string& v) { o.fftw_plan_seconds = parse_number(arg, v, 0); } },
-        { "--fftw-fft",
-          [&](const std::string& v) {
-              if (v != "auto" && v != "same")
-                  throw usage_error(arg + ": '" + v + "' is neither auto nor same");
-              o.fftw_same_size = v == "same";
-          } },
-        { "--time-limit",
-          [&](const std::string& v) { o.time_limit = parse_number(arg, v, 0); } },
-        { "--csv", [&](const std::string& v) { o.csv = v; } },
-    };
-    const flag_options flags = {
-        { "-h", [&] { o.help = true; } },
-        { "--help", [&] { o.help = true; } },
-        { "--no-filter", [&] { o.filter = false; } },
-        { "--no-conv", [&] { o.conv = false; } },
-        { "--no-transfers", [&] { o.transfers = false; } },
-        { "--no-copy-out", [&] { o.copy_out = false; } },
-        { "--no-fftw", [&] { o.fftw = false; } },
-    };
-    parse_arguments(argc, argv, arg, values, flags);
-    return o;
-}
+)" + std::string(have_fftw ? "" : "\n(built without FFTW: no CPU columns)\n");
 
 // ---- taps and the float64 references -------------------------------------------
 
@@ -360,354 +321,79 @@ std::vector<size_t> checked_pair_indices(size_t pairs)
     return p;
 }
 
-// ---- CPU threads ----------------------------------------------------------
+// ---- rows and results ------------------------------------------------------
 
-// Persistent worker threads: run(n, task) calls task(i, n) for i < n on n
-// threads, the caller being thread 0, and returns when all are done.
-class thread_pool
-{
-public:
-    using task_fn = std::function<void(size_t, size_t)>;
-
-    explicit thread_pool(size_t threads) : d_size(std::max<size_t>(threads, 1))
+struct filter_row {
+    size_t T = 0, D = 1;
+    std::string describe() const
     {
-        for (size_t i = 1; i < d_size; ++i)
-            d_workers.emplace_back([this, i] { work(i); });
+        return std::to_string(T) + " taps, decimation " + std::to_string(D);
     }
-    ~thread_pool()
-    {
-        {
-            std::lock_guard<std::mutex> lock(d_mutex);
-            d_stop = true;
-            ++d_generation;
-        }
-        d_wake.notify_all();
-        for (auto& t : d_workers)
-            t.join();
-    }
-    thread_pool(const thread_pool&) = delete;
-    thread_pool& operator=(const thread_pool&) = delete;
-
-    size_t size() const { return d_size; }
-
-    void run(size_t n, const task_fn& task)
-    {
-        n = std::min(std::max<size_t>(n, 1), d_size);
-        if (n == 1) {
-            task(0, 1);
-            return;
-        }
-        {
-            std::lock_guard<std::mutex> lock(d_mutex);
-            d_task = &task;
-            d_active = n;
-            d_pending = n - 1;
-            ++d_generation;
-        }
-        d_wake.notify_all();
-        std::exception_ptr error;
-        try {
-            task(0, n);
-        } catch (...) {
-            error = std::current_exception();
-        }
-        std::unique_lock<std::mutex> lock(d_mutex);
-        d_done.wait(lock, [&] { return d_pending == 0; });
-        d_task = nullptr;
-        if (!error)
-            error = d_error;
-        d_error = nullptr;
-        if (error)
-            std::rethrow_exception(error);
-    }
-
-private:
-    void work(size_t index)
-    {
-        uint64_t seen = 0;
-        for (;;) {
-            const task_fn* task = nullptr;
-            size_t n = 0;
-            {
-                std::unique_lock<std::mutex> lock(d_mutex);
-                d_wake.wait(lock, [&] { return d_generation != seen; });
-                seen = d_generation;
-                if (d_stop)
-                    return;
-                if (index >= d_active)
-                    continue;
-                task = d_task;
-                n = d_active;
-            }
-            try {
-                (*task)(index, n);
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(d_mutex);
-                if (!d_error)
-                    d_error = std::current_exception();
-            }
-            std::lock_guard<std::mutex> lock(d_mutex);
-            if (--d_pending == 0)
-                d_done.notify_one();
-        }
-    }
-
-    size_t d_size;
-    std::vector<std::thread> d_workers;
-    std::mutex d_mutex;
-    std::condition_variable d_wake, d_done;
-    const task_fn* d_task = nullptr;
-    size_t d_active = 0, d_pending = 0;
-    uint64_t d_generation = 0;
-    bool d_stop = false;
-    std::exception_ptr d_error;
+    double bytes_per_sample() const { return 8 + 8.0 / double(D); }
 };
 
-// dst[i] = signal_sample(start + i), i < n, on the pool's threads.
-void fill_signal(thread_pool& pool, cfloat* dst, uint64_t start, size_t n)
-{
-    pool.run(n >= (size_t(1) << 16) ? pool.size() : 1, [&](size_t i, size_t t) {
-        for (size_t k = n * i / t, end = n * (i + 1) / t; k < end; ++k)
-            dst[k] = signal_sample(start + k);
-    });
-}
-
-// ---- FFTW on the CPU ------------------------------------------------------
-
-#ifdef WIDEBAND_HAVE_FFTW
-
-struct fftwf_deleter {
-    void operator()(cfloat* p) const { fftwf_free(p); }
-};
-using fftwf_buffer = std::unique_ptr<cfloat[], fftwf_deleter>;
-
-fftwf_buffer fftwf_buffer_of(size_t n)
-{
-    auto* p = reinterpret_cast<cfloat*>(fftwf_alloc_complex(std::max<size_t>(n, 1)));
-    if (!p)
-        throw std::runtime_error("fftwf_alloc_complex(" + std::to_string(n) + ") failed");
-    return fftwf_buffer(p);
-}
-
-fftwf_complex* as_fftw(cfloat* p) { return reinterpret_cast<fftwf_complex*>(p); }
-
-// An in-place plan of `howmany` contiguous transforms of n points, executed on
-// any buffer of the same alignment (fftwf_alloc) by any thread.
-class fftwf_many
-{
-public:
-    fftwf_many(size_t n, size_t howmany, int sign, cfloat* scratch, unsigned flags)
-        : d_n(n), d_howmany(howmany)
+struct filter_measurement : measurement {
+    filter_measurement(size_t row_index,
+                       const std::string& what,
+                       size_t chunk = 0,
+                       size_t device_count = 1)
+        : row(row_index), variant(what), chunk_log2(chunk), devices(device_count)
     {
-        const int length = int(n);
-        d_plan = fftwf_plan_many_dft(1,
-                                     &length,
-                                     int(howmany),
-                                     as_fftw(scratch),
-                                     nullptr,
-                                     1,
-                                     length,
-                                     as_fftw(scratch),
-                                     nullptr,
-                                     1,
-                                     length,
-                                     sign,
-                                     flags);
-        if (!d_plan)
-            throw std::runtime_error("fftwf_plan_many_dft returned no plan for N=" +
-                                     std::to_string(n));
+        check = check_stats(max_rel_err);
     }
-    ~fftwf_many() { fftwf_destroy_plan(d_plan); }
-    fftwf_many(const fftwf_many&) = delete;
-    fftwf_many& operator=(const fftwf_many&) = delete;
+    size_t row;
+    std::string variant; // device, transfers, fftw
+    size_t chunk_log2;   // transfers
+    size_t devices;      // transfers: chunks spread over this many
+    size_t fft_size = 0;
 
-    void execute(cfloat* data) const
-    {
-        fftwf_execute_dft(d_plan, as_fftw(data), as_fftw(data));
-    }
-    size_t howmany() const { return d_howmany; }
-
-private:
-    size_t d_n, d_howmany;
-    fftwf_plan d_plan;
+    double msps() const { return per_second() / 1e6; }
 };
 
-inline cfloat cmul(const cfloat& a, const cfloat& b) // no NaN/inf fix-ups (__mulsc3)
-{
-    return cfloat(a.real() * b.real() - a.imag() * b.imag(),
-                  a.real() * b.imag() + a.imag() * b.real());
-}
+// One cell of the batched convolution grid: the GPU's set of pairs and FFTW's.
+struct conv_cell {
+    pair_shape shape;
+    size_t N = 0;
+    size_t fft_size = 0;
+    std::string describe;
+    measurement gpu, cpu; // ms per set; cpu: for cpu_pairs pairs
+    size_t per_call = 0;
+    bool gpu_estimated = false;
+    int gpu_sets = 0;                      // sets timed (0 when estimated)
+    size_t cpu_pairs = 0, cpu_threads = 0; // pairs timed, threads used
 
-unsigned fftw_flags(double plan_seconds)
-{
-    if (plan_seconds <= 0)
-        return FFTW_ESTIMATE;
-    fftwf_set_timelimit(plan_seconds);
-    return FFTW_MEASURE;
-}
-
-// The FIR filter by overlap-save with FFTW: block b reads x[b B .. b B + L) (T - 1
-// history samples first) and gives the B / D outputs y[b B / D + i] from points
-// T - 1 + i D of its circular convolution.
-class fftw_filter
-{
-public:
-    fftw_filter(const std::vector<cfloat>& taps,
-                size_t D,
-                size_t L,
-                size_t threads,
-                unsigned flags)
-        : d_T(taps.size()), d_D(D), d_L(L), d_B((L - taps.size() + 1) / D * D)
+    size_t pairs() const { return shape.pairs(); }
+    size_t out_length() const { return 2 * N - 1; }
+    bool cpu_scaled() const { return cpu_pairs < pairs(); }
+    double gpu_ms() const { return gpu.time.median_ms; }
+    // FFTW's time of the set, scaled from the pairs it timed.
+    timing cpu_time() const
     {
-        if (d_L < d_T || d_B == 0)
-            throw std::invalid_argument("FFTW FFT size " + std::to_string(L) +
-                                        " is below taps + D - 1");
-        fftwf_buffer scratch = fftwf_buffer_of(L);
-        d_forward.reset(new fftwf_many(L, 1, FFTW_FORWARD, scratch.get(), flags));
-        d_inverse.reset(new fftwf_many(L, 1, FFTW_BACKWARD, scratch.get(), flags));
-        d_spectrum = fftwf_buffer_of(L);
-        std::fill(d_spectrum.get(), d_spectrum.get() + L, cfloat(0));
-        std::copy(taps.begin(), taps.end(), d_spectrum.get());
-        d_forward->execute(d_spectrum.get());
-        const float scale = 1.0f / float(L);
-        for (size_t k = 0; k < L; ++k)
-            d_spectrum[k] *= scale;
-        for (size_t i = 0; i < threads; ++i)
-            d_work.push_back(fftwf_buffer_of(L));
+        const double scale = double(pairs()) / double(std::max<size_t>(cpu_pairs, 1));
+        return { cpu.time.median_ms * scale,
+                 cpu.time.min_ms * scale,
+                 cpu.time.max_ms * scale,
+                 nan_value };
     }
-
-    size_t fft_size() const { return d_L; }
-    size_t step() const { return d_B; }
-    // Input samples x must hold for `blocks` blocks (history included).
-    size_t input_length(size_t blocks) const { return (blocks - 1) * d_B + d_L; }
-
-    void run(thread_pool& pool, const cfloat* x, size_t blocks, cfloat* y) const
+    double cpu_ms() const { return cpu_time().median_ms; }
+    double bytes() const { return 8.0 * double(pairs()) * double(2 * N + out_length()); }
+    double gbs(double ms) const { return bytes() / (ms * 1e-3) / 1e9; }
+    double gpoints(double ms) const // output Gpoints/s
     {
-        pool.run(std::min(blocks, d_work.size()), [&](size_t i, size_t t) {
-            cfloat* buf = d_work[i].get();
-            const cfloat* h = d_spectrum.get();
-            const size_t per_block = d_B / d_D;
-            for (size_t b = blocks * i / t, end = blocks * (i + 1) / t; b < end; ++b) {
-                std::memcpy(static_cast<void*>(buf), x + b * d_B, d_L * sizeof(cfloat));
-                d_forward->execute(buf);
-                for (size_t k = 0; k < d_L; ++k)
-                    buf[k] = cmul(buf[k], h[k]);
-                d_inverse->execute(buf);
-                cfloat* out = y + b * per_block;
-                for (size_t j = 0; j < per_block; ++j)
-                    out[j] = buf[d_T - 1 + j * d_D];
-            }
-        });
+        return double(pairs()) * double(out_length()) / (ms * 1e-3) / 1e9;
     }
-
-private:
-    size_t d_T, d_D, d_L, d_B;
-    std::unique_ptr<fftwf_many> d_forward, d_inverse;
-    fftwf_buffer d_spectrum;
-    std::vector<fftwf_buffer> d_work;
+    std::string label() const
+    {
+        return shape.text() + " N=" + std::to_string(N) + " (" + std::to_string(pairs()) +
+               " pairs)";
+    }
 };
 
-// The power of two >= 4096 (and >= T + D - 1) with the fewest FFT operations
-// per output, up to 2^20.
-size_t fftw_filter_size(size_t T, size_t D)
+// A speed-up in at most 5 characters.
+std::string ratio_text(double x)
 {
-    size_t best = 0;
-    double best_cost = INFINITY;
-    for (size_t L = 4096; L <= (size_t(1) << 20) || best == 0; L *= 2) {
-        if (L < T + D - 1)
-            continue;
-        const size_t B = (L - T + 1) / D * D;
-        const double cost = std::log2(double(L)) * double(L) / double(B);
-        if (cost < best_cost) {
-            best_cost = cost;
-            best = L;
-        }
-    }
-    return best;
+    return fmt(x >= 99.95 ? "%.0f" : x >= 1 ? "%.1f" : "%.2f", x);
 }
-
-// Batched convolution with FFTW: pairs in groups of G (about cpu_group_points
-// points) through batched plans, the rest one by one; pair p's signal at
-// s + p L, filter at f + p S, result (L + S - 1 points) at y + p (L + S - 1).
-class fftw_batched
-{
-public:
-    fftw_batched(size_t L, size_t S, size_t n, size_t threads, unsigned flags)
-        : d_L(L), d_S(S), d_n(n), d_G(std::max<size_t>(1, cpu_group_points / n))
-    {
-        fftwf_buffer scratch = fftwf_buffer_of(d_G * n);
-        d_forward_group.reset(new fftwf_many(n, d_G, FFTW_FORWARD, scratch.get(), flags));
-        d_inverse_group.reset(
-            new fftwf_many(n, d_G, FFTW_BACKWARD, scratch.get(), flags));
-        if (d_G > 1) {
-            d_forward_one.reset(new fftwf_many(n, 1, FFTW_FORWARD, scratch.get(), flags));
-            d_inverse_one.reset(
-                new fftwf_many(n, 1, FFTW_BACKWARD, scratch.get(), flags));
-        }
-        for (size_t i = 0; i < threads; ++i) {
-            d_signal_work.push_back(fftwf_buffer_of(d_G * n));
-            d_filter_work.push_back(fftwf_buffer_of(d_G * n));
-        }
-    }
-
-    size_t group() const { return d_G; }
-
-    void run(thread_pool& pool,
-             size_t threads,
-             const cfloat* s,
-             const cfloat* f,
-             cfloat* y,
-             size_t pairs) const
-    {
-        threads = std::min({ threads, d_signal_work.size(), pairs });
-        pool.run(threads, [&](size_t i, size_t t) {
-            size_t p = pairs * i / t;
-            const size_t end = pairs * (i + 1) / t;
-            while (p < end) {
-                const size_t g = end - p >= d_G ? d_G : 1;
-                compute(i, s, f, y, p, g);
-                p += g;
-            }
-        });
-    }
-
-private:
-    void compute(size_t thread,
-                 const cfloat* s,
-                 const cfloat* f,
-                 cfloat* y,
-                 size_t first,
-                 size_t g) const
-    {
-        cfloat* a = d_signal_work[thread].get();
-        cfloat* b = d_filter_work[thread].get();
-        const size_t n = d_n, out = d_L + d_S - 1;
-        for (size_t q = 0; q < g; ++q) {
-            const size_t p = first + q;
-            std::copy(s + p * d_L, s + (p + 1) * d_L, a + q * n);
-            std::fill(a + q * n + d_L, a + (q + 1) * n, cfloat(0));
-            std::copy(f + p * d_S, f + (p + 1) * d_S, b + q * n);
-            std::fill(b + q * n + d_S, b + (q + 1) * n, cfloat(0));
-        }
-        const fftwf_many& forward = g == d_G ? *d_forward_group : *d_forward_one;
-        const fftwf_many& inverse = g == d_G ? *d_inverse_group : *d_inverse_one;
-        forward.execute(a);
-        forward.execute(b);
-        const float scale = 1.0f / float(n);
-        for (size_t k = 0; k < g * n; ++k)
-            a[k] = cmul(a[k], b[k]) * scale;
-        inverse.execute(a);
-        for (size_t q = 0; q < g; ++q)
-            std::copy(a + q * n, a + q * n + out, y + (first + q) * out);
-    }
-
-    size_t d_L, d_S, d_n, d_G;
-    std::unique_ptr<fftwf_many> d_forward_group, d_inverse_group, d_forward_one,
-        d_inverse_one;
-    std::vector<fftwf_buffer> d_signal_work, d_filter_work;
-};
-
-#endif // WIDEBAND_HAVE_FFTW
 
 // The batched convolution's FFT length: the smallest 7-smooth n >= L + S - 1
 // (the engine's default).
@@ -723,89 +409,6 @@ size_t seven_smooth_at_least(size_t n)
     }
 }
 
-// A speed-up in at most 5 characters.
-std::string ratio_text(double x)
-{
-    return fmt(x >= 99.95 ? "%.0f" : x >= 1 ? "%.1f" : "%.2f", x);
-}
-
-// ---- results ------------------------------------------------------------
-
-struct filter_row {
-    size_t T = 0, D = 1;
-    std::string describe() const
-    {
-        return std::to_string(T) + " taps, decimation " + std::to_string(D);
-    }
-};
-
-struct filter_measurement {
-    size_t row = 0;
-    std::string variant;       // device, transfers, fftw
-    size_t chunk_log2 = 0;     // transfers
-    size_t devices = 1;        // transfers: chunks spread over this many
-    std::string status = "ok"; // ok, failed, skipped, not run
-    std::string note;
-    size_t fft_size = 0;
-    size_t samples = 0; // input samples per timed unit (a call or a sequence)
-    size_t calls = 1;
-    timing time;
-    double setup_ms = nan_value;
-    check_stats check;
-
-    bool ok() const { return status == "ok"; }
-    bool passed() const { return !ok() || check.passed(); }
-    double msps() const { return double(samples) / (time.median_ms * 1e-3) / 1e6; }
-    double msps_b2b() const { return double(samples) / (time.b2b_ms * 1e-3) / 1e6; }
-};
-
-struct conv_cell {
-    pair_shape shape;
-    size_t N = 0;
-    size_t fft_size = 0;
-    std::string describe;
-    // GPU
-    std::string gpu_status = "ok", gpu_note;
-    size_t per_call = 0, calls = 0;
-    bool gpu_estimated = false;
-    int gpu_sets = 0; // sets timed (0 when estimated)
-    timing gpu;       // ms per set
-    double setup_ms = nan_value;
-    check_stats gpu_check;
-    // FFTW
-    std::string cpu_status = "not run", cpu_note;
-    size_t cpu_pairs = 0, cpu_threads = 0; // pairs timed, threads used
-    timing cpu;                            // ms for cpu_pairs pairs
-    check_stats cpu_check;
-
-    size_t pairs() const { return shape.pairs(); }
-    size_t out_length() const { return 2 * N - 1; }
-    bool gpu_ok() const { return gpu_status == "ok"; }
-    bool cpu_ok() const { return cpu_status == "ok"; }
-    bool cpu_scaled() const { return cpu_pairs < pairs(); }
-    double gpu_ms() const { return gpu.median_ms; }
-    double cpu_ms() const
-    {
-        return cpu.median_ms * double(pairs()) / double(std::max<size_t>(cpu_pairs, 1));
-    }
-    double bytes() const { return 8.0 * double(pairs()) * double(2 * N + out_length()); }
-    double gpu_gbs() const { return bytes() / (gpu_ms() * 1e-3) / 1e9; }
-    double cpu_gbs() const { return bytes() / (cpu_ms() * 1e-3) / 1e9; }
-    double points_per_ns() const // output Gpoints/s
-    {
-        return double(pairs()) * double(out_length()) / (gpu_ms() * 1e-3) / 1e9;
-    }
-    bool passed() const
-    {
-        return (!gpu_ok() || gpu_check.passed()) && (!cpu_ok() || cpu_check.passed());
-    }
-    std::string label() const
-    {
-        return shape.text() + " N=" + std::to_string(N) + " (" + std::to_string(pairs()) +
-               " pairs)";
-    }
-};
-
 // ---- the bench ----------------------------------------------------------
 
 class bench
@@ -815,7 +418,6 @@ public:
     int run();
 
 private:
-    bool over_time() const;
     void print_header() const;
     void measure_copies(const std::string& when);
 
@@ -894,11 +496,6 @@ bench::bench(const bench_options& options,
         for (size_t T : d_opt.taps)
             for (size_t D : d_opt.decimations)
                 d_rows.push_back({ T, D });
-}
-
-bool bench::over_time() const
-{
-    return d_opt.time_limit > 0 && ms_since(d_start) > 1e3 * d_opt.time_limit;
 }
 
 void bench::drain() const { harness::drain({ &d_timer.queue(), &d_compute }); }
@@ -1054,9 +651,7 @@ filter_measurement bench::measure_filter_device(size_t index,
                                                 const std::vector<cfloat>& taps)
 {
     const filter_row& row = d_rows[index];
-    filter_measurement m;
-    m.row = index;
-    m.variant = "device";
+    filter_measurement m(index, "device");
     try {
         const auto start = clock_type::now();
         core::fft_filter_options o;
@@ -1082,8 +677,7 @@ filter_measurement bench::measure_filter_device(size_t index,
             d_opt.warmup,
             d_opt.reps);
     } catch (const std::exception&) {
-        m.status = "failed";
-        m.note = current_error_text();
+        m.fail();
         drain();
     }
     print_filter(m);
@@ -1105,11 +699,7 @@ filter_measurement bench::measure_filter_transfers(size_t index,
     const size_t chunk = size_t(1) << chunk_log2;
     const size_t calls =
         std::max<size_t>(4, (size_t(1) << d_opt.stream_log2) >> chunk_log2);
-    filter_measurement m;
-    m.row = index;
-    m.variant = "transfers";
-    m.chunk_log2 = chunk_log2;
-    m.devices = devices;
+    filter_measurement m(index, "transfers", chunk_log2, devices);
     m.samples = chunk * calls;
     m.calls = calls;
     try {
@@ -1185,8 +775,7 @@ filter_measurement bench::measure_filter_transfers(size_t index,
             for (const auto& s : r)
                 m.check.add(filter_reference(x, engine.taps(), row.D, s.index), s.value);
     } catch (const std::exception&) {
-        m.status = "failed";
-        m.note = current_error_text();
+        m.fail();
         drain();
     }
     print_filter(m);
@@ -1198,9 +787,7 @@ filter_measurement bench::measure_filter_fftw(size_t index,
                                               size_t gpu_fft_size)
 {
     const filter_row& row = d_rows[index];
-    filter_measurement m;
-    m.row = index;
-    m.variant = "fftw";
+    filter_measurement m(index, "fftw");
 #ifdef WIDEBAND_HAVE_FFTW
     try {
         const size_t T = taps.size(), D = row.D;
@@ -1251,14 +838,12 @@ filter_measurement bench::measure_filter_fftw(size_t index,
                  " samples, " + std::to_string(std::min(blocks, d_pool.size())) +
                  " threads, median of " + std::to_string(reps);
     } catch (const std::exception&) {
-        m.status = "failed";
-        m.note = current_error_text();
+        m.fail();
     }
 #else
     (void)taps;
     (void)gpu_fft_size;
-    m.status = "skipped";
-    m.note = "not built with FFTW";
+    m.set_status("skipped", "not built with FFTW");
 #endif
     print_filter(m);
     return m;
@@ -1267,6 +852,12 @@ filter_measurement bench::measure_filter_fftw(size_t index,
 void bench::measure_filter_row(size_t index)
 {
     const filter_row& row = d_rows[index];
+    if (d_opt.limit.reached()) {
+        d_filter.emplace_back(index, "device");
+        d_filter.back().set_status("not run", d_opt.limit.note());
+        ++d_rows_not_run;
+        return;
+    }
     std::cout << "\nFIR " << row.describe() << d_progress.step() << std::endl;
     const std::vector<cfloat> taps = design_taps(row.T, row.D);
     d_filter.push_back(measure_filter_device(index, taps));
@@ -1321,8 +912,8 @@ void bench::measure_conv_gpu(conv_cell& c)
             throw std::runtime_error("one pair needs " + size_text(per_pair) +
                                      ": more than --conv-memory or the allocation limit");
         c.per_call = std::min(P, fit);
-        c.calls = (P + c.per_call - 1) / c.per_call;
-        const size_t last = P - (c.calls - 1) * c.per_call;
+        c.gpu.calls = (P + c.per_call - 1) / c.per_call;
+        const size_t last = P - (c.gpu.calls - 1) * c.per_call;
 
         const auto start = clock_type::now();
         core::batched_convolution_options o;
@@ -1330,7 +921,7 @@ void bench::measure_conv_gpu(conv_cell& c)
         o.filter_length = S;
         o.max_pairs = c.per_call;
         core::batched_convolution engine(d_ctx, o);
-        c.setup_ms = ms_since(start);
+        c.gpu.setup_ms = ms_since(start);
         c.fft_size = engine.fft_size();
         c.describe = engine.describe();
         const size_t Q = c.per_call;
@@ -1347,14 +938,15 @@ void bench::measure_conv_gpu(conv_cell& c)
         std::vector<cfloat> y(out);
         for (size_t p : checked_pair_indices(Q)) {
             d_compute.enqueueReadBuffer(outputs, CL_TRUE, p * out * 8, out * 8, y.data());
-            c.gpu_check.scan(y.data(), out);
+            c.gpu.check.scan(y.data(), out);
             for (size_t i : sample_indices(out, { L - 1, L, S - 1 }, 48))
-                c.gpu_check.add(conv_reference(L, S, p, i), y[i]);
+                c.gpu.check.add(conv_reference(L, S, p, i), y[i]);
         }
 
         auto set = [&](const cl::CommandQueue& q) {
-            for (size_t k = 0; k < c.calls; ++k)
-                engine.enqueue(q, signals, filters, outputs, k + 1 < c.calls ? Q : last);
+            for (size_t k = 0; k < c.gpu.calls; ++k)
+                engine.enqueue(
+                    q, signals, filters, outputs, k + 1 < c.gpu.calls ? Q : last);
         };
         const double budget_ms = 1e3 * d_opt.conv_budget;
         // Host time of one set (after the warm-up call above), to plan the reps.
@@ -1362,14 +954,14 @@ void bench::measure_conv_gpu(conv_cell& c)
         set(d_timer.queue());
         d_timer.queue().finish();
         const double probe_ms = ms_since(t0);
-        if (probe_ms <= budget_ms || c.calls == 1) {
+        if (probe_ms <= budget_ms || c.gpu.calls == 1) {
             const int reps = int(std::clamp<double>(
                 std::floor(budget_ms / (2 * std::max(probe_ms, 1e-3))), 1, d_opt.reps));
-            c.gpu = d_timer.measure(set, {}, reps >= 3 ? 1 : 0, reps);
+            c.gpu.time = d_timer.measure(set, {}, reps >= 3 ? 1 : 0, reps);
             c.gpu_sets = reps;
         } else {
             // Calls of Q pairs, as many as the budget allows (at least 1), scaled.
-            const double call_ms = probe_ms / double(c.calls);
+            const double call_ms = probe_ms / double(c.gpu.calls);
             const int reps = int(std::clamp<double>(
                 std::floor(budget_ms / (2 * std::max(call_ms, 1e-3))), 1, d_opt.reps));
             timing t = d_timer.measure(
@@ -1380,20 +972,18 @@ void bench::measure_conv_gpu(conv_cell& c)
                 0,
                 reps);
             const double scale = double(P) / double(Q);
-            c.gpu.median_ms = t.median_ms * scale;
-            c.gpu.min_ms = t.min_ms * scale;
-            c.gpu.max_ms = t.max_ms * scale;
-            c.gpu.b2b_ms = t.b2b_ms * scale;
+            c.gpu.time = {
+                t.median_ms * scale, t.min_ms * scale, t.max_ms * scale, t.b2b_ms * scale
+            };
             c.gpu_estimated = true;
-            c.gpu_note = "estimated: a set of " + std::to_string(c.calls) +
+            c.gpu.note = "estimated: a set of " + std::to_string(c.gpu.calls) +
                          " calls takes about " + fmt("%.1f s", probe_ms / 1e3) +
                          ", more than --conv-budget; median of " + std::to_string(reps) +
                          " calls of " + std::to_string(Q) + " pairs, times P/" +
                          std::to_string(Q);
         }
     } catch (const std::exception&) {
-        c.gpu_status = "failed";
-        c.gpu_note = current_error_text();
+        c.gpu.fail();
         drain();
     }
 }
@@ -1437,9 +1027,9 @@ void bench::measure_conv_fftw(conv_cell& c, const void* plans)
         run(calibration); // warm-up
         const double per_pair = run(calibration) / double(calibration);
         for (size_t p : checked_pair_indices(calibration)) {
-            c.cpu_check.scan(y.data() + p * out, out);
+            c.cpu.check.scan(y.data() + p * out, out);
             for (size_t i : sample_indices(out, { L - 1, L, S - 1 }, 48))
-                c.cpu_check.add(conv_reference(L, S, p, i), y[p * out + i]);
+                c.cpu.check.add(conv_reference(L, S, p, i), y[p * out + i]);
         }
         const double budget_ms = 1e3 * d_opt.cpu_budget;
         size_t pairs = std::min(P, cap);
@@ -1454,24 +1044,22 @@ void bench::measure_conv_fftw(conv_cell& c, const void* plans)
         std::vector<double> ms;
         for (int i = 0; i < d_opt.cpu_reps; ++i)
             ms.push_back(run(pairs));
-        c.cpu = summarize(ms);
+        c.cpu.time = summarize(ms);
         c.cpu_pairs = pairs;
         c.cpu_threads = threads_for(pairs);
-        c.cpu_status = "ok";
-        c.cpu_note = std::to_string(c.cpu_threads) + " threads, groups of " +
+        c.cpu.status = "ok";
+        c.cpu.note = std::to_string(c.cpu_threads) + " threads, groups of " +
                      std::to_string(conv.group()) + ", median of " +
                      std::to_string(d_opt.cpu_reps) +
                      (pairs < P ? " runs of " + std::to_string(pairs) + " of the " +
                                       std::to_string(P) + " pairs, scaled"
                                 : " runs");
     } catch (const std::exception&) {
-        c.cpu_status = "failed";
-        c.cpu_note = current_error_text();
+        c.cpu.fail();
     }
 #else
     (void)plans;
-    c.cpu_status = "skipped";
-    c.cpu_note = "not built with FFTW";
+    c.cpu.set_status("skipped", "not built with FFTW");
 #endif
 }
 
@@ -1493,9 +1081,9 @@ void bench::measure_conv_size(size_t N)
         conv_cell c;
         c.shape = shape;
         c.N = N;
-        if (over_time()) {
-            c.gpu_status = c.cpu_status = "not run";
-            c.gpu_note = c.cpu_note = "--time-limit reached";
+        if (d_opt.limit.reached()) {
+            c.gpu.set_status("not run", d_opt.limit.note());
+            c.cpu = c.gpu;
             ++d_cells_not_run;
             d_cells.push_back(c);
             continue;
@@ -1508,14 +1096,13 @@ void bench::measure_conv_size(size_t N)
             if (plans)
                 measure_conv_fftw(c, plans.get());
             else {
-                c.cpu_status = "failed";
-                c.cpu_note = plan_error;
+                c.cpu.set_status("failed", plan_error);
             }
 #else
             measure_conv_fftw(c, nullptr);
 #endif
         } else {
-            c.cpu_status = "skipped";
+            c.cpu.set_status("skipped", "");
         }
         print_conv(c);
         d_cells.push_back(c);
@@ -1526,59 +1113,68 @@ void bench::measure_conv_size(size_t N)
 
 void bench::print_filter(const filter_measurement& m) const
 {
-    std::string name =
+    const std::string name =
         m.variant == "device" ? "device-resident"
         : m.variant == "fftw"
             ? "FFTW (CPU)"
             : "transfers 2^" + std::to_string(m.chunk_log2) +
-                  (m.devices > 1 ? ", " + std::to_string(m.devices) + " devices"
-                                 : std::string());
-    std::cout << "  " << name
-              << std::string(name.size() < 18 ? 18 - name.size() : 1, ' ');
-    if (!m.ok()) {
-        std::cout << m.status << ": " << m.note << std::endl;
-        return;
-    }
-    std::cout << fmt("%.4f ms", m.time.median_ms) << fmt(" (min %.4f", m.time.min_ms)
-              << (m.variant == "device" ? fmt(", b2b %.4f)", m.time.b2b_ms)
-                                        : std::string(")"))
-              << "  " << number(m.msps()) << " Msps, FFT " << m.fft_size << "\n";
-    const std::string indent(20, ' ');
-    std::cout << indent << m.check.text() << "\n"
-              << indent
-              << (std::isnan(m.setup_ms) ? "" : fmt("setup %.0f ms: ", m.setup_ms))
-              << m.note << std::endl;
+                  (m.devices > 1 ? ", " + std::to_string(m.devices) + " devices" : "");
+    m.print(name,
+            number(m.msps()) + " Msps, FFT " + std::to_string(m.fft_size),
+            m.variant == "device");
 }
 
 void bench::print_conv(const conv_cell& c) const
 {
     std::cout << "  " << c.label() << ":\n";
     std::cout << "    GPU  ";
-    if (!c.gpu_ok())
-        std::cout << c.gpu_status << ": " << c.gpu_note << "\n";
+    if (!c.gpu.ok())
+        std::cout << c.gpu.status << ": " << c.gpu.note << "\n";
     else
         std::cout << (c.gpu_estimated ? "~" : "") << fmt("%.4f ms per set", c.gpu_ms())
-                  << fmt(" (min %.4f)", c.gpu.min_ms) << "  " << number(c.gpu_gbs())
-                  << " GB/s  " << number(c.points_per_ns()) << " Gpoints/s out, "
-                  << c.calls << " call" << (c.calls > 1 ? "s" : "")
-                  << " of <= " << c.per_call << " pairs, "
+                  << fmt(" (min %.4f)", c.gpu.time.min_ms) << "  "
+                  << number(c.gbs(c.gpu_ms())) << " GB/s  "
+                  << number(c.gpoints(c.gpu_ms())) << " Gpoints/s out, " << c.gpu.calls
+                  << " call" << (c.gpu.calls > 1 ? "s" : "") << " of <= " << c.per_call
+                  << " pairs, "
                   << (c.gpu_estimated ? std::string("estimated")
                                       : std::to_string(c.gpu_sets) + " sets")
-                  << "\n         " << c.gpu_check.text()
-                  << (std::isnan(c.setup_ms) ? std::string()
-                                             : fmt("; setup %.0f ms", c.setup_ms))
+                  << "\n         " << c.gpu.check.text()
+                  << (std::isnan(c.gpu.setup_ms) ? std::string()
+                                                 : fmt("; setup %.0f ms", c.gpu.setup_ms))
                   << "\n         " << c.describe
-                  << (c.gpu_note.empty() ? "" : "\n         " + c.gpu_note) << "\n";
-    if (c.cpu_status != "skipped") {
+                  << (c.gpu.note.empty() ? "" : "\n         " + c.gpu.note) << "\n";
+    if (c.cpu.status != "skipped") {
         std::cout << "    FFTW ";
-        if (!c.cpu_ok())
-            std::cout << c.cpu_status << ": " << c.cpu_note << "\n";
+        if (!c.cpu.ok())
+            std::cout << c.cpu.status << ": " << c.cpu.note << "\n";
         else
             std::cout << (c.cpu_scaled() ? "~" : "") << fmt("%.4f ms per set", c.cpu_ms())
-                      << "  " << number(c.cpu_gbs()) << " GB/s  " << c.cpu_note
-                      << "\n         " << c.cpu_check.text() << "\n";
+                      << "  " << number(c.gbs(c.cpu_ms())) << " GB/s  " << c.cpu.note
+                      << "\n         " << c.cpu.check.text() << "\n";
     }
     std::cout << std::flush;
+}
+
+void bench::print_device_scaling() const
+{
+    std::vector<scaling_line> lines;
+    for (size_t i = 0; i < d_rows.size(); ++i)
+        for (size_t c : d_opt.chunk_log2) {
+            scaling_line line{ d_rows[i].describe() + ", 2^" + std::to_string(c), {} };
+            for (size_t n = 1; n <= d_devices.size(); ++n) {
+                const filter_measurement* t = find(i, "transfers", c, n);
+                line.rates.push_back(t && t->ok() ? t->msps() : nan_value);
+            }
+            lines.push_back(line);
+        }
+    print_scaling("FIR filter with transfers over several devices "
+                  "(core::multi_device_pipeline, depth " +
+                      std::to_string(d_opt.depth) +
+                      " per device): input Msamples/s with the first 1, 2, ... "
+                      "devices, chunks of 2^C samples",
+                  d_devices,
+                  lines);
 }
 
 const filter_measurement* bench::find(size_t row,
@@ -1607,8 +1203,7 @@ void bench::print_filter_table() const
               << " samples per call, device time, median of " << d_opt.reps
               << ".\nGB/s counts 8 + 8/D B per input sample; %copy: of "
                  "clEnqueueCopyBuffer's "
-              << (ceiling > 0 ? fmt("%.0f GB/s", ceiling)
-                              : std::string("(not measured)"));
+              << (ceiling > 0 ? fmt("%.0f GB/s", ceiling) : "(not measured)");
     if (d_opt.transfers)
         std::cout << ".\nWith transfers (stream_pipeline, depth " << d_opt.depth
                   << (d_opt.copy_out ? "" : ", outputs not copied out")
@@ -1624,79 +1219,72 @@ void bench::print_filter_table() const
     std::cout << ".\nerr: the largest relative L2 error of the row's checks against "
                  "float64, ! = check failed\n";
 
-    std::string head0 = pad("", 17) + " |",
-                head1 = pad("taps", 6) + pad("D", 3) + pad("FFT", 8) + " |";
-    const std::string title = " GPU device-resident";
-    head0 += title + std::string(31 - title.size(), ' ') + "|";
-    head1 += pad("ms", 8) + pad("Msps", 9) + pad("GB/s", 7) + pad("%copy", 6) + " |";
+    std::vector<text_table::group> groups = {
+        { "", { { "taps", 6 }, { "D", 3 }, { "FFT", 8 } } },
+        { "GPU device-resident",
+          { { "ms", 8 }, { "Msps", 9 }, { "GB/s", 7 }, { "%copy", 6 } } }
+    };
     if (d_opt.transfers) {
-        const size_t width = 8 * (d_opt.chunk_log2.size() + 1) + 1;
-        const std::string t = width > 21 ? " with transfers, Msps" : " transfers";
-        head0 += t + std::string(width > t.size() ? width - t.size() : 1, ' ') + "|";
+        text_table::group g{ "with transfers, Msps", {} };
         for (size_t c : d_opt.chunk_log2)
-            head1 += pad("2^" + std::to_string(c), 8);
-        head1 += pad("lim", 8) + " |";
+            g.columns.push_back({ "2^" + std::to_string(c), 8 });
+        g.columns.push_back({ "lim", 8 });
+        groups.push_back(g);
     }
-    if (d_opt.fftw) {
-        const std::string t = " FFTW (CPU)";
-        head0 += t + std::string(32 - t.size(), ' ') + "|";
-        head1 += pad("FFT", 8) + pad("Msps", 8) + pad("x dev", 8) + pad("xfer", 7) + " |";
-    }
-    head1 += pad("err", 9);
-    std::cout << head0 << "\n" << head1 << "\n" << std::string(head1.size(), '-') << "\n";
-
+    if (d_opt.fftw)
+        groups.push_back(
+            { "FFTW (CPU)",
+              { { "FFT", 8 }, { "Msps", 8 }, { "x dev", 8 }, { "xfer", 7 } } });
+    groups.push_back(row_error::group());
+    const text_table table(groups);
+    table.print_header(std::cout);
     for (size_t i = 0; i < d_rows.size(); ++i) {
         const filter_row& row = d_rows[i];
         const filter_measurement* e = find(i, "device");
-        double worst = 0; // the largest error of the row's checks
-        bool passed = true, any = false;
-        auto account = [&](const filter_measurement* m) {
-            if (!m || !m->ok())
-                return;
-            any = true;
-            passed &= m->passed();
-            const double r = m->check.rel_err();
-            worst = std::isnan(r) || std::isnan(worst) ? nan_value : std::max(worst, r);
+        const filter_measurement* f = find(i, "fftw");
+        row_error err;
+        std::vector<text_table::cells> cells = {
+            { std::to_string(row.T),
+              std::to_string(row.D),
+              e && e->fft_size ? std::to_string(e->fft_size) : "-" },
+            cells_of(e,
+                     [&](const filter_measurement& m) {
+                         const double gbs = m.msps() * 1e-3 * row.bytes_per_sample();
+                         return text_table::cells{ number(m.time.median_ms),
+                                                   number(m.msps()),
+                                                   number(gbs),
+                                                   ceiling > 0
+                                                       ? fmt("%.0f", 100 * gbs / ceiling)
+                                                       : "-" };
+                     })
         };
-        std::string line = pad(std::to_string(row.T), 6) + pad(std::to_string(row.D), 3) +
-                           pad(e && e->fft_size ? std::to_string(e->fft_size) : "-", 8) +
-                           " |";
-        if (e && e->ok()) {
-            const double gbs = e->msps() * 1e-3 * (8 + 8.0 / double(row.D));
-            line += pad(number(e->time.median_ms), 8) + pad(number(e->msps()), 9) +
-                    pad(number(gbs), 7) +
-                    pad(ceiling > 0 ? fmt("%.0f", 100 * gbs / ceiling) : "-", 6) + " |";
-        } else {
-            line += pad(e ? e->status : "", 30) + " |";
-        }
-        account(e);
+        err.add(e);
         double best_transfer = 0;
         if (d_opt.transfers) {
+            text_table::cells t;
             for (size_t c : d_opt.chunk_log2) {
-                const filter_measurement* t = find(i, "transfers", c);
-                line += pad(t && t->ok() ? number(t->msps()) : t ? t->status : "", 8);
-                if (t && t->ok())
-                    best_transfer = std::max(best_transfer, t->msps());
-                account(t);
+                const filter_measurement* m = find(i, "transfers", c);
+                t.push_back(m && m->ok() ? number(m->msps()) : m ? m->status : "");
+                if (m && m->ok())
+                    best_transfer = std::max(best_transfer, m->msps());
+                err.add(m);
             }
-            line += pad(number(pcie_limit_msps(row.D)), 8) + " |";
+            t.push_back(number(pcie_limit_msps(row.D)));
+            cells.push_back(t);
         }
         if (d_opt.fftw) {
-            const filter_measurement* f = find(i, "fftw");
-            if (f && f->ok()) {
-                line +=
-                    pad(std::to_string(f->fft_size), 8) + pad(number(f->msps()), 8) +
-                    pad(e && e->ok() ? ratio_text(e->msps() / f->msps()) : "-", 8) +
-                    pad(best_transfer > 0 ? ratio_text(best_transfer / f->msps()) : "-",
-                        7) +
-                    " |";
-            } else {
-                line += pad(f ? f->status : "", 31) + " |";
-            }
-            account(f);
+            cells.push_back(cells_of(f, [&](const filter_measurement& m) {
+                return text_table::cells{
+                    std::to_string(m.fft_size),
+                    number(m.msps()),
+                    e && e->ok() ? ratio_text(e->msps() / m.msps()) : "-",
+                    best_transfer > 0 ? ratio_text(best_transfer / m.msps()) : "-"
+                };
+            }));
+            err.add(f);
         }
-        line += pad(any ? fmt("%.1e", worst) + (passed ? " " : "!") : "-", 9);
-        std::cout << line << "\n";
+        cells.push_back(err.cells());
+        table.print_row(std::cout, cells);
     }
     for (const auto& m : d_filter)
         if (m.status == "failed")
@@ -1707,27 +1295,6 @@ void bench::print_filter_table() const
                                         : "")
                       << ": " << m.status << ": " << m.note << "\n";
     std::cout << std::flush;
-}
-
-void bench::print_device_scaling() const
-{
-    std::vector<scaling_line> lines;
-    for (size_t i = 0; i < d_rows.size(); ++i)
-        for (size_t c : d_opt.chunk_log2) {
-            scaling_line line{ d_rows[i].describe() + ", 2^" + std::to_string(c), {} };
-            for (size_t n = 1; n <= d_devices.size(); ++n) {
-                const filter_measurement* t = find(i, "transfers", c, n);
-                line.rates.push_back(t && t->ok() ? t->msps() : nan_value);
-            }
-            lines.push_back(line);
-        }
-    print_scaling("FIR filter with transfers over several devices "
-                  "(core::multi_device_pipeline, depth " +
-                      std::to_string(d_opt.depth) +
-                      " per device): input Msamples/s with the first 1, 2, ... "
-                      "devices, chunks of 2^C samples",
-                  d_devices,
-                  lines);
 }
 
 void bench::print_conv_table() const
@@ -1741,58 +1308,52 @@ void bench::print_conv_table() const
     std::cout
         << ".\n~ = estimated (GPU: from calls, a set exceeding --conv-budget; FFTW: "
            "a subset of the pairs, scaled); ! = a check failed\n";
-    const size_t cw = d_opt.fftw ? 36 : 20;
-    std::string head0 = pad("", 6) + " |", head1 = pad("N", 6) + " |";
+    std::vector<text_table::group> groups = { { "", { { "N", 6 } } } };
     for (const auto& s : d_opt.pairs) {
-        std::string t = " " + s.text() + " (" + std::to_string(s.pairs()) + " pairs)";
-        head0 += t + std::string(cw + 1 > t.size() ? cw + 1 - t.size() : 1, ' ') + "|";
-        head1 += pad("GPU ms", 11) + pad("GB/s", 8);
+        text_table::group g{ s.text() + " (" + std::to_string(s.pairs()) + " pairs)",
+                             { { "GPU ms", 11 }, { "GB/s", 8 } } };
         if (d_opt.fftw)
-            head1 += pad("FFTW ms", 11) + pad("x", 6);
-        head1 += " |";
+            g.columns.insert(g.columns.end(), { { "FFTW ms", 11 }, { "x", 6 } });
+        groups.push_back(g);
     }
-    std::cout << head0 << "\n" << head1 << "\n" << std::string(head1.size(), '-') << "\n";
+    const text_table table(groups);
+    table.print_header(std::cout);
+    auto ms_text = [](bool estimated, double ms, const measurement& m) {
+        return (estimated ? "~" : "") + number(ms) + (m.check.passed() ? "" : "!");
+    };
     for (size_t N : d_opt.conv_sizes) {
-        std::string line = pad(std::to_string(N), 6) + " |";
+        std::vector<text_table::cells> cells = { { std::to_string(N) } };
         for (const auto& s : d_opt.pairs) {
-            const conv_cell* c = nullptr;
-            for (const auto& cell : d_cells)
-                if (cell.N == N && cell.shape.M == s.M && cell.shape.J == s.J)
-                    c = &cell;
-            std::string cell_text;
-            if (!c) {
-                cell_text = pad("", cw);
-            } else {
-                const std::string bad = c->passed() ? "" : "!";
-                if (c->gpu_ok())
-                    cell_text += pad((c->gpu_estimated ? "~" : "") + number(c->gpu_ms()) +
-                                         (c->gpu_check.passed() ? "" : "!"),
-                                     11) +
-                                 pad(number(c->gpu_gbs()), 8);
-                else
-                    cell_text += pad(c->gpu_status, 19);
-                if (d_opt.fftw) {
-                    if (c->cpu_ok())
-                        cell_text +=
-                            pad((c->cpu_scaled() ? "~" : "") + number(c->cpu_ms()) +
-                                    (c->cpu_check.passed() ? "" : "!"),
-                                11) +
-                            pad(c->gpu_ok() ? ratio_text(c->cpu_ms() / c->gpu_ms())
-                                            : std::string("-"),
-                                6);
-                    else
-                        cell_text += pad(c->cpu_status, 17);
-                }
+            const auto c =
+                std::find_if(d_cells.begin(), d_cells.end(), [&](const conv_cell& c) {
+                    return c.N == N && c.shape.M == s.M && c.shape.J == s.J;
+                });
+            if (c == d_cells.end() || (!c->gpu.ok() && (!d_opt.fftw || !c->cpu.ok()) &&
+                                       c->gpu.status == c->cpu.status)) {
+                cells.push_back(c == d_cells.end() ? text_table::cells{}
+                                                   : text_table::cells{ c->gpu.status });
+                continue;
             }
-            line += cell_text + " |";
+            text_table::cells t = { c->gpu.ok()
+                                        ? ms_text(c->gpu_estimated, c->gpu_ms(), c->gpu)
+                                        : c->gpu.status,
+                                    c->gpu.ok() ? number(c->gbs(c->gpu_ms())) : "" };
+            if (d_opt.fftw) {
+                t.push_back(c->cpu.ok() ? ms_text(c->cpu_scaled(), c->cpu_ms(), c->cpu)
+                                        : c->cpu.status);
+                t.push_back(c->cpu.ok() && c->gpu.ok()
+                                ? ratio_text(c->cpu_ms() / c->gpu_ms())
+                                : "-");
+            }
+            cells.push_back(t);
         }
-        std::cout << line << "\n";
+        table.print_row(std::cout, cells);
     }
     for (const auto& c : d_cells) {
-        if (c.gpu_status == "failed")
-            std::cout << "  " << c.label() << " GPU: failed: " << c.gpu_note << "\n";
-        if (c.cpu_status == "failed")
-            std::cout << "  " << c.label() << " FFTW: failed: " << c.cpu_note << "\n";
+        if (c.gpu.status == "failed")
+            std::cout << "  " << c.label() << " GPU: failed: " << c.gpu.note << "\n";
+        if (c.cpu.status == "failed")
+            std::cout << "  " << c.label() << " FFTW: failed: " << c.cpu.note << "\n";
     }
     std::cout << std::flush;
 }
@@ -1832,119 +1393,77 @@ void bench::write_csv()
                    "nonfinite",
                    "setup_ms",
                    "note" });
-    for (const auto& c : d_copies) {
-        csv_file::fields fields = {
-            { "table", "copy" },
-            { "variant", "clEnqueueCopyBuffer " + c.when },
-            { "samples", std::to_string(c.bytes / sizeof(cfloat)) },
-            { "status", c.status },
-            { "GBs", csv_file::number(c.status == "ok" ? c.gbs() : NAN) },
-            { "note", c.note }
-        };
-        csv_file::add_timing(fields, c.time);
-        d_csv.row(fields);
-    }
-    for (const auto& p : d_pcie) {
-        csv_file::fields fields = {
-            { "table", "pcie" },
-            { "variant", p.direction },
-            { "samples", std::to_string(p.bytes / sizeof(cfloat)) },
-            { "status", p.status },
-            { "GBs", csv_file::number(p.status == "ok" ? p.gbs() : NAN) },
-            { "note", p.note }
-        };
-        csv_file::add_timing(fields, p.time);
-        d_csv.row(fields);
-    }
+    add_bandwidth_rows(d_csv, d_copies, d_pcie);
     const double ceiling = copy_ceiling_gbs(d_copies);
     for (const auto& m : d_filter) {
         const filter_row& r = d_rows[m.row];
-        csv_file::fields fields = { { "table", "filter" },
-                                    { "taps", std::to_string(r.T) },
-                                    { "D", std::to_string(r.D) },
-                                    { "variant", m.variant },
-                                    { "status", m.status },
-                                    { "setup_ms", csv_file::number(m.setup_ms) },
-                                    { "note", m.note } };
+        csv_file::fields f = { { "table", "filter" },
+                               { "taps", std::to_string(r.T) },
+                               { "D", std::to_string(r.D) },
+                               { "variant", m.variant } };
+        m.add_csv(f);
         if (m.variant == "transfers") {
-            fields["chunk"] = std::to_string(size_t(1) << m.chunk_log2);
-            fields["devices"] = std::to_string(m.devices);
+            f["chunk"] = std::to_string(size_t(1) << m.chunk_log2);
+            f["devices"] = std::to_string(m.devices);
         }
         if (m.fft_size)
-            fields["fft_size"] = std::to_string(m.fft_size);
+            f["fft_size"] = std::to_string(m.fft_size);
         if (m.ok()) {
-            fields["samples"] = std::to_string(m.samples);
-            fields["calls"] = std::to_string(m.calls);
-            csv_file::add_timing(fields, m.time);
-            fields["Msps"] = csv_file::number(m.msps());
+            f["Msps"] = csv_file::number(m.msps());
             if (m.variant == "device") {
-                const double gbs = m.msps() * 1e-3 * (8 + 8.0 / double(r.D));
-                fields["Msps_b2b"] = csv_file::number(m.msps_b2b());
-                fields["GBs"] = csv_file::number(gbs);
+                const double gbs = m.msps() * 1e-3 * r.bytes_per_sample();
+                f["Msps_b2b"] = csv_file::number(m.per_second_b2b() / 1e6);
+                f["GBs"] = csv_file::number(gbs);
                 if (ceiling > 0)
-                    fields["pct_copy"] = csv_file::number(100 * gbs / ceiling);
+                    f["pct_copy"] = csv_file::number(100 * gbs / ceiling);
             }
             if (m.variant == "transfers")
-                fields["pcie_limit_Msps"] = csv_file::number(pcie_limit_msps(r.D));
-            if (m.variant != "fftw") {
-                const filter_measurement* c = find(m.row, "fftw");
-                if (c && c->ok())
-                    fields["speedup"] = csv_file::number(m.msps() / c->msps());
-            }
-            csv_file::add_check(fields, m.check);
+                f["pcie_limit_Msps"] = csv_file::number(pcie_limit_msps(r.D));
+            const filter_measurement* c = find(m.row, "fftw");
+            if (m.variant != "fftw" && c && c->ok())
+                f["speedup"] = csv_file::number(m.msps() / c->msps());
         }
-        d_csv.row(fields);
+        d_csv.row(f);
     }
     for (const auto& c : d_cells) {
-        csv_file::fields base = {
+        const csv_file::fields base = {
             { "table", "conv" },
             { "M", std::to_string(c.shape.M) },
             { "J", std::to_string(c.shape.J) },
             { "pairs", std::to_string(c.pairs()) },
             { "N", std::to_string(c.N) },
+            { "fft_size", c.fft_size ? std::to_string(c.fft_size) : "" }
         };
-        if (c.fft_size)
-            base["fft_size"] = std::to_string(c.fft_size);
         csv_file::fields g = base;
         g["variant"] = "gpu";
-        g["status"] = c.gpu_status;
-        g["note"] = c.gpu_note;
-        if (c.gpu_ok()) {
+        c.gpu.add_csv(g);
+        if (c.gpu.ok()) {
+            g.erase("samples");
             g["pairs_per_call"] = std::to_string(c.per_call);
-            g["pairs_timed"] =
-                c.gpu_estimated ? std::to_string(c.per_call) : std::to_string(c.pairs());
-            g["calls"] = std::to_string(c.calls);
+            g["pairs_timed"] = std::to_string(c.gpu_estimated ? c.per_call : c.pairs());
             g["estimated"] = std::to_string(int(c.gpu_estimated));
-            csv_file::add_timing(g, c.gpu);
-            g["GBs"] = csv_file::number(c.gpu_gbs());
-            g["Gpoints_per_s"] = csv_file::number(c.points_per_ns());
-            g["setup_ms"] = csv_file::number(c.setup_ms);
-            if (c.cpu_ok())
+            g["GBs"] = csv_file::number(c.gbs(c.gpu_ms()));
+            g["Gpoints_per_s"] = csv_file::number(c.gpoints(c.gpu_ms()));
+            if (c.cpu.ok())
                 g["speedup"] = csv_file::number(c.cpu_ms() / c.gpu_ms());
-            csv_file::add_check(g, c.gpu_check);
             if (g["note"].empty())
                 g["note"] = c.describe;
         }
         d_csv.row(g);
-        if (c.cpu_status == "skipped")
+        if (c.cpu.status == "skipped")
             continue;
         csv_file::fields h = base;
         h["variant"] = "fftw";
-        h["status"] = c.cpu_status;
-        h["note"] = c.cpu_note;
-        if (c.cpu_ok()) {
-            const double scale = double(c.pairs()) / double(c.cpu_pairs);
+        c.cpu.add_csv(h);
+        if (c.cpu.ok()) {
+            h.erase("samples");
+            h.erase("calls");
+            h.erase("setup_ms");
             h["pairs_timed"] = std::to_string(c.cpu_pairs);
             h["estimated"] = std::to_string(int(c.cpu_scaled()));
-            timing t = c.cpu;
-            t.median_ms *= scale;
-            t.min_ms *= scale;
-            t.max_ms *= scale;
-            csv_file::add_timing(h, t);
-            h["GBs"] = csv_file::number(c.cpu_gbs());
-            h["Gpoints_per_s"] = csv_file::number(
-                double(c.pairs()) * double(c.out_length()) / c.cpu_ms() / 1e6);
-            csv_file::add_check(h, c.cpu_check);
+            csv_file::add_timing(h, c.cpu_time());
+            h["GBs"] = csv_file::number(c.gbs(c.cpu_ms()));
+            h["Gpoints_per_s"] = csv_file::number(c.gpoints(c.cpu_ms()));
         }
         d_csv.row(h);
     }
@@ -1971,26 +1490,19 @@ int bench::run()
                               d_opt.transfer_reps);
     }
     d_progress = progress(d_rows.size() + (d_opt.conv ? d_opt.conv_sizes.size() : 0));
-    for (size_t i = 0; i < d_rows.size(); ++i) {
-        if (over_time()) {
-            filter_measurement m;
-            m.row = i;
-            m.variant = "device";
-            m.status = "not run";
-            m.note = "--time-limit reached";
-            d_filter.push_back(m);
-            ++d_rows_not_run;
-            continue;
-        }
+    for (size_t i = 0; i < d_rows.size(); ++i)
         measure_filter_row(i);
-    }
     if (d_opt.conv)
         for (size_t N : d_opt.conv_sizes)
             measure_conv_size(N);
-    if (d_rows_not_run || d_cells_not_run)
-        std::cout << "\n--time-limit " << fmt("%g", d_opt.time_limit)
-                  << " s reached: " << d_rows_not_run << " FIR rows and "
-                  << d_cells_not_run << " batched cells not run" << std::endl;
+    const std::string not_run = d_rows_not_run || d_cells_not_run
+                                    ? std::to_string(d_rows_not_run) + " FIR rows and " +
+                                          std::to_string(d_cells_not_run) +
+                                          " batched cells"
+                                    : "";
+    if (!not_run.empty())
+        std::cout << "\n--time-limit " << fmt("%g", d_opt.limit.seconds)
+                  << " s reached: " << not_run << " not run" << std::endl;
     std::cout << "\n";
     measure_copies("end");
     if (d_csv.enabled())
@@ -2003,33 +1515,25 @@ int bench::run()
         print_conv_table();
 
     bool failed = false, check_failed = false;
-    for (const auto& m : d_filter) {
-        failed |= m.status == "failed";
-        check_failed |= !m.passed();
-    }
-    for (const auto& c : d_cells) {
-        failed |= c.gpu_status == "failed" || c.cpu_status == "failed";
-        check_failed |= !c.passed();
+    for (const measurement* m : [&] {
+             std::vector<const measurement*> all;
+             for (const auto& f : d_filter)
+                 all.push_back(&f);
+             for (const auto& c : d_cells)
+                 all.insert(all.end(), { &c.gpu, &c.cpu });
+             return all;
+         }()) {
+        failed |= m->status == "failed";
+        check_failed |= !m->passed();
     }
     std::cout << "total " << fmt("%.0f s", ms_since(d_start) / 1e3) << std::endl;
-    if (check_failed) {
-        std::cout << "CHECK FAILED: an output was wrong (marked ! above)" << std::endl;
-        return 3;
-    }
-    if (failed)
-        return 1;
-    if (d_rows_not_run || d_cells_not_run) {
-        std::cout << "INCOMPLETE: " << d_rows_not_run << " FIR rows and "
-                  << d_cells_not_run << " batched cells not run (--time-limit)"
-                  << std::endl;
-        return 4;
-    }
-    return 0;
+    return verdict(check_failed, failed, not_run);
 }
 
 } // namespace
 
 int main(int argc, char** argv)
 {
-    return bench_main<bench>(program_name, argc, argv, parse_command_line, print_help);
+    return bench_main<bench, bench_options>(
+        program_name, argc, argv, declare_options, about, examples);
 }

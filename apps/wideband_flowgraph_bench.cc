@@ -8,7 +8,7 @@
 /*
  * wideband_flowgraph_bench: gr-wideband blocks inside real GNU Radio flowgraphs
  * (C++, GNU Radio's runtime, no Python), beside the machine's PCIe bandwidth
- * measured in the same run. print_help() states the method.
+ * measured in the same run. Its help text states the method.
  */
 
 #include "bench/harness.h"
@@ -44,9 +44,10 @@ namespace {
 
 const char* const program = "wideband_flowgraph_bench";
 
-struct bench_options {
-    bool help = false;
-    std::string device;
+const std::vector<std::string> row_groups = { "verify",  "pcie",  "source",
+                                              "host-in", "chain", "in-tree" };
+
+struct bench_options : common_options {
     double seconds = 3.0;
     std::vector<size_t> channels{ 64, 256, 1024 };
     size_t taps_per_channel = 8;
@@ -56,7 +57,6 @@ struct bench_options {
     bool pcie = true;
     bool baseline = false;
     std::vector<std::string> only; // row groups to run; empty: all
-    std::string csv;
 
     bool runs(const std::string& group) const
     {
@@ -64,11 +64,56 @@ struct bench_options {
     }
 };
 
-void print_help()
+void declare_options(bench_options& o, option_table& t)
 {
-    std::cout << R"(usage: wideband_flowgraph_bench [options]
+    t.number("--seconds", "S", "time per flowgraph after warm-up", o.seconds, 0.05)
+        .counts("--channels", "LIST", "M of the host-in rows", o.channels, 2, 65536)
+        .count("--taps-per-channel",
+               "K",
+               "channelizer taps per channel",
+               o.taps_per_channel,
+               1,
+               256)
+        .count("--chain-taps",
+               "T",
+               "fft_filter_ccc taps in the chain",
+               o.chain_taps,
+               1,
+               1 << 20)
+        .count("--chain-channels",
+               "M",
+               "channelizer and fft_vcc size in the chain",
+               o.chain_channels,
+               2,
+               65536)
+        .value(
+            "--source",
+            "vector|null",
+            "host source: vector_source_c repeating 2^20 random samples, or "
+            "null_source (zeros, memset)",
+            [&o](const std::string& arg, const std::string& v) {
+                if (v != "vector" && v != "null")
+                    throw usage_error(arg + ": '" + v + "' is not vector or null");
+                o.source = v;
+            },
+            o.source)
+        .flag("--baseline", "also run GNU Radio's in-tree channelizer", o.baseline)
+        .flag("--no-pcie", "skip the PCIe measurement", o.pcie, false)
+        .value("--only",
+               "GROUPS",
+               "run only these row groups (comma-separated: " + join(row_groups, ", ") +
+                   "; chain includes the blocks alone) [all]",
+               [&o](const std::string& arg, const std::string& v) {
+                   o.only = split(arg, v);
+                   for (const auto& group : o.only)
+                       if (!contains(row_groups, group))
+                           throw usage_error(arg + ": '" + group + "' is not one of " +
+                                             join(row_groups, ", "));
+               });
+}
 
-gr-wideband blocks in GNU Radio flowgraphs run by GNU Radio's own scheduler
+const char* const about =
+    R"(gr-wideband blocks in GNU Radio flowgraphs run by GNU Radio's own scheduler
 (C++, no Python), each flowgraph for a fixed time:
 
   verify    the chain below from a host source to a host sink against the
@@ -105,94 +150,17 @@ Throughput: input samples of the flowgraph's first gr-wideband block per
 second (nitems_read), counted over --seconds after a 1 s warm-up. Every
 flowgraph prints where the data of its edges lives (device / pinned host /
 host, see wideband.input_memory()).
+)";
 
-options:
-  --device SPEC            OpenCL device (as the blocks' device argument)
-  --seconds S              time per flowgraph after warm-up (default 3)
-  --channels LIST          M of the host-in rows (default 64,256,1024)
-  --taps-per-channel K     channelizer taps per channel (default 8)
-  --chain-taps T           fft_filter_ccc taps in the chain (default 256)
-  --chain-channels M       channelizer and fft_vcc size in the chain (default 64)
-  --source vector|null     host source: vector_source_c repeating 2^20 random
-                           samples (default), or null_source (zeros, memset)
-  --baseline               also run GNU Radio's in-tree channelizer
-  --no-pcie                skip the PCIe measurement
-  --only GROUPS            run only these row groups (comma-separated: verify,
-                           pcie, source, host-in, chain, in-tree; chain
-                           includes the blocks alone)
-  --csv FILE               also write the rows as CSV
-  -h, --help
-
-examples:
+const char* const examples = R"(Examples:
   wideband_flowgraph_bench --device gpu
   wideband_flowgraph_bench --device gpu --channels 64,1024 --baseline --csv fg.csv
   wideband_flowgraph_bench --device cpu --seconds 0.5 --channels 16 --chain-taps 32
 
-exit status: 0 done; 1 an OpenCL, GNU Radio or other run-time error (e.g. a
+Exit status: 0 done; 1 an OpenCL, GNU Radio or other run-time error (e.g. a
 flowgraph that made no progress); 2 a bad command line or a --device that
 matches no device.
 )";
-}
-
-bench_options parse_command_line(int argc, char** argv)
-{
-    bench_options o;
-    std::string arg;
-    auto sizes = [&](const std::string& v, size_t lowest, size_t highest) {
-        std::vector<size_t> list;
-        for (const auto& item : split(arg, v))
-            list.push_back(parse_count(arg, item, lowest, highest));
-        return list;
-    };
-    parse_arguments(
-        argc,
-        argv,
-        arg,
-        {
-            { "--device", [&](const std::string& v) { o.device = v; } },
-            { "--seconds",
-              [&](const std::string& v) { o.seconds = parse_number(arg, v, 0.05); } },
-            { "--channels",
-              [&](const std::string& v) { o.channels = sizes(v, 2, 65536); } },
-            { "--taps-per-channel",
-              [&](const std::string& v) {
-                  o.taps_per_channel = parse_count(arg, v, 1, 256);
-              } },
-            { "--chain-taps",
-              [&](const std::string& v) {
-                  o.chain_taps = parse_count(arg, v, 1, 1 << 20);
-              } },
-            { "--chain-channels",
-              [&](const std::string& v) {
-                  o.chain_channels = parse_count(arg, v, 2, 65536);
-              } },
-            { "--source",
-              [&](const std::string& v) {
-                  if (v != "vector" && v != "null")
-                      throw usage_error("--source: '" + v + "' is not vector or null");
-                  o.source = v;
-              } },
-            { "--csv", [&](const std::string& v) { o.csv = v; } },
-            { "--only",
-              [&](const std::string& v) {
-                  for (const auto& group : split(arg, v)) {
-                      if (group != "verify" && group != "pcie" && group != "source" &&
-                          group != "host-in" && group != "chain" && group != "in-tree")
-                          throw usage_error("--only: '" + group +
-                                            "' is not verify, pcie, source, host-in, "
-                                            "chain or in-tree");
-                      o.only.push_back(group);
-                  }
-              } },
-        },
-        {
-            { "-h", [&] { o.help = true; } },
-            { "--help", [&] { o.help = true; } },
-            { "--no-pcie", [&] { o.pcie = false; } },
-            { "--baseline", [&] { o.baseline = true; } },
-        });
-    return o;
-}
 
 // ---- test blocks ------------------------------------------------------------
 
@@ -715,5 +683,5 @@ private:
 int main(int argc, char** argv)
 {
     return bench_main<bench, bench_options>(
-        program, argc, argv, parse_command_line, print_help);
+        program, argc, argv, declare_options, about, examples);
 }

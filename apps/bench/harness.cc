@@ -116,31 +116,150 @@ std::vector<std::string> split(const std::string& option, const std::string& tex
     return items;
 }
 
-void parse_arguments(int argc,
-                     char** argv,
-                     std::string& arg,
-                     const value_options& values,
-                     const flag_options& flags)
+option_table& option_table::value(const std::string& name,
+                                  const std::string& metavar,
+                                  const std::string& help,
+                                  parser parse,
+                                  const std::string& default_text)
+{
+    std::string line = help;
+    if (line.size() >= 3 && line.compare(line.size() - 3, 3, " []") == 0)
+        line.resize(line.size() - 3); // no default to show
+    else if (!line.empty() && line.back() != ']' && !default_text.empty())
+        line += " [" + default_text + "]";
+    d_entries.push_back({ name, metavar, line, parse, {} });
+    return *this;
+}
+
+option_table& option_table::text(const std::string& name,
+                                 const std::string& metavar,
+                                 const std::string& help,
+                                 std::string& target)
+{
+    return value(
+        name,
+        metavar,
+        help,
+        [&target](const std::string&, const std::string& v) { target = v; },
+        target);
+}
+
+option_table& option_table::counts(const std::string& name,
+                                   const std::string& metavar,
+                                   const std::string& help,
+                                   std::vector<size_t>& target,
+                                   size_t lowest,
+                                   size_t highest)
+{
+    return value(
+        name,
+        metavar,
+        help,
+        [&target, lowest, highest](const std::string& o, const std::string& v) {
+            target.clear();
+            for (const auto& item : split(o, v))
+                target.push_back(parse_count(o, item, lowest, highest));
+        },
+        join(target));
+}
+
+option_table& option_table::number(const std::string& name,
+                                   const std::string& metavar,
+                                   const std::string& help,
+                                   double& target,
+                                   double lowest)
+{
+    return value(
+        name,
+        metavar,
+        help,
+        [&target, lowest](const std::string& o, const std::string& v) {
+            target = parse_number(o, v, lowest);
+        },
+        fmt("%g", target));
+}
+
+option_table& option_table::flag(const std::string& name,
+                                 const std::string& help,
+                                 bool& target,
+                                 bool given)
+{
+    d_entries.push_back({ name, "", help, {}, [&target, given] { target = given; } });
+    return *this;
+}
+
+void option_table::parse(int argc, char** argv) const
 {
     for (int i = 1; i < argc; ++i) {
-        arg = argv[i];
-        std::string value;
+        std::string arg = argv[i], value;
         const size_t equals = arg.find('=');
         const bool inline_value = arg.rfind("--", 0) == 0 && equals != std::string::npos;
         if (inline_value) {
             value = arg.substr(equals + 1);
             arg.resize(equals);
         }
-        if (flags.count(arg)) {
-            flags.at(arg)();
-        } else if (values.count(arg)) {
-            if (!inline_value && i + 1 >= argc)
-                throw usage_error(arg + " needs a value");
-            values.at(arg)(inline_value ? value : argv[++i]);
-        } else {
+        const auto e = std::find_if(d_entries.begin(),
+                                    d_entries.end(),
+                                    [&](const entry& e) { return e.name == arg; });
+        if (e == d_entries.end())
             throw usage_error("unknown option '" + std::string(argv[i]) + "'");
+        if (!e->parse) {
+            e->set();
+            continue;
         }
+        if (!inline_value && i + 1 >= argc)
+            throw usage_error(arg + " needs a value");
+        e->parse(arg, inline_value ? value : argv[++i]);
     }
+}
+
+// "  --name METAVAR" in 26 columns, the help wrapped at 80.
+void option_table::print(std::ostream& out) const
+{
+    constexpr size_t indent = 26, width = 81;
+    out << "Options:\n";
+    for (const auto& e : d_entries) {
+        if (e.help.empty())
+            continue; // -h: listed with --help
+        std::string line = std::string("  ") + (e.name == "--help" ? "-h, " : "") +
+                           e.name + (e.metavar.empty() ? "" : " " + e.metavar);
+        if (line.size() + 2 > indent) {
+            out << line << "\n";
+            line.clear();
+        }
+        std::istringstream words(e.help);
+        std::string word;
+        bool first = true;
+        while (words >> word) {
+            if (!first && line.size() + 1 + word.size() > width) {
+                out << line << "\n";
+                line.clear();
+                first = true;
+            }
+            if (first)
+                line += std::string(indent - line.size(), ' ') + word;
+            else
+                line += " " + word;
+            first = false;
+        }
+        out << line << "\n";
+    }
+}
+
+void time_limit::declare(option_table& table, const std::string& units)
+{
+    table.number("--time-limit",
+                 "SEC",
+                 "start no further " + units +
+                     " after SEC seconds, print the tables of what was measured, exit "
+                     "status 4; 0: no limit",
+                 seconds,
+                 0);
+}
+
+bool time_limit::reached() const
+{
+    return seconds > 0 && ms_since(d_start) > 1e3 * seconds;
 }
 
 // ---- timing ---------------------------------------------------------------
@@ -643,6 +762,113 @@ void csv_file::add_check(fields& f, const check_stats& c)
     f["nonfinite"] = std::to_string(c.nonfinite);
     if (!c.problem.empty())
         f["note"] += (f["note"].empty() ? "" : "; ") + c.problem;
+}
+
+// ---- measurements -----------------------------------------------------------
+
+void measurement::fail() { set_status("failed", current_error_text()); }
+
+void measurement::set_status(const std::string& s, const std::string& why)
+{
+    status = s;
+    note = why;
+}
+
+void measurement::print(const std::string& name,
+                        const std::string& figures,
+                        bool b2b,
+                        size_t indent) const
+{
+    std::cout << "  " << name
+              << std::string(name.size() + 2 < indent ? indent - 2 - name.size() : 1,
+                             ' ');
+    if (!ok()) {
+        std::cout << status << ": " << note << std::endl;
+        return;
+    }
+    const std::string margin(indent, ' ');
+    std::cout << fmt("%.4f ms", time.median_ms) << fmt(" (min %.4f", time.min_ms)
+              << (b2b ? fmt(", b2b %.4f)", time.b2b_ms) : std::string(")")) << "  "
+              << figures << "\n"
+              << margin << check.text() << "\n"
+              << margin << (std::isnan(setup_ms) ? "" : fmt("setup %.0f ms: ", setup_ms))
+              << note << std::endl;
+}
+
+void measurement::add_csv(csv_file::fields& f) const
+{
+    f["status"] = status;
+    f["note"] = note;
+    f["setup_ms"] = csv_file::number(setup_ms);
+    if (!ok())
+        return;
+    f["samples"] = std::to_string(samples);
+    f["calls"] = std::to_string(calls);
+    csv_file::add_timing(f, time);
+    csv_file::add_check(f, check);
+}
+
+void row_error::add(const measurement* m)
+{
+    if (!m || !m->ok())
+        return;
+    d_any = true;
+    d_passed &= m->passed();
+    const double r = m->check.rel_err();
+    d_worst = std::isnan(r) || std::isnan(d_worst) ? nan_value : std::max(d_worst, r);
+}
+
+text_table::cells row_error::cells() const
+{
+    return { d_any ? fmt("%.1e", d_worst) + (d_passed ? " " : "!") : "-" };
+}
+
+void add_bandwidth_rows(csv_file& csv,
+                        const std::vector<copy_measurement>& copies,
+                        const std::vector<pcie_measurement>& pcie,
+                        const csv_file::fields& pcie_extra)
+{
+    auto row = [&](csv_file::fields f,
+                   const std::string& status,
+                   double gbs,
+                   size_t bytes,
+                   const std::string& note,
+                   const timing& t) {
+        f["samples"] = std::to_string(bytes / sizeof(cfloat));
+        f["status"] = status;
+        f["GBs"] = csv_file::number(status == "ok" ? gbs : nan_value);
+        f["note"] = note;
+        csv_file::add_timing(f, t);
+        csv.row(f);
+    };
+    for (const auto& c : copies)
+        row({ { "table", "copy" }, { "variant", "clEnqueueCopyBuffer " + c.when } },
+            c.status,
+            c.gbs(),
+            c.bytes,
+            c.note,
+            c.time);
+    for (const auto& p : pcie) {
+        csv_file::fields f = pcie_extra;
+        f["table"] = "pcie";
+        f["variant"] = p.direction;
+        row(f, p.status, p.gbs(), p.bytes, p.note, p.time);
+    }
+}
+
+int verdict(bool check_failed, bool failed, const std::string& not_run)
+{
+    if (check_failed) {
+        std::cout << "CHECK FAILED: an output was wrong (marked ! above)" << std::endl;
+        return 3;
+    }
+    if (failed)
+        return 1;
+    if (!not_run.empty()) {
+        std::cout << "INCOMPLETE: " << not_run << " not run (--time-limit)" << std::endl;
+        return 4;
+    }
+    return 0;
 }
 
 // ---- streaming over several devices ----------------------------------------

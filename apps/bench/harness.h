@@ -102,20 +102,94 @@ size_t parse_count(const std::string& option,
 double parse_number(const std::string& option, const std::string& text, double lowest);
 std::vector<std::string> split(const std::string& option, const std::string& text);
 
-using value_options = std::map<std::string, std::function<void(const std::string&)>>;
-using flag_options = std::map<std::string, std::function<void()>>;
-
 /*
- * Runs the handler of every option of argv: "--name value" or "--name=value" for
- * `values`, "--name" for `flags` (-h and --help are flags the caller lists).
- * `arg` holds the option being parsed, for the handlers' error messages.
- * \throws usage_error for an unknown option or a missing value
+ * A benchmark's options, declared once: each sets its target from argv ("--name
+ * value", "--name=value", a flag alone) and has its line in --help, the default
+ * being the target's value when declared, unless the help text ends in "]" (its
+ * own default) or " []" (none shown).
  */
-void parse_arguments(int argc,
-                     char** argv,
-                     std::string& arg,
-                     const value_options& values,
-                     const flag_options& flags);
+class option_table
+{
+public:
+    //! parse(option, value) checks the value and sets the target.
+    using parser = std::function<void(const std::string&, const std::string&)>;
+
+    option_table& value(const std::string& name,
+                        const std::string& metavar,
+                        const std::string& help,
+                        parser parse,
+                        const std::string& default_text = "");
+    option_table& text(const std::string& name,
+                       const std::string& metavar,
+                       const std::string& help,
+                       std::string& target);
+    template <typename T> // size_t or int
+    option_table& count(const std::string& name,
+                        const std::string& metavar,
+                        const std::string& help,
+                        T& target,
+                        size_t lowest,
+                        size_t highest = std::numeric_limits<int>::max())
+    {
+        return value(
+            name,
+            metavar,
+            help,
+            [&target, lowest, highest](const std::string& o, const std::string& v) {
+                target = T(parse_count(o, v, lowest, highest));
+            },
+            std::to_string(target));
+    }
+    option_table& counts(const std::string& name,
+                         const std::string& metavar,
+                         const std::string& help,
+                         std::vector<size_t>& target,
+                         size_t lowest,
+                         size_t highest);
+    option_table& number(const std::string& name,
+                         const std::string& metavar,
+                         const std::string& help,
+                         double& target,
+                         double lowest);
+    //! Sets target to `given` (false for a --no-... option).
+    option_table& flag(const std::string& name,
+                       const std::string& help,
+                       bool& target,
+                       bool given = true);
+
+    //! \throws usage_error for an unknown option or a missing or bad value
+    void parse(int argc, char** argv) const;
+    void print(std::ostream& out) const; // "Options:" and a line or more each
+
+private:
+    struct entry {
+        std::string name, metavar, help;
+        parser parse; // empty for a flag
+        std::function<void()> set;
+    };
+    std::vector<entry> d_entries;
+};
+
+//! What every benchmark's command line has (bench_main declares them).
+struct common_options {
+    std::string device;
+    std::string csv;
+    bool help = false;
+};
+
+//! --time-limit: once `seconds` (> 0) have passed, no further row starts.
+class time_limit
+{
+public:
+    double seconds = 0;
+    //! Declares --time-limit, naming what it stops.
+    void declare(option_table& table, const std::string& units);
+    bool reached() const;
+    std::string note() const { return "--time-limit reached"; }
+
+private:
+    clock_type::time_point d_start = clock_type::now();
+};
 
 // ---- timing ---------------------------------------------------------------
 
@@ -338,6 +412,77 @@ private:
     std::vector<std::string> d_columns;
 };
 
+// ---- measurements -----------------------------------------------------------
+
+//! One measurement of a benchmark: how long, how right, or why it did not run.
+struct measurement {
+    std::string status = "ok"; // ok, failed, skipped, not run
+    std::string note;
+    size_t samples = 0; // input samples (or points) per timed unit
+    size_t calls = 1;   // engine calls in it
+    timing time;
+    double setup_ms = nan_value;
+    check_stats check;
+
+    bool ok() const { return status == "ok"; }
+    bool passed() const { return !ok() || check.passed(); }
+    double per_second() const { return double(samples) / (time.median_ms * 1e-3); }
+    double per_second_b2b() const { return double(samples) / (time.b2b_ms * 1e-3); }
+    //! Status "failed", the message of the exception being handled as the note.
+    void fail();
+    void set_status(const std::string& status, const std::string& why);
+    /*!
+     * "  name  ms (min[, b2b]) figures", the check and the setup and note lines;
+     * or "  name  status: note".
+     */
+    void print(const std::string& name,
+               const std::string& figures,
+               bool b2b,
+               size_t indent = 20) const;
+    //! status, note and setup_ms; when ok, samples, calls, timing and the check.
+    void add_csv(csv_file::fields& f) const;
+};
+
+/*
+ * A group's cells: those cells(m) gives when m ran, else m's status across the
+ * group, blank when there is no m.
+ */
+template <class M, class Cells>
+text_table::cells cells_of(const M* m, Cells&& cells)
+{
+    if (!m)
+        return {};
+    if (!m->ok())
+        return { m->status };
+    return cells(*m);
+}
+
+//! The err column of a table row: the largest error of its checks, ! if one failed.
+class row_error
+{
+public:
+    static text_table::group group() { return { "", { { "err", 9 } } }; }
+    void add(const measurement* m);
+    text_table::cells cells() const;
+
+private:
+    double d_worst = 0;
+    bool d_passed = true, d_any = false;
+};
+
+//! The clEnqueueCopyBuffer ("copy") and PCIe ("pcie") rows of a CSV.
+void add_bandwidth_rows(csv_file& csv,
+                        const std::vector<copy_measurement>& copies,
+                        const std::vector<pcie_measurement>& pcie,
+                        const csv_file::fields& pcie_extra = {});
+
+/*
+ * The verdict of a run, printed, as the exit status: 3 a check failed, 1 a
+ * measurement failed, 4 `not_run` (what --time-limit left out, "" for none),
+ * else 0.
+ */
+int verdict(bool check_failed, bool failed, const std::string& not_run);
+
 // ---- streaming over several devices ----------------------------------------
 
 /*
@@ -393,31 +538,50 @@ void print_scaling(const std::string& heading,
 // ---- main() ---------------------------------------------------------------
 
 /*!
- * The main() of a bench app: options (a usage mistake: one line, exit 2), --help,
- * the devices (none matching: exit 2), then Bench(options, contexts).run(), or
- * Bench(options, context).run() for a bench of one device (then a device string
- * naming several is a usage mistake); any other error is one line and exit 1.
+ * The main() of a bench app: its options (declared by declare(), with --device,
+ * --csv and --help; a usage mistake: one line, exit 2), --help ("Usage: program
+ * [OPTIONS]", `about`, the options, `examples`), the devices (none matching:
+ * exit 2), then Bench(options, contexts).run(), or Bench(options, context).run()
+ * for a bench of one device (then a device string naming several is a usage
+ * mistake); any other error is one line and exit 1.
  */
 template <class Bench, class Options>
 int bench_main(const char* program,
                int argc,
                char** argv,
-               Options (*parse_command_line)(int, char**),
-               void (*print_help)())
+               void (*declare)(Options&, option_table&),
+               const std::string& about,
+               const std::string& examples)
 {
+    using contexts = std::vector<core::device_context::sptr>;
+    constexpr bool several = std::is_constructible_v<Bench, const Options&, contexts>;
     Options options;
+    option_table table;
+    table.text(
+        "--device",
+        "STR",
+        std::string("OpenCL device: \"\" = automatic (first GPU, else CPU; env "
+                    "WIDEBAND_DEVICE), gpu, cpu, P:D, or part of its name") +
+            (several ? "; several (gpu:all, 0:0,0:1, ...): streaming scaling" : "") +
+            " []",
+        options.device);
+    declare(options, table);
+    table.text("--csv", "FILE", "write every figure to FILE as CSV []", options.csv)
+        .flag("-h", "", options.help)
+        .flag("--help", "this text", options.help);
     try {
-        options = parse_command_line(argc, argv);
+        table.parse(argc, argv);
     } catch (const usage_error& e) {
         std::cerr << program << ": " << e.what() << " (see --help)" << std::endl;
         return 2;
     }
     if (options.help) {
-        print_help();
+        std::cout << "Usage: " << program << " [OPTIONS]\n\n" << about << "\n";
+        table.print(std::cout);
+        std::cout << "\n" << examples;
         return 0;
     }
     try {
-        using contexts = std::vector<core::device_context::sptr>;
         contexts devices;
         try {
             devices = core::device_context::get_all(options.device);
@@ -425,7 +589,7 @@ int bench_main(const char* program,
             std::cerr << program << ": " << one_line(e.what()) << std::endl;
             return 2;
         }
-        if constexpr (std::is_constructible_v<Bench, const Options&, contexts>) {
+        if constexpr (several) {
             Bench b(options, devices);
             return b.run();
         } else {
