@@ -9,6 +9,7 @@
 #include <gnuradio/wideband/core/environment.h>
 #include <gnuradio/wideband/core/opencl.h>
 
+#include <cstdlib>
 #include <mutex>
 
 namespace gr {
@@ -40,18 +41,36 @@ bool engine_call_fails()
     return current.what == setting::kind::enqueue && calls >= current.from_call;
 }
 
+bool set_as_the_library_loads()
+{
+    const char* value = std::getenv("WIDEBAND_FAULT");
+    return value && *value;
+}
+
 } // namespace
 
 bool build_fails() { return environment::fault().what == setting::kind::build; }
 
-void check_enqueue()
+namespace detail {
+
+// Decided once, as the library loads; only watch_fault() changes it.
+std::atomic<bool> watched{ set_as_the_library_loads() };
+
+void check_watched_enqueue()
 {
     if (engine_call_fails())
         throw cl::Error(CL_OUT_OF_RESOURCES,
                         "clEnqueueNDRangeKernel (injected by WIDEBAND_FAULT)");
 }
 
+} // namespace detail
 } // namespace fault
+
+void environment::watch_fault()
+{
+    fault::detail::watched.store(true, std::memory_order_relaxed);
+}
+
 } // namespace core
 } // namespace wideband
 } // namespace gr

@@ -8,6 +8,8 @@
 #ifndef INCLUDED_WIDEBAND_CORE_FAULT_INJECTION_H
 #define INCLUDED_WIDEBAND_CORE_FAULT_INJECTION_H
 
+#include <atomic>
+
 namespace gr {
 namespace wideband {
 namespace core {
@@ -16,7 +18,7 @@ namespace fault {
 /*
  * Test-only device faults, so that the tests can check what a failed build or
  * a failing device does to a running stream (docs/reliability.md). The
- * environment variable WIDEBAND_FAULT, read at each use, selects one:
+ * environment variable WIDEBAND_FAULT selects one:
  *
  *   build      every kernel build fails, as one the compiler rejects (programs
  *              already built in this process stay in use)
@@ -25,15 +27,30 @@ namespace fault {
  *              as enqueues on a device that has failed do
  *
  * Engine calls are the enqueues of fft_plan, fft_filter and pfb_channelizer.
- * Unset or empty, nothing happens beyond one getenv() per call. A malformed
- * value throws std::invalid_argument wherever it is read (environment.h).
+ * Kernel builds read the variable at each build. Engine calls read it only
+ * while it is watched: from the start when it is set as the core library
+ * loads, or from environment::watch_fault() on (what tests that set it at run
+ * time call first); otherwise an engine call costs one branch on a bool that
+ * never changes. A malformed value throws std::invalid_argument wherever it is
+ * read (environment.h).
  */
 
 //! True when WIDEBAND_FAULT=build: the build is to fail (the disk cache unused).
 bool build_fails();
 
+namespace detail {
+//! Whether engine calls read WIDEBAND_FAULT (see above).
+extern std::atomic<bool> watched;
+//! check_enqueue() once the variable is watched.
+void check_watched_enqueue();
+} // namespace detail
+
 //! Called by an engine call before it enqueues: throws under enqueue:N.
-void check_enqueue();
+inline void check_enqueue()
+{
+    if (__builtin_expect(detail::watched.load(std::memory_order_relaxed), false))
+        detail::check_watched_enqueue();
+}
 
 } // namespace fault
 } // namespace core

@@ -312,8 +312,8 @@ fft_pass_plan plan_pass(size_t length,
             { wanted, by_threads, std::max<size_t>(1, limits.local_bytes / per) });
     };
     // Padding breaks the power-of-two strides of even lengths across banks; long
-    // odd lengths have none and run faster unpadded (H100: 2187 at 165 -> 179
-    // Gpt/s, 2401 175 -> 180, 3125 172 -> 174; below 2048 it varies +-5 %).
+    // odd lengths have none and run faster unpadded (below 2048 it varies either
+    // way: docs/fft-tuning-notes.md, "The defaults in the code").
     p.pad_shift = (length % 2 == 1 && length >= 2048) ? 0 : limits.pad_shift;
     p.group = fit(p.pad_shift);
     const size_t unpadded = fit(0);

@@ -36,14 +36,14 @@ struct fft_device_limits {
     size_t min_strided_group = 4;        //!< transforms per group when points are strided
     size_t max_transform_threads = 1024; //!< work-items per on-chip transform, at most
     unsigned pad_shift = 4; //!< local-memory padding, one slot per 2^pad_shift
-    //! Stage twiddles in __constant where the table fits (else __global). On the
-    //! H100: 6000 +15 %, 3125 +5 %, 1024 +4 %, others within 2 % (tuning notes).
+    //! Stage twiddles in __constant where the table fits (else __global):
+    //! faster at several lengths, within 2 % at the others
+    //! (docs/fft-tuning-notes.md, "The defaults in the code").
     bool constant_twiddles = true;
     bool allow_direct = true; //!< stage 0 / last stage may touch global memory
     //! Where stage twiddles are formed as powers (TWIDDLE_POWERS in
-    //! kernels/fft_stages.cl). H100, single pass: 4096 +19 %, 3125 +4 %, 4093
-    //! +12 %, the rest within 2 %; in the passes of a multi-pass plan 65536 and
-    //! 2^22 lose 3-4 % (tuning notes).
+    //! kernels/fft_stages.cl): single-pass plans gain, the passes of multi-pass
+    //! plans lose a little (docs/fft-tuning-notes.md, "The defaults in the code").
     enum class twiddle_power_use { never, single_pass, always };
     twiddle_power_use twiddle_powers = twiddle_power_use::single_pass;
     size_t max_constant_bytes = 64 * 1024;

@@ -24,6 +24,8 @@ Faults:
   thread_errors()     those errors since then, e.g. "thread[thread-per-block[4]:
                       <block file_sink(4)>]: file_sink write failed ..."
   clear_thread_errors()  forget them
+  watch_fault()       test-only: the engines read WIDEBAND_FAULT from now on
+                      (read only when set at load otherwise; docs/reliability.md)
 
 A device string is "" (automatic: the first GPU, else accelerator, else CPU;
 the environment variable WIDEBAND_DEVICE replaces ""), "gpu", "cpu",

@@ -10,7 +10,8 @@ Device faults in running flowgraphs: a kernel build that fails when a block
 starts or when new taps need new kernels, and a device that fails mid-stream
 (every engine call from the N-th on fails, as on a GPU that has fallen off the
 bus). Faults are injected with WIDEBAND_FAULT (lib/core/fault_injection.h,
-docs/reliability.md): build, or enqueue:N.
+docs/reliability.md): build, or enqueue:N; the engines watch the variable once
+wideband.watch_fault() has been called (setUpClass).
 
 What must happen (GNU Radio 3.10 cannot raise an exception from a block's
 thread in tb.wait(); left to itself it logs it and waits for ever): the
@@ -49,6 +50,11 @@ def random_taps(rng, count):
 
 
 class qa_faults(gr_unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        # The variable is set at run time: the engines must watch it.
+        wideband.watch_fault()
 
     def setUp(self):
         self.tb = gr.top_block()

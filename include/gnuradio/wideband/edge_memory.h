@@ -27,6 +27,7 @@ namespace wideband {
  *         or has no such port
  */
 WIDEBAND_API std::string input_memory(gr::block_sptr block, int port = 0);
+//! As input_memory(), for an output \p port.
 WIDEBAND_API std::string output_memory(gr::block_sptr block, int port = 0);
 
 } // namespace wideband

@@ -49,10 +49,14 @@ public:
      * \param decimation D >= 1
      * \param taps filter taps, at least one, finite
      * \param nthreads ignored: there for the in-tree block's positional form
-     * \param device OpenCL device: "" (automatic, or WIDEBAND_DEVICE), "gpu",
-     *        "cpu", "P:D" or part of a device name
+     * \param device OpenCL device: "" (automatic: the first GPU, else
+     *        accelerator, else CPU; the environment variable WIDEBAND_DEVICE
+     *        replaces ""), "gpu", "cpu", "accelerator", "P:D" (platform and
+     *        device index, see list_devices()) or part of a device name
      * \throws std::invalid_argument for decimation < 1, empty or non-finite taps,
      *         a bad device string or a bad WIDEBAND_* environment variable
+     *
+     * Python: also fft_filter_ccf(decimation, taps, device), the device third.
      */
     static sptr make(int decimation,
                      const std::vector<TAP_T>& taps,
@@ -61,7 +65,9 @@ public:
 
     //! New taps, applied from the next chunk the block computes on (no sample lost).
     virtual void set_taps(const std::vector<TAP_T>& taps) = 0;
+    //! The taps in use (the last set_taps()).
     virtual std::vector<TAP_T> taps() const = 0;
+    //! The decimation D: one output sample per D input samples.
     virtual int decimation() const = 0;
     //! FFT length the filter uses for its taps.
     virtual int fft_size() const = 0;

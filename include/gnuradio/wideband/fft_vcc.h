@@ -19,7 +19,7 @@ namespace wideband {
 
 /*!
  * \brief Forward or inverse FFT of complex vectors on an OpenCL device: a
- * drop-in for gr::fft::fft_vcc.
+ * drop-in for gr::fft::fft_vcc (gnuradio.fft.fft_vcc).
  * \ingroup wideband
  *
  * Input and output are streams of vectors of \p fft_size complex values, as for
@@ -49,12 +49,16 @@ public:
      * \param device OpenCL device: "" (automatic: the first GPU, else
      *        accelerator, else CPU; the environment variable WIDEBAND_DEVICE
      *        replaces ""), "gpu", "cpu", "accelerator", "P:D" (platform and
-     *        device index, see wideband_devices) or part of a device name
+     *        device index, see list_devices() or the wideband_devices program)
+     *        or part of a device name
      *
      * \throws std::invalid_argument for fft_size < 1, a window of the wrong
      *         length, a device string that is malformed or matches no device, or
      *         a bad WIDEBAND_* environment variable
      * \throws std::runtime_error when the machine has no OpenCL platform
+     *
+     * Python: also fft_vcc(fft_size, forward, window, shift, device), the device
+     * fifth.
      */
     static sptr make(int fft_size,
                      bool forward,

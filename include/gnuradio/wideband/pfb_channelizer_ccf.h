@@ -23,15 +23,16 @@ namespace wideband {
  * \ingroup wideband
  *
  * \details
- * One complex input (the wideband stream); one complex output per mapped channel,
- * or, with vector_output, one output of vectors holding every mapped channel of a
- * frame. For the same taps and input each output equals the in-tree block's to
- * float precision: channel c is centred on +c/numchans cycles per input sample
- * (0 = DC, 1..numchans/2 positive, then negative), and with D = numchans /
- * oversample_rate, output q of channel c is
+ * One complex input (the wideband stream); one complex output per mapped channel
+ * (all numchans channels when the map is empty; connect as many outputs as you
+ * need, in map order), or, with vector_output, one output of vectors holding
+ * every mapped channel of a frame. For the same taps and input each output
+ * equals the in-tree block's to float precision: channel c is centred on
+ * +c/numchans cycles per input sample (0 = DC, 1..numchans/2 positive, then
+ * negative), and with D = numchans / oversample_rate, output q of channel c is
  *
- *   y_c[q] = exp(-2 pi i c (D+1)/M) sum_n h[n] x[(q+1)D-1-n] exp(-2 pi i c
- * ((q+1)D-1-n)/M)
+ *   y_c[q] = exp(-2 pi i c (D+1)/M)
+ *            * sum_n h[n] x[(q+1)D-1-n] exp(-2 pi i c ((q+1)D-1-n)/M)
  *
  * with x[k < 0] = 0: the first output sample of every channel comes after the
  * first D input samples, and the filter's delay is (ntaps-1)/2 input samples,
@@ -57,8 +58,10 @@ public:
      *        one output sample per channel for every D input samples
      * \param channel_map channels to output, in output order (empty: 0..M-1);
      *        a channel may appear more than once
-     * \param device OpenCL device: "" (automatic, or WIDEBAND_DEVICE), "gpu",
-     *        "cpu", "P:D" or part of a device name
+     * \param device OpenCL device: "" (automatic: the first GPU, else
+     *        accelerator, else CPU; the environment variable WIDEBAND_DEVICE
+     *        replaces ""), "gpu", "cpu", "accelerator", "P:D" (platform and
+     *        device index, see list_devices()) or part of a device name
      * \param atten stop-band attenuation in dB of the designed taps (> 0)
      * \param vector_output one output of vectors of len(channel_map) samples per
      *        frame instead of one stream per channel (for hundreds or thousands
@@ -68,6 +71,11 @@ public:
      *         that are not finite, atten <= 0, a bad device string, a bad
      *         WIDEBAND_* environment variable, or sizes beyond the device; all
      *         checked before any taps are designed or memory taken
+     *
+     * Python: taps may also be None (designed, as empty taps);
+     * pfb_channelizer_ccf(numchans, taps, oversample_rate, atten) is the
+     * positional form of the in-tree gnuradio.filter.pfb.channelizer_ccf; a
+     * numchans that is not an integer raises TypeError, as there.
      */
     static sptr make(unsigned int numchans,
                      const std::vector<float>& taps = std::vector<float>(),
@@ -86,6 +94,7 @@ public:
 
     //! New prototype taps, applied from the next frame the block computes on.
     virtual void set_taps(const std::vector<float>& taps) = 0;
+    //! The prototype taps in use (designed ones when none were given).
     virtual std::vector<float> taps() const = 0;
 
     /*!
@@ -94,9 +103,12 @@ public:
      * length as before).
      */
     virtual void set_channel_map(const std::vector<int>& map) = 0;
+    //! The channel map in use, in output order.
     virtual std::vector<int> channel_map() const = 0;
 
+    //! The number of channels M.
     virtual unsigned int numchans() const = 0;
+    //! D = numchans / oversample_rate: input samples per output sample.
     virtual unsigned int decimation() const = 0;
     //! Name of the OpenCL device the block runs on.
     virtual std::string device_name() const = 0;

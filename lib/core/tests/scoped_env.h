@@ -8,11 +8,15 @@
 #ifndef INCLUDED_WIDEBAND_TEST_SCOPED_ENV_H
 #define INCLUDED_WIDEBAND_TEST_SCOPED_ENV_H
 
+#include <gnuradio/wideband/core/environment.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 
 // Sets an environment variable for the life of the object, then restores it.
+// WIDEBAND_FAULT: the engines watch it from then on (environment::watch_fault()).
 class scoped_env
 {
 public:
@@ -21,6 +25,8 @@ public:
         if (const char* old = std::getenv(name))
             d_old = old;
         set(value);
+        if (std::strcmp(name, "WIDEBAND_FAULT") == 0)
+            gr::wideband::core::environment::watch_fault();
     }
     ~scoped_env() { set(d_old); }
     scoped_env(const scoped_env&) = delete;

@@ -5,6 +5,7 @@
  */
 
 #include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/environment.h>
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -80,4 +81,12 @@ An empty list when the machine has no OpenCL platform.)doc");
 The device a block's device string selects, as a dict like list_devices().
 Raises ValueError for a malformed string or one no device matches, RuntimeError
 when the machine has no OpenCL platform.)doc");
+
+    m.def("watch_fault",
+          &gr::wideband::core::environment::watch_fault,
+          R"doc(
+Test-only: the blocks' engine calls read WIDEBAND_FAULT from now on, for the
+life of the process (docs/reliability.md). Without this they read it only when
+it was set as the library loaded, so a test that sets it at run time calls this
+first.)doc");
 }

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "wideband_pydoc.h"
 #include <gnuradio/wideband/fft_vcc.h>
 
 #include <pybind11/pybind11.h>
@@ -14,26 +15,14 @@ namespace py = pybind11;
 void bind_fft_vcc(py::module& m)
 {
     using gr::wideband::fft_vcc;
+    namespace doc = wideband_pydoc::fft_vcc;
+    const std::string class_doc = std::string(doc::doc) + "\n\n" + doc::make;
 
     py::class_<fft_vcc,
                gr::sync_block,
                gr::block,
                gr::basic_block,
-               std::shared_ptr<fft_vcc>>(m, "fft_vcc", R"doc(
-Forward or inverse FFT of complex vectors on an OpenCL device: a drop-in for
-gnuradio.fft.fft_vcc (same output to float precision: unnormalised, window
-applied before the transform, shift as the in-tree block does).
-
-fft_vcc(fft_size, forward, window, shift=False, nthreads=1, device="")
-
-device: "" (automatic: first GPU, else accelerator, else CPU; the environment
-variable WIDEBAND_DEVICE replaces ""), "gpu", "cpu", "accelerator", "P:D"
-(platform and device index, see list_devices()) or part of a device name.
-nthreads is ignored (the in-tree block's positional form); the device may also
-be the fifth argument. Raises ValueError for fft_size < 1, a window neither
-empty nor fft_size long, a device string that is malformed or matches no
-device, or a bad WIDEBAND_* environment variable; RuntimeError when the
-machine has no OpenCL platform.)doc")
+               std::shared_ptr<fft_vcc>>(m, "fft_vcc", class_doc.c_str())
         .def(py::init(&fft_vcc::make),
              py::arg("fft_size"),
              py::arg("forward"),
@@ -54,13 +43,7 @@ machine has no OpenCL platform.)doc")
              py::arg("window"),
              py::arg("shift"),
              py::arg("device"))
-        .def("set_window",
-             &fft_vcc::set_window,
-             py::arg("window"),
-             "Replaces the window from the next batch of vectors. Returns False and "
-             "keeps the current window when it is neither empty nor fft_size long.")
-        .def("window", &fft_vcc::window, "The window in use (empty: none).")
-        .def("device_name",
-             &fft_vcc::device_name,
-             "Name of the OpenCL device the block runs on.");
+        .def("set_window", &fft_vcc::set_window, py::arg("window"), doc::set_window)
+        .def("window", &fft_vcc::window, doc::window)
+        .def("device_name", &fft_vcc::device_name, doc::device_name);
 }

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "wideband_pydoc.h"
 #include <gnuradio/wideband/core/pfb_channelizer.h>
 #include <gnuradio/wideband/pfb_channelizer_ccf.h>
 
@@ -54,30 +55,14 @@ std::vector<float> taps_or_designed(const py::object& taps)
 void bind_pfb_channelizer_ccf(py::module& m)
 {
     using gr::wideband::pfb_channelizer_ccf;
+    namespace doc = wideband_pydoc::pfb_channelizer_ccf;
+    const std::string class_doc = std::string(doc::doc) + "\n\n" + doc::make;
 
     py::class_<pfb_channelizer_ccf,
                gr::block,
                gr::basic_block,
-               std::shared_ptr<pfb_channelizer_ccf>>(m, "pfb_channelizer_ccf", R"doc(
-Polyphase filterbank channelizer on an OpenCL device: a drop-in for
-gnuradio.filter.pfb.channelizer_ccf (the same output to float precision: same
-channel numbering, first sample and oversampling behaviour).
-
-pfb_channelizer_ccf(numchans, taps=[], oversample_rate=1, channel_map=[],
-                    device="", atten=100, vector_output=False)
-pfb_channelizer_ccf(numchans, taps, oversample_rate, atten)
-    (the in-tree filter.pfb.channelizer_ccf's positional form; taps None or
-    [] is designed)
-
-One complex input; one output per entry of channel_map (all numchans channels
-when empty; connect as many outputs as you need, in map order), or with
-vector_output one output of vectors of len(channel_map) samples per frame.
-Channel c is centred on +c/numchans cycles per input sample (0 = DC,
-1..numchans/2 positive, then negative). With D = numchans/oversample_rate (an
-integer), every channel gives one sample per D input samples, the first after
-D samples. Empty taps: a prototype designed for atten dB (create_taps).
-Raises ValueError for bad arguments (TypeError for a numchans that is not an
-integer, as the in-tree block), before anything is designed or allocated.)doc")
+               std::shared_ptr<pfb_channelizer_ccf>>(
+        m, "pfb_channelizer_ccf", class_doc.c_str())
         .def(py::init([](const py::object& numchans,
                          const py::object& taps,
                          float oversample_rate,
@@ -121,24 +106,16 @@ integer, as the in-tree block), before anything is designed or allocated.)doc")
                     &pfb_channelizer_ccf::create_taps,
                     py::arg("numchans"),
                     py::arg("atten") = 100.0f,
-                    "The prototype used when no taps are given: firdes.low_pass_2 with "
-                    "a Kaiser window for atten dB (pass band 0.4, stop band 0.6 of a "
-                    "channel).")
-        .def("set_taps",
-             &pfb_channelizer_ccf::set_taps,
-             py::arg("taps"),
-             "New prototype taps, from the next frame computed on.")
-        .def("taps", &pfb_channelizer_ccf::taps)
+                    doc::create_taps)
+        .def("set_taps", &pfb_channelizer_ccf::set_taps, py::arg("taps"), doc::set_taps)
+        .def("taps", &pfb_channelizer_ccf::taps, doc::taps)
         .def("set_channel_map",
              &pfb_channelizer_ccf::set_channel_map,
              py::arg("map"),
-             "New channel map, from the next frame computed on; it needs an entry "
-             "for every connected output.")
-        .def("channel_map", &pfb_channelizer_ccf::channel_map)
-        .def("numchans", &pfb_channelizer_ccf::numchans)
-        .def("decimation", &pfb_channelizer_ccf::decimation)
-        .def("device_name", &pfb_channelizer_ccf::device_name)
-        .def("latency",
-             &pfb_channelizer_ccf::latency,
-             "Input samples the output may lag behind the input.");
+             doc::set_channel_map)
+        .def("channel_map", &pfb_channelizer_ccf::channel_map, doc::channel_map)
+        .def("numchans", &pfb_channelizer_ccf::numchans, doc::numchans)
+        .def("decimation", &pfb_channelizer_ccf::decimation, doc::decimation)
+        .def("device_name", &pfb_channelizer_ccf::device_name, doc::device_name)
+        .def("latency", &pfb_channelizer_ccf::latency, doc::latency);
 }

@@ -91,6 +91,13 @@ struct fault_setting {
 //! The most engine calls enqueue:N counts to.
 constexpr uint64_t max_fault_call = 1000000000;
 WIDEBAND_CORE_API fault_setting fault();
+/*!
+ * Test-only: engine calls read WIDEBAND_FAULT from now on, for the life of the
+ * process. Without this they read it only when it was set as the core library
+ * loaded (unset then, it costs them one branch on a bool), so a process that
+ * sets it at run time calls this first. Kernel builds read it at each build.
+ */
+WIDEBAND_CORE_API void watch_fault();
 
 /*!
  * WIDEBAND_FFT_TUNE="key=value,...": the FFT planner's device limits replaced,

@@ -23,7 +23,8 @@ namespace core {
  *
  * Host copies between GNU Radio's buffers and the pinned staging buffers are
  * what limits a block's throughput once the device is fast: one core copies
- * about 6-10 GB/s, well short of a PCIe link, so large copies are split.
+ * well short of a PCIe link (docs/benchmarks.md, FIR filter), so large copies
+ * are split.
  */
 WIDEBAND_CORE_API void parallel_for(size_t parts,
                                     const std::function<void(size_t)>& body);

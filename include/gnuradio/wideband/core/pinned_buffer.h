@@ -22,9 +22,9 @@ namespace core {
  * with CL_MEM_ALLOC_HOST_PTR and mapped for the buffer's whole life.
  *
  * On discrete GPUs this is page-locked ("pinned") memory: clEnqueueWriteBuffer
- * and clEnqueueReadBuffer from data() run at the full speed of the bus (about
- * 7x faster than from ordinary pageable memory on a PCIe 5 H100), and
- * asynchronously. data() stays valid until destruction.
+ * and clEnqueueReadBuffer from data() run at the full speed of the bus (several
+ * times faster than from ordinary pageable memory: docs/benchmarks.md, GNU Radio
+ * flowgraphs, the PCIe rows), and asynchronously. data() stays valid until destruction.
  */
 class WIDEBAND_CORE_API pinned_buffer
 {
