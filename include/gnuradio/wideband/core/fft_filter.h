@@ -10,7 +10,7 @@
 
 #include <gnuradio/wideband/core/api.h>
 #include <gnuradio/wideband/core/device.h>
-#include <gnuradio/wideband/core/multi_device_pipeline.h>
+#include <gnuradio/wideband/core/stream_engine.h>
 
 #include <complex>
 #include <memory>

@@ -10,6 +10,7 @@
 
 #include <gnuradio/wideband/core/api.h>
 #include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/stream_engine.h>
 #include <gnuradio/wideband/core/stream_pipeline.h>
 
 #include <complex>
@@ -22,33 +23,6 @@
 namespace gr {
 namespace wideband {
 namespace core {
-
-/*!
- * \brief A streaming engine whose stream can be split over several engines:
- * a call can start anywhere in the stream, with the state it needs (the filter
- * history and the samples short of an output step) written by the caller
- * instead of carried over from the engine's last call.
- */
-class WIDEBAND_CORE_API splittable_engine : public stream_engine
-{
-public:
-    //! Input samples per output step (the channelizer's frame, the filter's
-    //! decimation).
-    virtual size_t decimation() const = 0;
-    //! Input samples before an output step that its outputs depend on.
-    virtual size_t history_samples() const = 0;
-    /*!
-     * \brief The next call continues the stream after \p position input samples
-     * with the state the caller writes, not the one of the engine's last call.
-     *
-     * Returns the number of samples, history_samples() + position %
-     * decimation(), that the caller writes in front of the call's new samples,
-     * i.e. ending at input_region().offset: the stream's samples right before
-     * \p position (zeros before its start). From the first continue_at() on the
-     * engine carries nothing from one call to the next, so every call needs one.
-     */
-    virtual size_t continue_at(uint64_t position) = 0;
-};
 
 /*!
  * \brief stream_pipeline over several devices: consecutive chunks go to the

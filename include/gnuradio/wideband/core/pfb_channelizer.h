@@ -11,7 +11,7 @@
 #include <gnuradio/wideband/core/api.h>
 #include <gnuradio/wideband/core/device.h>
 #include <gnuradio/wideband/core/fft_plan.h>
-#include <gnuradio/wideband/core/multi_device_pipeline.h>
+#include <gnuradio/wideband/core/stream_engine.h>
 
 #include <cstddef>
 #include <memory>

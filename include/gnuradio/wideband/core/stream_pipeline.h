@@ -11,6 +11,7 @@
 #include <gnuradio/wideband/core/api.h>
 #include <gnuradio/wideband/core/device.h>
 #include <gnuradio/wideband/core/pinned_buffer.h>
+#include <gnuradio/wideband/core/stream_engine.h>
 
 #include <complex>
 #include <cstddef>
@@ -21,44 +22,6 @@
 namespace gr {
 namespace wideband {
 namespace core {
-
-/*!
- * \brief A streaming engine as the pipeline drives it: complex samples in at a
- * device region, a compact block of complex output elements out.
- */
-class WIDEBAND_CORE_API stream_engine
-{
-public:
-    struct region {
-        cl::Buffer buffer;
-        size_t offset;   //!< complex elements
-        size_t capacity; //!< complex elements free from offset on
-    };
-    virtual ~stream_engine() = default;
-
-    //! Where the next call's new samples go.
-    virtual region input_region() const = 0;
-    //! The most samples one call takes.
-    virtual size_t max_input_samples() const = 0;
-    //! The most output elements one call writes.
-    virtual size_t max_output_elements() const = 0;
-    /*!
-     * How many calls use different input regions before one comes back: the
-     * upload for a call must wait until the engine has finished the call that
-     * many calls before it (which read the same region).
-     */
-    virtual size_t input_regions() const { return 1; }
-    /*!
-     * \brief Processes \p samples new samples (in input_region(), once \p wait
-     * completes) into \p output from element 0 on; returns the elements written
-     * and sets \p done to the event after which they are there.
-     */
-    virtual size_t run(const cl::CommandQueue& queue,
-                       size_t samples,
-                       const cl::Buffer& output,
-                       const std::vector<cl::Event>& wait,
-                       cl::Event& done) = 0;
-};
 
 /*!
  * \brief Host <-> device streaming for blocks: pinned staging buffers, separate
