@@ -19,7 +19,6 @@
 #include "reference.h"
 
 #include <gnuradio/wideband/core/host_copy.h>
-#include <gnuradio/wideband/core/multi_device_pipeline.h>
 #include <gnuradio/wideband/core/pfb_channelizer.h>
 #include <gnuradio/wideband/core/pinned_buffer.h>
 
@@ -74,49 +73,33 @@ std::string rate_text(double r) { return fmt("%g", r); }
 
 void declare_options(bench_options& o, option_table& t)
 {
-    t.counts("--channels", "LIST", "M, comma-separated", o.channels, 1, size_t(1) << 24)
-        .counts("--taps-per-branch", "LIST", "K", o.taps_per_branch, 1, 1024)
-        .value(
-            "--oversample",
-            "LIST",
-            "r, with M/r an integer",
-            [&o](const std::string& arg, const std::string& v) {
-                o.oversample.clear();
-                for (const auto& item : split(arg, v))
-                    o.oversample.push_back(parse_number(arg, item, 1));
-            },
-            "1,2")
-        .count("--samples-log2",
-               "S",
-               "input samples per device-resident call and per transfer sequence, "
-               "2^S [26: 512 MiB in]",
-               o.samples_log2,
-               4,
-               31)
-        .count("--chunk-log2",
-               "C",
-               "input samples per call with transfers, 2^C",
-               o.chunk_log2,
-               1,
-               30)
-        .count("--extras",
-               "M",
-               "M of the frame-major and subset rows; 0: none",
-               o.extra_channels,
-               0,
-               1 << 24)
-        .count("--subset", "N", "channels of the subset row", o.subset, 1, 1 << 24)
-        .count("--reps", "R", "timed calls, median", o.reps, 1)
-        .count("--warmup", "W", "untimed calls first", o.warmup, 0)
-        .count("--transfer-reps",
-               "T",
-               "timed sequences with transfers, median",
-               o.transfer_reps,
-               1);
-    o.limit.declare(t, "row");
-    t.flag("--no-unfused", "skip the FIR + FFT passes", o.unfused, false)
-        .flag(
-            "--no-transfers", "skip the host<->device measurements", o.transfers, false);
+    auto rates = [&o](const std::string& arg, const std::string& v) {
+        o.oversample.clear();
+        for (const auto& item : split(arg, v))
+            o.oversample.push_back(parse_number(arg, item, 1));
+    };
+    t.add({
+        { { "--channels", "LIST", &o.channels, 1, size_t(1) << 24 },
+          "M, comma-separated" },
+        { { "--taps-per-branch", "LIST", &o.taps_per_branch, 1, 1024 }, "K" },
+        { { "--oversample", "LIST", rates, "1,2" }, "r, with M/r an integer" },
+        { { "--samples-log2", "S", &o.samples_log2, 4, 31 },
+          "input samples per device-resident call and per transfer sequence, 2^S [26: "
+          "512 MiB in]" },
+        { { "--chunk-log2", "C", &o.chunk_log2, 1, 30 },
+          "input samples per call with transfers, 2^C" },
+        { { "--extras", "M", &o.extra_channels, 0, 1 << 24 },
+          "M of the frame-major and subset rows; 0: none" },
+        { { "--subset", "N", &o.subset, 1, 1 << 24 }, "channels of the subset row" },
+        { { "--reps", "R", &o.reps, 1 }, "timed calls, median" },
+        { { "--warmup", "W", &o.warmup, 0 }, "untimed calls first" },
+        { { "--transfer-reps", "T", &o.transfer_reps, 1 },
+          "timed sequences with transfers, median" },
+        o.limit.option("row"),
+        { { "--no-unfused", &o.unfused, false }, "skip the FIR + FFT passes" },
+        { { "--no-transfers", &o.transfers, false },
+          "skip the host<->device measurements" },
+    });
 }
 
 const char* const about =
@@ -188,22 +171,17 @@ wrong frame count); 4 stopped by --time-limit (every check made passed).
 
 // ---- taps and the float64 reference ------------------------------------------
 
-// Blackman-windowed sinc, K*M taps, cut-off 1/(2M) cycles per sample, DC gain 1.
-std::vector<float> design_taps(size_t M, size_t K)
-{
-    const std::vector<double> h = windowed_sinc(K * M, 0.5 / double(M));
-    return std::vector<float>(h.begin(), h.end());
-}
-
-// Frame q of channel c in float64 (lib/core/tests/reference).
+// Frame q of output `slot` of an engine of M channels, from the stream x, in
+// float64 (lib/core/tests/reference).
 std::complex<double> reference_output(const wideband_reference::sample_fn& x,
-                                      const std::vector<float>& taps,
+                                      const core::pfb_channelizer& e,
                                       size_t M,
-                                      size_t D,
-                                      size_t c,
+                                      size_t slot,
                                       uint64_t q)
 {
-    return wideband_reference::pfb_channelizer(x, taps, M, D, { c }, q, 1)[0][0];
+    const std::vector<size_t> c = { e.channel_map()[slot] };
+    return wideband_reference::pfb_channelizer(
+        x, e.taps(), M, e.decimation(), c, q, 1)[0][0];
 }
 
 // The channels checked out of n: those sample_indices() picks and a scattered one.
@@ -237,6 +215,22 @@ struct row_config {
     }
     // Output bytes per input sample.
     double out_bytes() const { return 8.0 * double(outputs()) / double(decimation()); }
+    // The engine's options; taps: a Blackman-windowed sinc, K*M taps, cut-off 1/(2M)
+    // cycles per sample, DC gain 1.
+    core::pfb_channelizer_options options(size_t max_input, size_t max_fused = 0) const
+    {
+        const std::vector<double> h = windowed_sinc(K * M, 0.5 / double(M));
+        core::pfb_channelizer_options o;
+        o.channels = M;
+        o.taps.assign(h.begin(), h.end());
+        o.oversample_rate = r;
+        o.channel_map = map;
+        o.layout = frame_major ? core::channel_layout::frame_major
+                               : core::channel_layout::channel_major;
+        o.max_input_samples = max_input;
+        o.max_fused_channels = max_fused;
+        return o;
+    }
 };
 
 struct result : measurement {
@@ -257,830 +251,676 @@ struct result : measurement {
 
 // ---- the bench ----------------------------------------------------------
 
-class bench
+class bench : bench_base
 {
 public:
-    bench(const bench_options& options, std::vector<core::device_context::sptr> devices);
-    int run();
+    bench(const bench_options& options, std::vector<core::device_context::sptr> devices)
+        : bench_base(options, std::move(devices)),
+          d_opt(options),
+          d_upload(d_ctx->create_queue(false)),
+          d_download(d_ctx->create_queue(false))
+    {
+        for (size_t M : d_opt.channels)
+            for (size_t K : d_opt.taps_per_branch)
+                for (double r : d_opt.oversample)
+                    d_rows.push_back({ M, K, r, false, {} });
+        if (d_opt.extra_channels) {
+            const size_t M = d_opt.extra_channels, K = d_opt.taps_per_branch.front();
+            row_config row{ M, K, d_opt.oversample.front(), true, {} };
+            d_rows.push_back(row);
+            row.frame_major = false;
+            const size_t n = std::min(d_opt.subset, row.M);
+            for (size_t i = 0; i < n; ++i) // spread over the band, from DC up
+                row.map.push_back(i * row.M / n);
+            d_rows.push_back(row);
+        }
+    }
+
+    int run()
+    {
+        print_header();
+        warm_up_device(*d_ctx, d_timer, d_opt.samples() * sizeof(cfloat));
+        measure_copies(
+            "start", d_opt.samples() * sizeof(cfloat), d_opt.warmup, d_opt.reps);
+        if (d_opt.transfers)
+            d_pcie = measure_pcie(d_ctx,
+                                  d_opt.chunk() * sizeof(cfloat),
+                                  d_opt.calls(),
+                                  d_opt.transfer_reps);
+        d_progress = progress(d_rows.size());
+        for (size_t i = 0; i < d_rows.size(); ++i)
+            measure_row(i);
+        const size_t not_run =
+            size_t(std::count_if(d_results.begin(),
+                                 d_results.end(),
+                                 [](const result& m) { return m.status == "not run"; })) /
+            std::size(variants);
+        d_opt.limit.report(not_run ? std::to_string(not_run) + " of " +
+                                         std::to_string(d_rows.size()) + " rows"
+                                   : "");
+        std::cout << "\n";
+        measure_copies("end", d_opt.samples() * sizeof(cfloat), d_opt.warmup, d_opt.reps);
+        if (d_csv.enabled())
+            write_csv();
+        print_table();
+        if (d_opt.transfers && d_devices.size() > 1)
+            print_device_scaling();
+        std::vector<const measurement*> all;
+        for (const auto& m : d_results)
+            all.push_back(&m);
+        return verdict(all, not_run ? std::to_string(not_run) + " rows" : "");
+    }
 
 private:
-    void print_header() const;
-    void measure_copies(const std::string& when);
-    void measure_row(size_t index);
-    void set_row_status(size_t index, const std::string& status, const std::string& why);
-    result measure_device_resident(size_t index,
-                                   const std::string& variant,
-                                   const std::vector<float>& taps,
-                                   const cl::Buffer& out,
-                                   size_t stride);
-    void measure_transfers(size_t index, const std::vector<float>& taps);
-    result measure_devices(size_t index, const std::vector<float>& taps, size_t n);
+    void ensure_signal(size_t samples)
+    {
+        for (size_t n = d_signal.size(); n < samples; ++n)
+            d_signal.push_back(signal_sample(n));
+    }
+
+    void print_header() const
+    {
+        print_device_header(program_name, d_ctx->info());
+        std::cout << "# device-resident: 2^" << d_opt.samples_log2
+                  << " input samples per call (" << size_text(d_opt.samples() * 8.0)
+                  << "); " << d_opt.warmup << " warm-up calls, median of " << d_opt.reps
+                  << ", device-side timing";
+        if (d_opt.transfers)
+            std::cout << "\n# with transfers: 2^" << d_opt.chunk_log2_used()
+                      << " samples per call, " << d_opt.calls()
+                      << " calls per sequence, median of " << d_opt.transfer_reps
+                      << " sequences, host timing";
+        std::cout << "\n# taps: Blackman-windowed sinc, K*M taps; check: float64 direct "
+                     "formula, err limit "
+                  << fmt("%g", max_rel_err) << std::endl;
+    }
+
+    /*
+     * Three calls from zero history into NaN-filled output: a full one, a shorter one
+     * that leaves samples short of a frame (when D > 1), a full one again; sampled
+     * frames of sampled channels of each against the float64 formula.
+     */
     check_stats check_engine(core::pfb_channelizer& engine,
                              const row_config& row,
                              const cl::Buffer& out,
-                             size_t stride);
+                             size_t stride)
+    {
+        const cl::CommandQueue& q = d_compute;
+        const size_t max = engine.max_input_samples(), D = engine.decimation();
+        const size_t outputs = engine.outputs();
+        const size_t sizes[] = { max, std::min(max, max / 3 + D / 2 + 1), max };
+        ensure_signal(sizes[0] + sizes[1] + sizes[2]);
+        const size_t out_bytes = out.getInfo<CL_MEM_SIZE>();
+        auto x = [&](uint64_t k) { return d_signal[k]; };
+        check_stats s;
+        uint64_t pos = 0; // samples before the call
+        for (size_t n : sizes) {
+            const auto region = engine.input_region();
+            if (region.capacity < n) {
+                s.problem = "input_region() capacity " + std::to_string(region.capacity) +
+                            " < " + std::to_string(n);
+                break;
+            }
+            write_region(q, region, d_signal.data() + pos, n);
+            q.enqueueFillBuffer(out, quiet_nan_bits, 0, out_bytes);
+            const uint64_t first = pos / D;
+            const size_t expected = size_t((pos + n) / D - first);
+            const auto result = engine.enqueue(q, n, out, stride);
+            q.finish();
+            if (result.frames != expected && s.problem.empty())
+                s.problem = std::to_string(result.frames) + " frames, expected " +
+                            std::to_string(expected);
+            for (size_t f : sample_indices(std::min(result.frames, expected)))
+                for (size_t slot : checked_channels(outputs)) {
+                    const size_t index =
+                        row.frame_major ? f * outputs + slot : slot * stride + f;
+                    cfloat got;
+                    q.enqueueReadBuffer(
+                        out, CL_TRUE, index * sizeof(cfloat), sizeof got, &got);
+                    s.add(reference_output(x, engine, row.M, slot, first + f), got);
+                }
+            pos += n;
+        }
+        return s;
+    }
+
+    // Zero history, then the test signal in the new-sample part of both input windows
+    // (a call of no samples moves to the other window), so that timed calls read
+    // initialised data.
     void
-    prime_windows(core::pfb_channelizer& engine, const cl::Buffer& out, size_t stride);
-    core::pfb_channelizer_options engine_options(const row_config& row,
-                                                 const std::vector<float>& taps,
-                                                 size_t max_input,
-                                                 size_t max_fused) const;
-    void ensure_signal(size_t samples);
-    void print(const result& m) const;
-    void print_table() const;
-    void print_device_scaling() const;
-    void write_csv();
-    const result* find(size_t row, const std::string& variant, size_t devices = 1) const;
-    double pcie_limit_gsps(const row_config& row, const std::string& variant) const;
-    void drain() const;
+    prime_windows(core::pfb_channelizer& engine, const cl::Buffer& out, size_t stride)
+    {
+        d_compute.finish();
+        engine.reset();
+        ensure_signal(engine.max_input_samples()); // not while writes from it are queued
+        for (size_t w = 0; w < engine_windows; ++w) {
+            const auto region = engine.input_region();
+            write_region(d_compute, region, d_signal.data(), region.capacity);
+            engine.enqueue(d_compute, 0, out, stride);
+        }
+        d_compute.finish();
+    }
+
+    result measure_device_resident(size_t index,
+                                   const std::string& variant,
+                                   const cl::Buffer& out,
+                                   size_t stride)
+    {
+        const row_config& row = d_rows[index];
+        result m(index, variant);
+        try {
+            const auto start = clock_type::now();
+            core::pfb_channelizer engine(
+                d_ctx, row.options(d_opt.samples(), variant == "unfused" ? 1 : 0));
+            m.setup_ms = ms_since(start);
+            m.fused = engine.fused();
+            m.samples = engine.max_input_samples();
+            m.note = std::string(m.fused ? "fused FIR + FFT kernel"
+                                         : "FIR, FFT plan, gather") +
+                     ", D=" + std::to_string(engine.decimation()) + ", " +
+                     std::to_string(engine.frames_for(m.samples)) + " frames per call";
+            m.check = check_engine(engine, row, out, stride);
+            prime_windows(engine, out, stride);
+            auto call = [&](const cl::CommandQueue& q) {
+                engine.enqueue(q, m.samples, out, stride);
+            };
+            m.time = d_timer.measure(call, {}, d_opt.warmup, d_opt.reps);
+        } catch (const std::exception&) {
+            m.fail();
+            drain();
+        }
+        print(m);
+        return m;
+    }
+
+    /*
+     * The default engine fed from pinned host memory, 2^C samples per call; sequences
+     * of calls serial (one queue) and overlapped (three queues). The outputs of the
+     * last calls of each variant are checked.
+     */
+    void measure_transfers(size_t index)
+    {
+        const row_config& row = d_rows[index];
+        const size_t chunk = d_opt.chunk(), calls = d_opt.calls();
+        result ser(index, "serial"), ovl(index, "overlap");
+        ser.samples = ovl.samples = chunk * calls;
+        ser.calls = ovl.calls = calls;
+        try {
+            const auto start = clock_type::now();
+            // max_input_samples is rounded down to whole frames: room for any chunk.
+            core::pfb_channelizer engine(d_ctx,
+                                         row.options(chunk + row.decimation() - 1));
+            ser.setup_ms = ovl.setup_ms = ms_since(start);
+            ser.fused = ovl.fused = engine.fused();
+            const size_t D = engine.decimation(), outputs = engine.outputs();
+            const size_t stride = (chunk + D - 1) / D; // the most frames of a call
+            const size_t out_elements = std::max<size_t>(1, stride * outputs);
+            std::vector<cl::Buffer> device_out;
+            for (size_t i = 0; i < output_slots; ++i)
+                device_out.emplace_back(
+                    d_ctx->context(), CL_MEM_READ_WRITE, out_elements * sizeof(cfloat));
+            const size_t ring = input_ring * chunk;
+            ensure_signal(ring);
+            const core::pinned_buffer host_in(d_ctx, ring * sizeof(cfloat));
+            const core::pinned_buffer host_out(
+                d_ctx, output_slots * out_elements * sizeof(cfloat));
+            cfloat* const in_ring = static_cast<cfloat*>(host_in.data());
+            cfloat* const out_slots = static_cast<cfloat*>(host_out.data());
+            std::copy(d_signal.begin(), d_signal.begin() + ring, in_ring);
+
+            struct call_record {
+                uint64_t first = 0;
+                size_t frames = 0, expected = 0;
+            };
+            std::vector<call_record> records(output_slots);
+            uint64_t calls_done =
+                0; // since the engine started: input chunk calls_done % 4
+            auto download_elements = [&](size_t frames) {
+                return row.frame_major ? frames * outputs
+                                       : (outputs - 1) * stride + frames;
+            };
+            // One sequence; host wall time from its first enqueue to the end of all.
+            auto sequence = [&](bool overlap) {
+                std::vector<cl::Event> done(calls), downloaded(calls);
+                const auto t0 = clock_type::now();
+                for (size_t k = 0; k < calls; ++k) {
+                    const auto region = engine.input_region();
+                    const cfloat* source = in_ring + (calls_done % input_ring) * chunk;
+                    const size_t slot = k % output_slots;
+                    cfloat* target = out_slots + slot * out_elements;
+                    const uint64_t samples_before = calls_done * chunk;
+                    call_record& rec = records[slot];
+                    rec.first = samples_before / D;
+                    rec.expected = size_t((samples_before + chunk) / D - rec.first);
+                    // Overlapped: the window this upload fills was read by call k - 2,
+                    // the output buffer last downloaded by call k - 3.
+                    const cl::CommandQueue& up = overlap ? d_upload : d_compute;
+                    const cl::CommandQueue& down = overlap ? d_download : d_compute;
+                    std::vector<cl::Event> free_window, ready(overlap ? 1 : 0);
+                    if (overlap && k >= engine_windows)
+                        free_window.push_back(done[k - engine_windows]);
+                    const auto* wait = free_window.empty() ? nullptr : &free_window;
+                    write_region(
+                        up, region, source, chunk, false, wait, overlap ? &ready[0] : 0);
+                    if (overlap && k >= output_slots)
+                        ready.push_back(downloaded[k - output_slots]);
+                    const auto r =
+                        engine.enqueue(d_compute, chunk, device_out[slot], stride, ready);
+                    rec.frames = r.frames;
+                    if (overlap)
+                        done[k] = downloaded[k] = r.done;
+                    ready.assign(overlap ? 1 : 0, r.done); // the download's wait list
+                    if (r.frames)
+                        down.enqueueReadBuffer(device_out[slot],
+                                               CL_FALSE,
+                                               0,
+                                               download_elements(r.frames) *
+                                                   sizeof(cfloat),
+                                               target,
+                                               overlap ? &ready : nullptr,
+                                               overlap ? &downloaded[k] : nullptr);
+                    if (overlap)
+                        for (const cl::CommandQueue* q :
+                             { &d_upload, &d_compute, &d_download })
+                            q->flush();
+                    ++calls_done;
+                }
+                d_upload.finish();
+                d_compute.finish();
+                d_download.finish();
+                return ms_since(t0);
+            };
+            // The last calls' outputs, on the host, against the formula; the input is
+            // the pinned ring, repeating.
+            auto x = [&](uint64_t k) { return in_ring[k % ring]; };
+            auto check = [&] {
+                check_stats s;
+                for (size_t slot = 0; slot < std::min(output_slots, calls); ++slot) {
+                    const call_record& rec = records[slot];
+                    if (rec.frames != rec.expected && s.problem.empty())
+                        s.problem = std::to_string(rec.frames) + " frames, expected " +
+                                    std::to_string(rec.expected);
+                    const cfloat* y = out_slots + slot * out_elements;
+                    for (size_t f : sample_indices(std::min(rec.frames, rec.expected)))
+                        for (size_t o : checked_channels(outputs))
+                            s.add(reference_output(x, engine, row.M, o, rec.first + f),
+                                  y[row.frame_major ? f * outputs + o : o * stride + f]);
+                }
+                return s;
+            };
+
+            for (result* m : { &ser, &ovl }) {
+                const bool overlap = m == &ovl;
+                m->note = std::string(m->fused ? "fused" : "FIR, FFT plan, gather") +
+                          ", D=" + std::to_string(D) + ", " + std::to_string(calls) +
+                          " calls of " + std::to_string(chunk) + " samples, " +
+                          (overlap ? "3 queues" : "1 queue");
+                try {
+                    m->time =
+                        repeat([&] { return sequence(overlap); }, d_opt.transfer_reps);
+                    m->check = check();
+                } catch (const std::exception&) {
+                    m->fail();
+                    drain();
+                }
+            }
+        } catch (const std::exception&) {
+            for (result* m : { &ser, &ovl })
+                if (m->ok())
+                    m->fail();
+            drain();
+        }
+        for (result* m : { &ser, &ovl }) {
+            print(*m);
+            d_results.push_back(*m);
+        }
+    }
+
+    /*
+     * Chunks of 2^C samples from host memory through a multi_device_pipeline over
+     * the first n devices, each chunk's output copied out as a block would; sampled
+     * frames of the warm-up sequence's chunks are checked.
+     */
+    result measure_devices(size_t index, size_t n)
+    {
+        const row_config& row = d_rows[index];
+        const size_t chunk = d_opt.chunk(), calls = d_opt.calls();
+        result m(index, "devices", n);
+        m.samples = chunk * calls;
+        m.calls = calls;
+        try {
+            const auto start = clock_type::now();
+            const device_pipeline<core::pfb_channelizer> p(
+                d_devices, n, row.options(chunk + row.decimation() - 1), pipeline_depth);
+            const core::pfb_channelizer& engine = p.front();
+            m.setup_ms = ms_since(start);
+            m.fused = engine.fused();
+            const size_t outputs = engine.outputs();
+            m.note = std::to_string(calls) + " chunks of " + std::to_string(chunk) +
+                     " samples over " + std::to_string(n) + " device" +
+                     (n > 1 ? "s" : "") + ", " + std::to_string(pipeline_depth) +
+                     " in flight per device";
+            ensure_signal(input_ring * chunk);
+            std::vector<cfloat> sink(std::max<size_t>(engine.max_output_elements(), 1));
+
+            struct point {
+                uint64_t frame;
+                size_t slot;
+                cfloat value;
+            };
+            std::vector<point> points;
+            bool sampling = true; // the warm-up sequence's outputs
+            uint64_t frames_out = 0;
+            auto take = [&](const cfloat* y, size_t elements) {
+                core::host_copy(sink.data(), y, elements * sizeof(cfloat));
+                const size_t frames = elements / outputs;
+                for (size_t f : sampling ? sample_indices(frames) : std::vector<size_t>())
+                    for (size_t slot : checked_channels(outputs))
+                        points.push_back({ frames_out + f,
+                                           slot,
+                                           sink[row.frame_major ? f * outputs + slot
+                                                                : slot * frames + f] });
+                frames_out += frames;
+            };
+            size_t chunk_index = 0;
+            auto sequence = [&] {
+                const double ms = stream_sequence(*p.pipeline,
+                                                  d_signal.data(),
+                                                  input_ring,
+                                                  chunk,
+                                                  calls,
+                                                  chunk_index,
+                                                  take);
+                sampling = false;
+                return ms;
+            };
+            m.time = repeat(sequence, d_opt.transfer_reps);
+
+            const uint64_t expected = uint64_t(chunk_index) * chunk / engine.decimation();
+            if (frames_out != expected)
+                m.check.problem = std::to_string(frames_out) + " frames, expected " +
+                                  std::to_string(expected);
+            const size_t ring = input_ring * chunk;
+            auto x = [&](uint64_t k) { return d_signal[k % ring]; };
+            for (const point& p : points)
+                m.check.add(reference_output(x, engine, row.M, p.slot, p.frame), p.value);
+        } catch (const std::exception&) {
+            m.fail();
+        }
+        print(m);
+        return m;
+    }
+
+    void set_row_status(size_t index, const std::string& status, const std::string& why)
+    {
+        for (const char* variant : variants) {
+            result m(index, variant);
+            m.set_status(status, why);
+            d_results.push_back(m);
+        }
+    }
+
+    void measure_row(size_t index)
+    {
+        const row_config& row = d_rows[index];
+        if (d_opt.limit.reached())
+            return set_row_status(index, "not run", d_opt.limit.note());
+        std::cout << "\n" << row.describe() << d_progress.step() << std::endl;
+        const size_t D = row.decimation();
+        if (D == 0 || D > row.M) {
+            set_row_status(index,
+                           "skipped",
+                           "M/r = " + fmt("%g", double(row.M) / row.r) +
+                               " is not an integer from 1 to M");
+            std::cout << "  skipped: M/r is not an integer from 1 to M" << std::endl;
+            return;
+        }
+        try {
+            // The output of a device-resident call: all frames, channel-major rows of
+            // `stride` frames or frame-major vectors.
+            const size_t frames = std::max<size_t>(1, d_opt.samples() / D);
+            const size_t bytes = frames * row.outputs() * sizeof(cfloat);
+            if (bytes > d_ctx->info().max_alloc_bytes)
+                throw std::runtime_error(
+                    "the output of " + size_text(double(bytes)) +
+                    " exceeds the device's allocation limit of " +
+                    size_text(double(d_ctx->info().max_alloc_bytes)) +
+                    ": use a smaller --samples-log2");
+            cl::Buffer out(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
+            d_results.push_back(measure_device_resident(index, "engine", out, frames));
+            if (d_opt.unfused)
+                d_results.push_back(
+                    measure_device_resident(index, "unfused", out, frames));
+        } catch (const std::exception&) {
+            result m(index, "engine");
+            m.fail();
+            drain();
+            print(m);
+            d_results.push_back(m);
+        }
+        if (d_opt.transfers)
+            measure_transfers(index);
+        if (d_opt.transfers && d_devices.size() > 1)
+            for (size_t n = 1; n <= d_devices.size(); ++n)
+                d_results.push_back(measure_devices(index, n));
+    }
+
+    void print(const result& m) const
+    {
+        static const std::map<std::string, std::string> names = {
+            { "engine", "engine" },           { "unfused", "FIR+FFT passes" },
+            { "serial", "transfers serial" }, { "overlap", "transfers overlap" },
+            { "devices", "multi-device" },
+        };
+        std::string name = names.at(m.variant);
+        if (m.variant == "devices")
+            name += ", " + std::to_string(m.devices);
+        if (m.variant == "engine" && m.ok())
+            name += m.fused ? " (fused)" : " (passes)";
+        m.print(name,
+                number(m.gsps()) + " Gsps" +
+                    (m.device_resident() ? "  " + number(m.gbs()) + " GB/s" : ""),
+                m.device_resident(),
+                22);
+    }
+
+    const result* find(size_t row, const std::string& variant, size_t devices = 1) const
+    {
+        for (const auto& m : d_results)
+            if (m.row == row && m.variant == variant && m.devices == devices)
+                return &m;
+        return nullptr;
+    }
+
+    void print_device_scaling() const
+    {
+        std::vector<scaling_line> lines;
+        for (size_t i = 0; i < d_rows.size(); ++i) {
+            scaling_line line{ d_rows[i].describe(), {} };
+            for (size_t n = 1; n <= d_devices.size(); ++n) {
+                const result* m = find(i, "devices", n);
+                line.rates.push_back(m && m->ok() ? m->gsps() : nan_value);
+            }
+            lines.push_back(line);
+        }
+        print_scaling(
+            "Channelizer with transfers over several devices "
+            "(core::multi_device_pipeline, " +
+                std::to_string(pipeline_depth) + " chunks in flight per device, 2^" +
+                std::to_string(d_opt.chunk_log2_used()) +
+                " samples per chunk): input Gsamples/s with the first 1, 2, ... "
+                "devices",
+            d_devices,
+            lines);
+    }
+
+    // Input Gsps the bus allows: uploads and downloads one after the other for
+    // "serial", else overlapped.
+    double pcie_limit_gsps(const row_config& row, const std::string& variant) const
+    {
+        return (variant == "serial" ? pcie_serial_limit(d_pcie, row.out_bytes())
+                                    : pcie_limit(d_pcie, row.out_bytes())) /
+               1e9;
+    }
+
+    void print_table() const
+    {
+        const double ceiling = copy_ceiling_gbs(d_copies);
+        auto percent = [](double part, double whole) {
+            return whole > 0 ? fmt("%.0f", 100 * part / whole) : "-";
+        };
+        std::cout
+            << "\nPolyphase channelizer on " << d_ctx->info().name
+            << ": input Gsamples/s; device-resident 2^" << d_opt.samples_log2
+            << " samples per call, device time, median of " << d_opt.reps
+            << ".\nGB/s counts 16 B per input sample; %copy: of clEnqueueCopyBuffer's "
+            << (ceiling > 0 ? fmt("%.0f GB/s", ceiling) : "(not measured)");
+        if (d_opt.unfused)
+            std::cout << "; FIR+FFT: max_fused_channels = 1, x = its time / the engine's "
+                         "(the engine's speed-up)";
+        if (d_opt.transfers)
+            std::cout << ".\nWith transfers: 2^" << d_opt.chunk_log2_used()
+                      << " samples per call, pinned host memory, host time of "
+                      << d_opt.calls() << " calls; pinned "
+                      << fmt("h2d %.1f", pcie_gbs(d_pcie, "h2d"))
+                      << fmt(", d2h %.1f", pcie_gbs(d_pcie, "d2h"))
+                      << fmt(", both %.1f GB/s", pcie_gbs(d_pcie, "both"))
+                      << "; lim = PCIe limit (Gsps), %lim = overlap / lim";
+        std::cout
+            << ".\nerr: relative L2 error against float64 over sampled outputs, ! = "
+               "check failed\n";
+
+        std::vector<text_table::group> groups = {
+            { "",
+              { { "M", 6 }, { "K", 4 }, { "r", 4 }, { "output", 10 }, { "path", 7 } } },
+            { "engine, device-resident",
+              { { "ms", 9 }, { "Gsps", 8 }, { "GB/s", 8 }, { "%copy", 6 } } }
+        };
+        if (d_opt.unfused)
+            groups.push_back({ "FIR+FFT", { { "Gsps", 8 }, { "x", 6 } } });
+        if (d_opt.transfers)
+            groups.push_back(
+                { "with transfers (Gsps)",
+                  { { "serial", 8 }, { "overlap", 8 }, { "lim", 8 }, { "%lim", 6 } } });
+        groups.push_back(row_error::group());
+        const text_table table(groups);
+        table.print_header(std::cout);
+        for (size_t i = 0; i < d_rows.size(); ++i) {
+            const row_config& row = d_rows[i];
+            const result* e = find(i, "engine");
+            const result* u = find(i, "unfused");
+            const result* s = find(i, "serial");
+            const result* o = find(i, "overlap");
+            row_error err;
+            const std::string output = !row.map.empty()
+                                           ? std::to_string(row.map.size()) + " ch"
+                                       : row.frame_major ? "frame-maj"
+                                                         : "all";
+            std::vector<text_table::cells> cells = {
+                { std::to_string(row.M),
+                  std::to_string(row.K),
+                  rate_text(row.r),
+                  output,
+                  e && e->ok() ? (e->fused ? "fused" : "passes") : "-" },
+                cells_of(e,
+                         [&](const result& m) {
+                             return text_table::cells{ number(m.time.median_ms),
+                                                       number(m.gsps()),
+                                                       number(m.gbs()),
+                                                       percent(m.gbs(), ceiling) };
+                         })
+            };
+            err.add(e);
+            if (d_opt.unfused) {
+                cells.push_back(cells_of(u, [&](const result& m) {
+                    return text_table::cells{
+                        number(m.gsps()),
+                        e && e->ok() ? fmt("%.2f", m.time.median_ms / e->time.median_ms)
+                                     : "-"
+                    };
+                }));
+                err.add(u);
+            }
+            if (d_opt.transfers) {
+                auto rate = [](const result* m) {
+                    return m && m->ok() ? number(m->gsps()) : m ? m->status : "";
+                };
+                const double limit = pcie_limit_gsps(row, "overlap");
+                cells.push_back({ rate(s),
+                                  rate(o),
+                                  row.decimation() ? number(limit) : "-",
+                                  o && o->ok() ? percent(o->gsps(), limit) : "-" });
+                err.add(s);
+                err.add(o);
+            }
+            cells.push_back(err.cells());
+            table.print_row(std::cout, cells);
+        }
+        for (const auto& m : d_results)
+            if (m.status == "failed")
+                std::cout << "  " << d_rows[m.row].describe() << " " << m.variant << ": "
+                          << m.status << ": " << m.note << "\n";
+        std::cout << std::flush;
+    }
+
+    void write_csv()
+    {
+        d_csv.header(
+            "table,M,K,r,D,output,outputs,variant,devices,fused,samples,calls,status,"
+            "median_ms,min_ms,max_ms,b2b_ms,Gsps,Gsps_b2b,GBs,pct_copy,"
+            "pcie_limit_Gsps,pcie_serial_limit_Gsps,pct_limit,rel_err,points_checked,"
+            "nonfinite,setup_ms,note");
+        add_bandwidth_rows(
+            d_csv, d_copies, d_pcie, { { "calls", std::to_string(d_opt.calls()) } });
+        const double ceiling = copy_ceiling_gbs(d_copies);
+        for (const auto& m : d_results) {
+            const row_config& r = d_rows[m.row];
+            csv_file::fields f = {
+                { "table", "channelizer" },
+                { "M", std::to_string(r.M) },
+                { "K", std::to_string(r.K) },
+                { "r", rate_text(r.r) },
+                { "D", std::to_string(r.decimation()) },
+                { "output",
+                  r.map.empty()
+                      ? (r.frame_major ? "all frame-major" : "all channel-major")
+                      : "subset channel-major" },
+                { "outputs", std::to_string(r.outputs()) },
+                { "variant", m.variant },
+                { "devices", std::to_string(m.devices) },
+            };
+            m.add_csv(f);
+            if (m.ok()) {
+                f["fused"] = std::to_string(int(m.fused));
+                f["Gsps"] = csv_file::number(m.gsps());
+                if (m.device_resident()) {
+                    f["Gsps_b2b"] = csv_file::number(m.per_second_b2b() / 1e9);
+                    f["GBs"] = csv_file::number(m.gbs());
+                    if (ceiling > 0)
+                        f["pct_copy"] = csv_file::number(100 * m.gbs() / ceiling);
+                } else if (m.devices == 1) { // the first device's bus
+                    f["pcie_limit_Gsps"] =
+                        csv_file::number(pcie_limit_gsps(r, "overlap"));
+                    f["pcie_serial_limit_Gsps"] =
+                        csv_file::number(pcie_limit_gsps(r, "serial"));
+                    f["pct_limit"] =
+                        csv_file::number(100 * m.gsps() / pcie_limit_gsps(r, m.variant));
+                }
+            }
+            d_csv.row(f);
+        }
+        d_csv.finish();
+    }
+
+    void drain() const { bench_base::drain({ &d_upload, &d_download }); }
 
     bench_options d_opt;
-    std::vector<core::device_context::sptr> d_devices; // --device; streaming only
-    core::device_context::sptr d_ctx;                  // the first: everything else
-    device_timer d_timer;
-    cl::CommandQueue d_compute, d_upload, d_download; // no profiling
+    cl::CommandQueue d_upload, d_download; // no profiling
     std::vector<row_config> d_rows;
     std::vector<cfloat> d_signal;
     std::vector<result> d_results;
-    std::vector<copy_measurement> d_copies;
-    std::vector<pcie_measurement> d_pcie;
-    csv_file d_csv; // opened at the start, so a bad path fails at once
-    progress d_progress;
 };
 
-bench::bench(const bench_options& options,
-             std::vector<core::device_context::sptr> devices)
-    : d_opt(options),
-      d_devices(std::move(devices)),
-      d_ctx(d_devices.front()),
-      d_timer(*d_ctx),
-      d_compute(d_ctx->create_queue(false)),
-      d_upload(d_ctx->create_queue(false)),
-      d_download(d_ctx->create_queue(false)),
-      d_csv(options.csv)
-{
-    for (size_t M : d_opt.channels)
-        for (size_t K : d_opt.taps_per_branch)
-            for (double r : d_opt.oversample)
-                d_rows.push_back({ M, K, r, false, {} });
-    if (d_opt.extra_channels) {
-        row_config row{ d_opt.extra_channels,
-                        d_opt.taps_per_branch.front(),
-                        d_opt.oversample.front(),
-                        true,
-                        {} };
-        d_rows.push_back(row);
-        row.frame_major = false;
-        const size_t n = std::min(d_opt.subset, row.M);
-        for (size_t i = 0; i < n; ++i) // spread over the band, from DC up
-            row.map.push_back(i * row.M / n);
-        d_rows.push_back(row);
-    }
-}
-
-void bench::ensure_signal(size_t samples)
-{
-    for (size_t n = d_signal.size(); n < samples; ++n)
-        d_signal.push_back(signal_sample(n));
-}
-
-void bench::drain() const
-{
-    harness::drain({ &d_timer.queue(), &d_compute, &d_upload, &d_download });
-}
-
-void bench::print_header() const
-{
-    print_device_header(program_name, d_ctx->info());
-    std::cout << "# device-resident: 2^" << d_opt.samples_log2
-              << " input samples per call (" << size_text(d_opt.samples() * 8.0) << "); "
-              << d_opt.warmup << " warm-up calls, median of " << d_opt.reps
-              << ", device-side timing";
-    if (d_opt.transfers)
-        std::cout << "\n# with transfers: 2^" << d_opt.chunk_log2_used()
-                  << " samples per call, " << d_opt.calls()
-                  << " calls per sequence, median of " << d_opt.transfer_reps
-                  << " sequences, host timing";
-    std::cout << "\n# taps: Blackman-windowed sinc, K*M taps; check: float64 direct "
-                 "formula, err limit "
-              << fmt("%g", max_rel_err) << std::endl;
-}
-
-// clEnqueueCopyBuffer of one device-resident call's input bytes.
-void bench::measure_copies(const std::string& when)
-{
-    d_copies.push_back(measure_copy(*d_ctx,
-                                    d_timer,
-                                    when,
-                                    d_opt.samples() * sizeof(cfloat),
-                                    d_opt.warmup,
-                                    d_opt.reps));
-}
-
-core::pfb_channelizer_options bench::engine_options(const row_config& row,
-                                                    const std::vector<float>& taps,
-                                                    size_t max_input,
-                                                    size_t max_fused) const
-{
-    core::pfb_channelizer_options o;
-    o.channels = row.M;
-    o.taps = taps;
-    o.oversample_rate = row.r;
-    o.channel_map = row.map;
-    o.layout = row.frame_major ? core::channel_layout::frame_major
-                               : core::channel_layout::channel_major;
-    o.max_input_samples = max_input;
-    o.max_fused_channels = max_fused;
-    return o;
-}
-
-/*
- * Three calls from zero history into NaN-filled output: a full one, a shorter one
- * that leaves samples short of a frame (when D > 1), a full one again; sampled
- * frames of sampled channels of each against the float64 formula.
- */
-check_stats bench::check_engine(core::pfb_channelizer& engine,
-                                const row_config& row,
-                                const cl::Buffer& out,
-                                size_t stride)
-{
-    const cl::CommandQueue& q = d_compute;
-    const size_t max = engine.max_input_samples(), D = engine.decimation();
-    const size_t outputs = engine.outputs();
-    const size_t sizes[] = { max, std::min(max, max / 3 + D / 2 + 1), max };
-    ensure_signal(sizes[0] + sizes[1] + sizes[2]);
-    const std::vector<size_t>& map = engine.channel_map();
-    const size_t out_bytes = out.getInfo<CL_MEM_SIZE>();
-    auto x = [&](uint64_t k) { return d_signal[k]; };
-    check_stats s;
-    uint64_t pos = 0; // samples before the call
-    for (size_t n : sizes) {
-        const auto region = engine.input_region();
-        if (region.capacity < n) {
-            s.problem = "input_region() capacity " + std::to_string(region.capacity) +
-                        " < " + std::to_string(n);
-            break;
-        }
-        q.enqueueWriteBuffer(region.buffer,
-                             CL_FALSE,
-                             region.offset * sizeof(cfloat),
-                             n * sizeof(cfloat),
-                             d_signal.data() + pos);
-        q.enqueueFillBuffer(out, quiet_nan_bits, 0, out_bytes);
-        const uint64_t first = pos / D;
-        const size_t expected = size_t((pos + n) / D - first);
-        const auto result = engine.enqueue(q, n, out, stride);
-        q.finish();
-        if (result.frames != expected && s.problem.empty())
-            s.problem = std::to_string(result.frames) + " frames, expected " +
-                        std::to_string(expected);
-        for (size_t f : sample_indices(std::min(result.frames, expected)))
-            for (size_t slot : checked_channels(outputs)) {
-                const size_t index =
-                    row.frame_major ? f * outputs + slot : slot * stride + f;
-                cfloat got;
-                q.enqueueReadBuffer(
-                    out, CL_TRUE, index * sizeof(cfloat), sizeof got, &got);
-                s.add(reference_output(x, engine.taps(), row.M, D, map[slot], first + f),
-                      got);
-            }
-        pos += n;
-    }
-    return s;
-}
-
-// Zero history, then the test signal in the new-sample part of both input windows
-// (a call of no samples moves to the other window), so that timed calls read
-// initialised data.
-void bench::prime_windows(core::pfb_channelizer& engine,
-                          const cl::Buffer& out,
-                          size_t stride)
-{
-    d_compute.finish();
-    engine.reset();
-    ensure_signal(engine.max_input_samples()); // not while writes from it are queued
-    for (size_t w = 0; w < engine_windows; ++w) {
-        const auto region = engine.input_region();
-        d_compute.enqueueWriteBuffer(region.buffer,
-                                     CL_FALSE,
-                                     region.offset * sizeof(cfloat),
-                                     region.capacity * sizeof(cfloat),
-                                     d_signal.data());
-        engine.enqueue(d_compute, 0, out, stride);
-    }
-    d_compute.finish();
-}
-
-result bench::measure_device_resident(size_t index,
-                                      const std::string& variant,
-                                      const std::vector<float>& taps,
-                                      const cl::Buffer& out,
-                                      size_t stride)
-{
-    const row_config& row = d_rows[index];
-    result m(index, variant);
-    try {
-        const auto start = clock_type::now();
-        core::pfb_channelizer engine(
-            d_ctx,
-            engine_options(row, taps, d_opt.samples(), variant == "unfused" ? 1 : 0));
-        m.setup_ms = ms_since(start);
-        m.fused = engine.fused();
-        m.samples = engine.max_input_samples();
-        m.note =
-            std::string(m.fused ? "fused FIR + FFT kernel" : "FIR, FFT plan, gather") +
-            ", D=" + std::to_string(engine.decimation()) + ", " +
-            std::to_string(engine.frames_for(m.samples)) + " frames per call";
-        m.check = check_engine(engine, row, out, stride);
-        prime_windows(engine, out, stride);
-        m.time = d_timer.measure(
-            [&](const cl::CommandQueue& q) { engine.enqueue(q, m.samples, out, stride); },
-            {},
-            d_opt.warmup,
-            d_opt.reps);
-    } catch (const std::exception&) {
-        m.fail();
-        drain();
-    }
-    print(m);
-    return m;
-}
-
-/*
- * The default engine fed from pinned host memory, 2^C samples per call; sequences
- * of calls serial (one queue) and overlapped (three queues). The outputs of the
- * last calls of each variant are checked.
- */
-void bench::measure_transfers(size_t index, const std::vector<float>& taps)
-{
-    const row_config& row = d_rows[index];
-    const size_t chunk = d_opt.chunk(), calls = d_opt.calls();
-    result ser(index, "serial"), ovl(index, "overlap");
-    ser.samples = ovl.samples = chunk * calls;
-    ser.calls = ovl.calls = calls;
-    try {
-        const auto start = clock_type::now();
-        // max_input_samples is rounded down to whole frames: room for any chunk.
-        core::pfb_channelizer engine(
-            d_ctx, engine_options(row, taps, chunk + row.decimation() - 1, 0));
-        ser.setup_ms = ovl.setup_ms = ms_since(start);
-        ser.fused = ovl.fused = engine.fused();
-        const size_t D = engine.decimation(), outputs = engine.outputs();
-        const size_t stride = (chunk + D - 1) / D; // the most frames of a call
-        const size_t out_elements = std::max<size_t>(1, stride * outputs);
-        std::vector<cl::Buffer> device_out;
-        for (size_t i = 0; i < output_slots; ++i)
-            device_out.emplace_back(
-                d_ctx->context(), CL_MEM_READ_WRITE, out_elements * sizeof(cfloat));
-        const size_t ring = input_ring * chunk;
-        ensure_signal(ring);
-        const core::pinned_buffer host_in(d_ctx, ring * sizeof(cfloat));
-        const core::pinned_buffer host_out(d_ctx,
-                                           output_slots * out_elements * sizeof(cfloat));
-        cfloat* const in_ring = static_cast<cfloat*>(host_in.data());
-        cfloat* const out_slots = static_cast<cfloat*>(host_out.data());
-        std::copy(d_signal.begin(), d_signal.begin() + ring, in_ring);
-
-        struct call_record {
-            uint64_t first = 0;
-            size_t frames = 0, expected = 0;
-        };
-        std::vector<call_record> records(output_slots);
-        uint64_t calls_done = 0; // since the engine started: input chunk calls_done % 4
-        auto download_elements = [&](size_t frames) {
-            return row.frame_major ? frames * outputs : (outputs - 1) * stride + frames;
-        };
-        // One sequence; host wall time from its first enqueue to the end of all.
-        auto sequence = [&](bool overlap) {
-            std::vector<cl::Event> done(calls), downloaded(calls);
-            const auto t0 = clock_type::now();
-            for (size_t k = 0; k < calls; ++k) {
-                const auto region = engine.input_region();
-                const cfloat* source = in_ring + (calls_done % input_ring) * chunk;
-                const size_t slot = k % output_slots;
-                cfloat* target = out_slots + slot * out_elements;
-                const uint64_t samples_before = calls_done * chunk;
-                call_record& rec = records[slot];
-                rec.first = samples_before / D;
-                rec.expected = size_t((samples_before + chunk) / D - rec.first);
-                if (!overlap) {
-                    d_compute.enqueueWriteBuffer(region.buffer,
-                                                 CL_FALSE,
-                                                 region.offset * sizeof(cfloat),
-                                                 chunk * sizeof(cfloat),
-                                                 source);
-                    const auto result =
-                        engine.enqueue(d_compute, chunk, device_out[slot], stride);
-                    rec.frames = result.frames;
-                    if (result.frames)
-                        d_compute.enqueueReadBuffer(device_out[slot],
-                                                    CL_FALSE,
-                                                    0,
-                                                    download_elements(result.frames) *
-                                                        sizeof(cfloat),
-                                                    target);
-                } else {
-                    // The window this upload fills was read by call k - 2.
-                    std::vector<cl::Event> free_window;
-                    if (k >= engine_windows)
-                        free_window.push_back(done[k - engine_windows]);
-                    cl::Event uploaded;
-                    d_upload.enqueueWriteBuffer(region.buffer,
-                                                CL_FALSE,
-                                                region.offset * sizeof(cfloat),
-                                                chunk * sizeof(cfloat),
-                                                source,
-                                                free_window.empty() ? nullptr
-                                                                    : &free_window,
-                                                &uploaded);
-                    // The output buffer was last downloaded by call k - 3.
-                    std::vector<cl::Event> ready = { uploaded };
-                    if (k >= output_slots)
-                        ready.push_back(downloaded[k - output_slots]);
-                    const auto result =
-                        engine.enqueue(d_compute, chunk, device_out[slot], stride, ready);
-                    rec.frames = result.frames;
-                    done[k] = result.done;
-                    if (result.frames) {
-                        const std::vector<cl::Event> after = { result.done };
-                        d_download.enqueueReadBuffer(device_out[slot],
-                                                     CL_FALSE,
-                                                     0,
-                                                     download_elements(result.frames) *
-                                                         sizeof(cfloat),
-                                                     target,
-                                                     &after,
-                                                     &downloaded[k]);
-                    } else {
-                        downloaded[k] = result.done;
-                    }
-                    d_upload.flush();
-                    d_compute.flush();
-                    d_download.flush();
-                }
-                ++calls_done;
-            }
-            d_upload.finish();
-            d_compute.finish();
-            d_download.finish();
-            return ms_since(t0);
-        };
-        // The last calls' outputs, on the host, against the formula; the input is
-        // the pinned ring, repeating.
-        auto x = [&](uint64_t k) { return in_ring[k % ring]; };
-        auto check = [&] {
-            check_stats s;
-            for (size_t slot = 0; slot < std::min(output_slots, calls); ++slot) {
-                const call_record& rec = records[slot];
-                if (rec.frames != rec.expected && s.problem.empty())
-                    s.problem = std::to_string(rec.frames) + " frames, expected " +
-                                std::to_string(rec.expected);
-                const cfloat* y = out_slots + slot * out_elements;
-                for (size_t f : sample_indices(std::min(rec.frames, rec.expected)))
-                    for (size_t o : checked_channels(outputs))
-                        s.add(reference_output(x,
-                                               engine.taps(),
-                                               row.M,
-                                               D,
-                                               engine.channel_map()[o],
-                                               rec.first + f),
-                              y[row.frame_major ? f * outputs + o : o * stride + f]);
-            }
-            return s;
-        };
-
-        for (result* m : { &ser, &ovl }) {
-            const bool overlap = m == &ovl;
-            m->note = std::string(m->fused ? "fused" : "FIR, FFT plan, gather") +
-                      ", D=" + std::to_string(D) + ", " + std::to_string(calls) +
-                      " calls of " + std::to_string(chunk) + " samples, " +
-                      (overlap ? "3 queues" : "1 queue");
-            try {
-                sequence(overlap); // warm-up
-                std::vector<double> ms;
-                for (int i = 0; i < d_opt.transfer_reps; ++i)
-                    ms.push_back(sequence(overlap));
-                m->time = summarize(ms);
-                m->check = check();
-            } catch (const std::exception&) {
-                m->fail();
-                drain();
-            }
-        }
-    } catch (const std::exception&) {
-        for (result* m : { &ser, &ovl })
-            if (m->ok())
-                m->fail();
-        drain();
-    }
-    for (result* m : { &ser, &ovl }) {
-        print(*m);
-        d_results.push_back(*m);
-    }
-}
-
-/*
- * Chunks of 2^C samples from host memory through a multi_device_pipeline over
- * the first n devices, each chunk's output copied out as a block would; sampled
- * frames of the warm-up sequence's chunks are checked.
- */
-result bench::measure_devices(size_t index, const std::vector<float>& taps, size_t n)
-{
-    const row_config& row = d_rows[index];
-    const size_t chunk = d_opt.chunk(), calls = d_opt.calls();
-    result m(index, "devices", n);
-    m.samples = chunk * calls;
-    m.calls = calls;
-    try {
-        const auto start = clock_type::now();
-        const std::vector<core::device_context::sptr> contexts(d_devices.begin(),
-                                                               d_devices.begin() + n);
-        std::vector<std::unique_ptr<core::pfb_channelizer>> engines;
-        std::vector<core::splittable_engine*> split;
-        for (const auto& context : contexts) {
-            engines.emplace_back(new core::pfb_channelizer(
-                context, engine_options(row, taps, chunk + row.decimation() - 1, 0)));
-            split.push_back(engines.back().get());
-        }
-        const core::pfb_channelizer& engine = *engines.front();
-        core::multi_device_pipeline pipeline(contexts, split, pipeline_depth);
-        m.setup_ms = ms_since(start);
-        m.fused = engine.fused();
-        const size_t outputs = engine.outputs();
-        m.note = std::to_string(calls) + " chunks of " + std::to_string(chunk) +
-                 " samples over " + std::to_string(n) + " device" + (n > 1 ? "s" : "") +
-                 ", " + std::to_string(pipeline_depth) + " in flight per device";
-        ensure_signal(input_ring * chunk);
-        std::vector<cfloat> sink(std::max<size_t>(engine.max_output_elements(), 1));
-
-        struct point {
-            uint64_t frame;
-            size_t slot;
-            cfloat value;
-        };
-        std::vector<point> points;
-        bool sampling = true; // the warm-up sequence's outputs
-        uint64_t frames_out = 0;
-        auto take = [&](const cfloat* y, size_t elements) {
-            core::host_copy(sink.data(), y, elements * sizeof(cfloat));
-            const size_t frames = elements / outputs;
-            for (size_t f : sampling ? sample_indices(frames) : std::vector<size_t>())
-                for (size_t slot : checked_channels(outputs))
-                    points.push_back({ frames_out + f,
-                                       slot,
-                                       sink[row.frame_major ? f * outputs + slot
-                                                            : slot * frames + f] });
-            frames_out += frames;
-        };
-        size_t chunk_index = 0;
-        auto sequence = [&] {
-            return stream_sequence(
-                pipeline, d_signal.data(), input_ring, chunk, calls, chunk_index, take);
-        };
-        sequence();
-        sampling = false;
-        std::vector<double> ms;
-        for (int i = 0; i < d_opt.transfer_reps; ++i)
-            ms.push_back(sequence());
-        m.time = summarize(ms);
-
-        const uint64_t expected = uint64_t(chunk_index) * chunk / engine.decimation();
-        if (frames_out != expected)
-            m.check.problem = std::to_string(frames_out) + " frames, expected " +
-                              std::to_string(expected);
-        const size_t ring = input_ring * chunk;
-        auto x = [&](uint64_t k) { return d_signal[k % ring]; };
-        for (const point& p : points)
-            m.check.add(reference_output(x,
-                                         taps,
-                                         row.M,
-                                         engine.decimation(),
-                                         engine.channel_map()[p.slot],
-                                         p.frame),
-                        p.value);
-    } catch (const std::exception&) {
-        m.fail();
-    }
-    print(m);
-    return m;
-}
-
-void bench::set_row_status(size_t index,
-                           const std::string& status,
-                           const std::string& why)
-{
-    for (const char* variant : variants) {
-        result m(index, variant);
-        m.set_status(status, why);
-        d_results.push_back(m);
-    }
-}
-
-void bench::measure_row(size_t index)
-{
-    const row_config& row = d_rows[index];
-    if (d_opt.limit.reached())
-        return set_row_status(index, "not run", d_opt.limit.note());
-    std::cout << "\n" << row.describe() << d_progress.step() << std::endl;
-    const size_t D = row.decimation();
-    if (D == 0 || D > row.M) {
-        set_row_status(index,
-                       "skipped",
-                       "M/r = " + fmt("%g", double(row.M) / row.r) +
-                           " is not an integer from 1 to M");
-        std::cout << "  skipped: M/r is not an integer from 1 to M" << std::endl;
-        return;
-    }
-    const std::vector<float> taps = design_taps(row.M, row.K);
-    try {
-        // The output of a device-resident call: all frames, channel-major rows of
-        // `stride` frames or frame-major vectors.
-        const size_t frames = std::max<size_t>(1, d_opt.samples() / D);
-        const size_t bytes = frames * row.outputs() * sizeof(cfloat);
-        if (bytes > d_ctx->info().max_alloc_bytes)
-            throw std::runtime_error("the output of " + size_text(double(bytes)) +
-                                     " exceeds the device's allocation limit of " +
-                                     size_text(double(d_ctx->info().max_alloc_bytes)) +
-                                     ": use a smaller --samples-log2");
-        cl::Buffer out(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
-        d_results.push_back(measure_device_resident(index, "engine", taps, out, frames));
-        if (d_opt.unfused)
-            d_results.push_back(
-                measure_device_resident(index, "unfused", taps, out, frames));
-    } catch (const std::exception&) {
-        result m(index, "engine");
-        m.fail();
-        drain();
-        print(m);
-        d_results.push_back(m);
-    }
-    if (d_opt.transfers)
-        measure_transfers(index, taps);
-    if (d_opt.transfers && d_devices.size() > 1)
-        for (size_t n = 1; n <= d_devices.size(); ++n)
-            d_results.push_back(measure_devices(index, taps, n));
-}
-
-void bench::print(const result& m) const
-{
-    static const std::map<std::string, std::string> names = {
-        { "engine", "engine" },           { "unfused", "FIR+FFT passes" },
-        { "serial", "transfers serial" }, { "overlap", "transfers overlap" },
-        { "devices", "multi-device" },
-    };
-    std::string name = names.at(m.variant);
-    if (m.variant == "devices")
-        name += ", " + std::to_string(m.devices);
-    if (m.variant == "engine" && m.ok())
-        name += m.fused ? " (fused)" : " (passes)";
-    m.print(name,
-            number(m.gsps()) + " Gsps" +
-                (m.device_resident() ? "  " + number(m.gbs()) + " GB/s" : ""),
-            m.device_resident(),
-            22);
-}
-
-const result* bench::find(size_t row, const std::string& variant, size_t devices) const
-{
-    for (const auto& m : d_results)
-        if (m.row == row && m.variant == variant && m.devices == devices)
-            return &m;
-    return nullptr;
-}
-
-void bench::print_device_scaling() const
-{
-    std::vector<scaling_line> lines;
-    for (size_t i = 0; i < d_rows.size(); ++i) {
-        scaling_line line{ d_rows[i].describe(), {} };
-        for (size_t n = 1; n <= d_devices.size(); ++n) {
-            const result* m = find(i, "devices", n);
-            line.rates.push_back(m && m->ok() ? m->gsps() : nan_value);
-        }
-        lines.push_back(line);
-    }
-    print_scaling("Channelizer with transfers over several devices "
-                  "(core::multi_device_pipeline, " +
-                      std::to_string(pipeline_depth) +
-                      " chunks in flight per device, 2^" +
-                      std::to_string(d_opt.chunk_log2_used()) +
-                      " samples per chunk): input Gsamples/s with the first 1, 2, ... "
-                      "devices",
-                  d_devices,
-                  lines);
-}
-
-// Input Gsps the bus allows: uploads and downloads one after the other for
-// "serial", else overlapped.
-double bench::pcie_limit_gsps(const row_config& row, const std::string& variant) const
-{
-    return (variant == "serial" ? pcie_serial_limit(d_pcie, row.out_bytes())
-                                : pcie_limit(d_pcie, row.out_bytes())) /
-           1e9;
-}
-
-void bench::print_table() const
-{
-    const double ceiling = copy_ceiling_gbs(d_copies);
-    auto percent = [](double part, double whole) {
-        return whole > 0 ? fmt("%.0f", 100 * part / whole) : "-";
-    };
-    std::cout << "\nPolyphase channelizer on " << d_ctx->info().name
-              << ": input Gsamples/s; device-resident 2^" << d_opt.samples_log2
-              << " samples per call, device time, median of " << d_opt.reps
-              << ".\nGB/s counts 16 B per input sample; %copy: of clEnqueueCopyBuffer's "
-              << (ceiling > 0 ? fmt("%.0f GB/s", ceiling) : "(not measured)");
-    if (d_opt.unfused)
-        std::cout << "; FIR+FFT: max_fused_channels = 1, x = its time / the engine's "
-                     "(the engine's speed-up)";
-    if (d_opt.transfers)
-        std::cout << ".\nWith transfers: 2^" << d_opt.chunk_log2_used()
-                  << " samples per call, pinned host memory, host time of "
-                  << d_opt.calls() << " calls; pinned "
-                  << fmt("h2d %.1f", pcie_gbs(d_pcie, "h2d"))
-                  << fmt(", d2h %.1f", pcie_gbs(d_pcie, "d2h"))
-                  << fmt(", both %.1f GB/s", pcie_gbs(d_pcie, "both"))
-                  << "; lim = PCIe limit (Gsps), %lim = overlap / lim";
-    std::cout << ".\nerr: relative L2 error against float64 over sampled outputs, ! = "
-                 "check failed\n";
-
-    std::vector<text_table::group> groups = {
-        { "", { { "M", 6 }, { "K", 4 }, { "r", 4 }, { "output", 10 }, { "path", 7 } } },
-        { "engine, device-resident",
-          { { "ms", 9 }, { "Gsps", 8 }, { "GB/s", 8 }, { "%copy", 6 } } }
-    };
-    if (d_opt.unfused)
-        groups.push_back({ "FIR+FFT", { { "Gsps", 8 }, { "x", 6 } } });
-    if (d_opt.transfers)
-        groups.push_back(
-            { "with transfers (Gsps)",
-              { { "serial", 8 }, { "overlap", 8 }, { "lim", 8 }, { "%lim", 6 } } });
-    groups.push_back(row_error::group());
-    const text_table table(groups);
-    table.print_header(std::cout);
-    for (size_t i = 0; i < d_rows.size(); ++i) {
-        const row_config& row = d_rows[i];
-        const result* e = find(i, "engine");
-        const result* u = find(i, "unfused");
-        const result* s = find(i, "serial");
-        const result* o = find(i, "overlap");
-        row_error err;
-        const std::string output = !row.map.empty()
-                                       ? std::to_string(row.map.size()) + " ch"
-                                   : row.frame_major ? "frame-maj"
-                                                     : "all";
-        std::vector<text_table::cells> cells = {
-            { std::to_string(row.M),
-              std::to_string(row.K),
-              rate_text(row.r),
-              output,
-              e && e->ok() ? (e->fused ? "fused" : "passes") : "-" },
-            cells_of(e,
-                     [&](const result& m) {
-                         return text_table::cells{ number(m.time.median_ms),
-                                                   number(m.gsps()),
-                                                   number(m.gbs()),
-                                                   percent(m.gbs(), ceiling) };
-                     })
-        };
-        err.add(e);
-        if (d_opt.unfused) {
-            cells.push_back(cells_of(u, [&](const result& m) {
-                return text_table::cells{
-                    number(m.gsps()),
-                    e && e->ok() ? fmt("%.2f", m.time.median_ms / e->time.median_ms) : "-"
-                };
-            }));
-            err.add(u);
-        }
-        if (d_opt.transfers) {
-            auto rate = [](const result* m) {
-                return m && m->ok() ? number(m->gsps()) : m ? m->status : "";
-            };
-            const double limit = pcie_limit_gsps(row, "overlap");
-            cells.push_back({ rate(s),
-                              rate(o),
-                              row.decimation() ? number(limit) : "-",
-                              o && o->ok() ? percent(o->gsps(), limit) : "-" });
-            err.add(s);
-            err.add(o);
-        }
-        cells.push_back(err.cells());
-        table.print_row(std::cout, cells);
-    }
-    for (const auto& m : d_results)
-        if (m.status == "failed")
-            std::cout << "  " << d_rows[m.row].describe() << " " << m.variant << ": "
-                      << m.status << ": " << m.note << "\n";
-    std::cout << std::flush;
-}
-
-void bench::write_csv()
-{
-    d_csv.header({ "table",
-                   "M",
-                   "K",
-                   "r",
-                   "D",
-                   "output",
-                   "outputs",
-                   "variant",
-                   "devices",
-                   "fused",
-                   "samples",
-                   "calls",
-                   "status",
-                   "median_ms",
-                   "min_ms",
-                   "max_ms",
-                   "b2b_ms",
-                   "Gsps",
-                   "Gsps_b2b",
-                   "GBs",
-                   "pct_copy",
-                   "pcie_limit_Gsps",
-                   "pcie_serial_limit_Gsps",
-                   "pct_limit",
-                   "rel_err",
-                   "points_checked",
-                   "nonfinite",
-                   "setup_ms",
-                   "note" });
-    add_bandwidth_rows(
-        d_csv, d_copies, d_pcie, { { "calls", std::to_string(d_opt.calls()) } });
-    const double ceiling = copy_ceiling_gbs(d_copies);
-    for (const auto& m : d_results) {
-        const row_config& r = d_rows[m.row];
-        csv_file::fields f = {
-            { "table", "channelizer" },
-            { "M", std::to_string(r.M) },
-            { "K", std::to_string(r.K) },
-            { "r", rate_text(r.r) },
-            { "D", std::to_string(r.decimation()) },
-            { "output",
-              r.map.empty() ? (r.frame_major ? "all frame-major" : "all channel-major")
-                            : "subset channel-major" },
-            { "outputs", std::to_string(r.outputs()) },
-            { "variant", m.variant },
-            { "devices", std::to_string(m.devices) },
-        };
-        m.add_csv(f);
-        if (m.ok()) {
-            f["fused"] = std::to_string(int(m.fused));
-            f["Gsps"] = csv_file::number(m.gsps());
-            if (m.device_resident()) {
-                f["Gsps_b2b"] = csv_file::number(m.per_second_b2b() / 1e9);
-                f["GBs"] = csv_file::number(m.gbs());
-                if (ceiling > 0)
-                    f["pct_copy"] = csv_file::number(100 * m.gbs() / ceiling);
-            } else if (m.devices == 1) { // the first device's bus
-                f["pcie_limit_Gsps"] = csv_file::number(pcie_limit_gsps(r, "overlap"));
-                f["pcie_serial_limit_Gsps"] =
-                    csv_file::number(pcie_limit_gsps(r, "serial"));
-                f["pct_limit"] =
-                    csv_file::number(100 * m.gsps() / pcie_limit_gsps(r, m.variant));
-            }
-        }
-        d_csv.row(f);
-    }
-    d_csv.finish();
-}
-
-int bench::run()
-{
-    print_header();
-    warm_up_device(*d_ctx, d_timer, d_opt.samples() * sizeof(cfloat));
-    measure_copies("start");
-    if (d_opt.transfers)
-        d_pcie = measure_pcie(
-            d_ctx, d_opt.chunk() * sizeof(cfloat), d_opt.calls(), d_opt.transfer_reps);
-    d_progress = progress(d_rows.size());
-    for (size_t i = 0; i < d_rows.size(); ++i)
-        measure_row(i);
-    const size_t not_run =
-        size_t(std::count_if(d_results.begin(),
-                             d_results.end(),
-                             [](const result& m) { return m.status == "not run"; })) /
-        std::size(variants);
-    if (not_run)
-        std::cout << "\n--time-limit " << fmt("%g", d_opt.limit.seconds)
-                  << " s reached: " << not_run << " of " << d_rows.size()
-                  << " rows not run" << std::endl;
-    std::cout << "\n";
-    measure_copies("end");
-    if (d_csv.enabled())
-        write_csv();
-    print_table();
-    if (d_opt.transfers && d_devices.size() > 1)
-        print_device_scaling();
-    bool failed = false, check_failed = false;
-    for (const auto& m : d_results) {
-        failed |= m.status == "failed";
-        check_failed |= !m.passed();
-    }
-    return verdict(
-        check_failed, failed, not_run ? std::to_string(not_run) + " rows" : "");
-}
 
 } // namespace
 

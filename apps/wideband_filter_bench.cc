@@ -21,7 +21,6 @@
 #include <gnuradio/wideband/core/batched_convolution.h>
 #include <gnuradio/wideband/core/fft_filter.h>
 #include <gnuradio/wideband/core/host_copy.h>
-#include <gnuradio/wideband/core/multi_device_pipeline.h>
 
 #include <deque>
 #include <iostream>
@@ -83,127 +82,78 @@ struct bench_options : common_options {
 
 void declare_options(bench_options& o, option_table& t)
 {
-    t.counts("--taps", "LIST", "FIR taps T, comma-separated", o.taps, 1, 1 << 22)
-        .counts("--decimation", "LIST", "FIR decimation D", o.decimations, 1, 1 << 20)
-        .count("--samples-log2",
-               "S",
-               "input samples per device-resident call, 2^S",
-               o.samples_log2,
-               4,
-               31)
-        .counts("--chunk-log2",
-                "LIST",
-                "samples per chunk with transfers, 2^C",
-                o.chunk_log2,
-                4,
-                28)
-        .count("--stream-log2",
-               "Q",
-               "samples per timed transfer sequence, 2^Q",
-               o.stream_log2,
-               4,
-               34)
-        .count("--depth",
-               "N",
-               "stream_pipeline depth: chunks in flight [2, the blocks']",
-               o.depth,
-               1,
-               64)
-        .count("--reps", "R", "timed device-resident calls, median", o.reps, 1)
-        .count("--warmup", "W", "untimed calls first", o.warmup, 0)
-        .count("--transfer-reps",
-               "T",
-               "timed transfer sequences, median",
-               o.transfer_reps,
-               1)
-        .value("--pairs",
-               "LIST",
-               "batched convolution M x J [10x10,50x50,200x200]",
-               [&o](const std::string& arg, const std::string& v) {
-                   o.pairs.clear();
-                   for (const auto& item : split(arg, v)) {
-                       const size_t x = item.find_first_of("xX");
-                       if (x == std::string::npos)
-                           throw usage_error(arg + ": '" + item + "' is not MxJ");
-                       o.pairs.push_back(
-                           { parse_count(arg, item.substr(0, x), 1, 1 << 16),
-                             parse_count(arg, item.substr(x + 1), 1, 1 << 16) });
-                   }
-               })
-        .value("--conv-sizes",
-               "LIST",
-               "N = L = S; A..B stands for the powers of two from A to B [32..65536]",
-               [&o](const std::string& arg, const std::string& v) {
-                   o.conv_sizes.clear();
-                   for (const auto& item : split(arg, v)) {
-                       const size_t dots = item.find("..");
-                       const size_t a =
-                           parse_count(arg, item.substr(0, dots), 1, 1 << 24);
-                       const size_t b =
-                           dots == std::string::npos
-                               ? a
-                               : parse_count(arg, item.substr(dots + 2), a, 1 << 24);
-                       for (size_t n = a; n <= b; n *= 2)
-                           o.conv_sizes.push_back(n);
-                   }
-               })
-        .number("--conv-budget",
-                "SEC",
-                "GPU seconds for the timed sets of one cell; a longer set is estimated "
-                "from calls",
-                o.conv_budget,
-                0)
-        .number("--conv-memory",
-                "MIB",
-                "device memory for one call's buffers; 0: 40% of the device's global "
-                "memory",
-                o.conv_memory_mib,
-                0)
-        .count("--cpu-threads",
-               "N",
-               "FFTW threads [all hardware threads: " + std::to_string(o.cpu_threads) +
-                   "]",
-               o.cpu_threads,
-               1,
-               4096)
-        .count("--cpu-log2",
-               "C",
-               "input samples per FFTW filter call, at least 2^C",
-               o.cpu_log2,
-               4,
-               30)
-        .count("--cpu-reps", "R", "timed FFTW runs, median", o.cpu_reps, 1)
-        .number("--cpu-budget",
-                "SEC",
-                "FFTW seconds per row or cell; beyond, fewer runs, and in the batched "
-                "grid a subset of the pairs, scaled",
-                o.cpu_budget,
-                0)
-        .number("--fftw-plan-seconds",
-                "S",
-                "FFTW_MEASURE planning limit per plan; 0: FFTW_ESTIMATE",
-                o.fftw_plan_seconds,
-                0)
-        .value(
-            "--fftw-fft",
-            "auto|same",
-            "FIR FFT size on the CPU: FFTW's best power of two, or the GPU engine's",
-            [&o](const std::string& arg, const std::string& v) {
-                if (v != "auto" && v != "same")
-                    throw usage_error(arg + ": '" + v + "' is neither auto nor same");
-                o.fftw_same_size = v == "same";
-            },
-            "auto");
-    o.limit.declare(t, "row or cell");
-    t.flag("--no-filter", "skip the FIR filter rows", o.filter, false)
-        .flag("--no-conv", "skip the batched convolution grid", o.conv, false)
-        .flag("--no-transfers", "skip the FIR rows with transfers", o.transfers, false)
-        .flag("--no-copy-out",
-              "with transfers, read the outputs in the pipeline's pinned buffers instead "
-              "of copying them out (as a consumer that works in place would)",
-              o.copy_out,
-              false)
-        .flag("--no-fftw", "skip FFTW (the CPU columns)", o.fftw, false);
+    auto pairs = [&o](const std::string& arg, const std::string& v) {
+        o.pairs.clear();
+        for (const auto& item : split(arg, v)) {
+            const size_t x = item.find_first_of("xX");
+            if (x == std::string::npos)
+                throw usage_error(arg + ": '" + item + "' is not MxJ");
+            o.pairs.push_back({ parse_count(arg, item.substr(0, x), 1, 1 << 16),
+                                parse_count(arg, item.substr(x + 1), 1, 1 << 16) });
+        }
+    };
+    auto sizes = [&o](const std::string& arg, const std::string& v) {
+        o.conv_sizes.clear();
+        for (const auto& item : split(arg, v)) {
+            const size_t dots = item.find("..");
+            const size_t a = parse_count(arg, item.substr(0, dots), 1, 1 << 24);
+            const size_t b = dots == std::string::npos
+                                 ? a
+                                 : parse_count(arg, item.substr(dots + 2), a, 1 << 24);
+            for (size_t n = a; n <= b; n *= 2)
+                o.conv_sizes.push_back(n);
+        }
+    };
+    auto fft = [&o](const std::string& arg, const std::string& v) {
+        if (v != "auto" && v != "same")
+            throw usage_error(arg + ": '" + v + "' is neither auto nor same");
+        o.fftw_same_size = v == "same";
+    };
+    t.add({
+        { { "--taps", "LIST", &o.taps, 1, 1 << 22 }, "FIR taps T, comma-separated" },
+        { { "--decimation", "LIST", &o.decimations, 1, 1 << 20 }, "FIR decimation D" },
+        { { "--samples-log2", "S", &o.samples_log2, 4, 31 },
+          "input samples per device-resident call, 2^S" },
+        { { "--chunk-log2", "LIST", &o.chunk_log2, 4, 28 },
+          "samples per chunk with transfers, 2^C" },
+        { { "--stream-log2", "Q", &o.stream_log2, 4, 34 },
+          "samples per timed transfer sequence, 2^Q" },
+        { { "--depth", "N", &o.depth, 1, 64 },
+          "stream_pipeline depth: chunks in flight [2, the blocks']" },
+        { { "--reps", "R", &o.reps, 1 }, "timed device-resident calls, median" },
+        { { "--warmup", "W", &o.warmup, 0 }, "untimed calls first" },
+        { { "--transfer-reps", "T", &o.transfer_reps, 1 },
+          "timed transfer sequences, median" },
+        { { "--pairs", "LIST", pairs },
+          "batched convolution M x J [10x10,50x50,200x200]" },
+        { { "--conv-sizes", "LIST", sizes },
+          "N = L = S; A..B stands for the powers of two from A to B [32..65536]" },
+        { { "--conv-budget", "SEC", &o.conv_budget, 0 },
+          "GPU seconds for the timed sets of one cell; a longer set is estimated from "
+          "calls" },
+        { { "--conv-memory", "MIB", &o.conv_memory_mib, 0 },
+          "device memory for one call's buffers; 0: 40% of the device's global memory" },
+        { { "--cpu-threads", "N", &o.cpu_threads, 1, 4096 },
+          "FFTW threads [all hardware threads: " + std::to_string(o.cpu_threads) + "]" },
+        { { "--cpu-log2", "C", &o.cpu_log2, 4, 30 },
+          "input samples per FFTW filter call, at least 2^C" },
+        { { "--cpu-reps", "R", &o.cpu_reps, 1 }, "timed FFTW runs, median" },
+        { { "--cpu-budget", "SEC", &o.cpu_budget, 0 },
+          "FFTW seconds per row or cell; beyond, fewer runs, and in the batched grid a "
+          "subset of the pairs, scaled" },
+        { { "--fftw-plan-seconds", "S", &o.fftw_plan_seconds, 0 },
+          "FFTW_MEASURE planning limit per plan; 0: FFTW_ESTIMATE" },
+        { { "--fftw-fft", "auto|same", fft, "auto" },
+          "FIR FFT size on the CPU: FFTW's best power of two, or the GPU engine's" },
+        o.limit.option("row or cell"),
+        { { "--no-filter", &o.filter, false }, "skip the FIR filter rows" },
+        { { "--no-conv", &o.conv, false }, "skip the batched convolution grid" },
+        { { "--no-transfers", &o.transfers, false }, "skip the FIR rows with transfers" },
+        { { "--no-copy-out", &o.copy_out, false },
+          "with transfers, read the outputs in the pipeline's pinned buffers instead of "
+          "copying them out (as a consumer that works in place would)" },
+        { { "--no-fftw", &o.fftw, false }, "skip FFTW (the CPU columns)" },
+    });
 }
 
 const char* const about =
@@ -285,18 +235,11 @@ wrong output count); 4 stopped by --time-limit (every check made passed).
 
 // ---- taps and the float64 references -------------------------------------------
 
-// Blackman-windowed sinc of T taps, cut-off 0.4/D cycles per sample, DC gain 1.
-std::vector<cfloat> design_taps(size_t T, size_t D)
-{
-    const std::vector<double> h = windowed_sinc(T, 0.4 / double(D));
-    return std::vector<cfloat>(h.begin(), h.end());
-}
+using wideband_reference::sample_fn;
 
 // Output m of the filter in float64 (lib/core/tests/reference).
-std::complex<double> filter_reference(const wideband_reference::sample_fn& x,
-                                      const std::vector<cfloat>& h,
-                                      size_t D,
-                                      uint64_t m)
+std::complex<double>
+filter_reference(const sample_fn& x, const std::vector<cfloat>& h, size_t D, uint64_t m)
 {
     return wideband_reference::fir(x, h, D, m, 1)[0];
 }
@@ -330,6 +273,20 @@ struct filter_row {
         return std::to_string(T) + " taps, decimation " + std::to_string(D);
     }
     double bytes_per_sample() const { return 8 + 8.0 / double(D); }
+    // Blackman-windowed sinc of T taps, cut-off 0.4/D cycles per sample, DC gain 1.
+    std::vector<cfloat> taps() const
+    {
+        const std::vector<double> h = windowed_sinc(T, 0.4 / double(D));
+        return std::vector<cfloat>(h.begin(), h.end());
+    }
+    core::fft_filter_options options(size_t max_input) const
+    {
+        core::fft_filter_options o;
+        o.taps = taps();
+        o.decimation = D;
+        o.max_input_samples = max_input;
+        return o;
+    }
 };
 
 struct filter_measurement : measurement {
@@ -411,55 +368,1011 @@ size_t seven_smooth_at_least(size_t n)
 
 // ---- the bench ----------------------------------------------------------
 
-class bench
+class bench : bench_base
 {
 public:
-    bench(const bench_options& options, std::vector<core::device_context::sptr> devices);
-    int run();
+    bench(const bench_options& options, std::vector<core::device_context::sptr> devices)
+        : bench_base(options, std::move(devices)),
+          d_opt(options),
+          d_pool(options.cpu_threads),
+          d_start(clock_type::now())
+    {
+        cl::Program program(d_ctx->context(), std::string(fill_signal_source));
+        program.build(std::vector<cl::Device>{ d_ctx->device() });
+        d_fill = cl::Kernel(program, "fill_signal");
+#ifdef WIDEBAND_HAVE_FFTW
+        if (d_opt.fftw)
+            d_fftw_flags = fftw_flags(d_opt.fftw_plan_seconds);
+#endif
+        if (d_opt.filter)
+            for (size_t T : d_opt.taps)
+                for (size_t D : d_opt.decimations)
+                    d_rows.push_back({ T, D });
+    }
+
+    int run()
+    {
+        print_header();
+        warm_up_device(*d_ctx, d_timer, copy_bytes());
+        measure_copies("start");
+        if (d_opt.filter && d_opt.transfers) {
+            // The largest transfer chunk, one direction at a time, then both at once.
+            const size_t chunk_log2 =
+                *std::max_element(d_opt.chunk_log2.begin(), d_opt.chunk_log2.end());
+            d_pcie = measure_pcie(d_ctx,
+                                  (size_t(1) << chunk_log2) * sizeof(cfloat),
+                                  std::max<size_t>(4,
+                                                   (size_t(1) << d_opt.stream_log2) >>
+                                                       std::min<size_t>(chunk_log2, 63)),
+                                  d_opt.transfer_reps);
+        }
+        d_progress = progress(d_rows.size() + (d_opt.conv ? d_opt.conv_sizes.size() : 0));
+        for (size_t i = 0; i < d_rows.size(); ++i)
+            measure_filter_row(i);
+        if (d_opt.conv)
+            for (size_t N : d_opt.conv_sizes)
+                measure_conv_size(N);
+        const std::string not_run =
+            d_rows_not_run || d_cells_not_run
+                ? std::to_string(d_rows_not_run) + " FIR rows and " +
+                      std::to_string(d_cells_not_run) + " batched cells"
+                : "";
+        d_opt.limit.report(not_run);
+        std::cout << "\n";
+        measure_copies("end");
+        if (d_csv.enabled())
+            write_csv();
+        if (d_opt.filter)
+            print_filter_table();
+        if (d_opt.filter && d_opt.transfers && d_devices.size() > 1)
+            print_device_scaling();
+        if (d_opt.conv)
+            print_conv_table();
+
+        std::vector<const measurement*> all;
+        for (const auto& f : d_filter)
+            all.push_back(&f);
+        for (const auto& c : d_cells)
+            all.insert(all.end(), { &c.gpu, &c.cpu });
+        std::cout << "total " << fmt("%.0f s", ms_since(d_start) / 1e3) << std::endl;
+        return verdict(all, not_run);
+    }
 
 private:
-    void print_header() const;
-    void measure_copies(const std::string& when);
+    std::string fftw_text() const
+    {
+#ifdef WIDEBAND_HAVE_FFTW
+        return std::string(fftwf_version) + ", " + std::to_string(d_pool.size()) +
+               " threads, " +
+               (d_fftw_flags == FFTW_MEASURE
+                    ? "FFTW_MEASURE (" + fmt("%g", d_opt.fftw_plan_seconds) +
+                          " s per plan)"
+                    : std::string("FFTW_ESTIMATE"));
+#else
+        return "not built with FFTW";
+#endif
+    }
 
-    void measure_filter_row(size_t index);
-    filter_measurement measure_filter_device(size_t index,
-                                             const std::vector<cfloat>& taps);
-    filter_measurement measure_filter_transfers(size_t index,
-                                                const std::vector<cfloat>& taps,
-                                                size_t chunk_log2,
-                                                size_t devices);
-    filter_measurement measure_filter_fftw(size_t index,
-                                           const std::vector<cfloat>& taps,
-                                           size_t gpu_fft_size);
+    void print_header() const
+    {
+        print_device_header(program_name, d_ctx->info());
+        if (d_opt.filter) {
+            std::cout << "# FIR device-resident: 2^" << d_opt.samples_log2
+                      << " input samples per call (" << size_text(d_opt.samples() * 8.0)
+                      << "), " << d_opt.warmup << " warm-up calls, median of "
+                      << d_opt.reps << ", device-side timing\n";
+            if (d_opt.transfers && d_devices.size() > 1) {
+                std::cout << "# FIR with transfers also over the first 2.."
+                          << d_devices.size() << " of the devices";
+                for (const auto& d : d_devices)
+                    std::cout << " " << d->info().address();
+                std::cout << " (multi_device_pipeline)\n";
+            }
+            if (d_opt.transfers)
+                std::cout << "# FIR with transfers: stream_pipeline depth " << d_opt.depth
+                          << ", chunks of 2^" << join(d_opt.chunk_log2, ", 2^")
+                          << " samples, 2^" << d_opt.stream_log2
+                          << " samples per sequence, median of " << d_opt.transfer_reps
+                          << " sequences, host timing"
+                          << (d_opt.copy_out ? "" : ", outputs not copied out") << "\n";
+        }
+        if (d_opt.conv)
+            std::cout << "# batched convolution: pairs " <<
+                [&] {
+                    std::vector<std::string> p;
+                    for (const auto& s : d_opt.pairs)
+                        p.push_back(s.text());
+                    return join(p);
+                }()
+                      << ", N = " << join(d_opt.conv_sizes) << "; up to " << d_opt.reps
+                      << " sets within " << fmt("%g", d_opt.conv_budget)
+                      << " s per cell, " << size_text(device_memory_budget())
+                      << " of buffers per call\n";
+        std::cout << "# CPU: " << (d_opt.fftw ? fftw_text() : std::string("FFTW skipped"))
+                  << "\n# check: float64 direct sums, err limit "
+                  << fmt("%g", max_rel_err) << std::endl;
+    }
+
+    // ---- FIR filter ----------------------------------------------------------
+
+    /*
+     * Three calls from zero history into NaN-filled output: `max` samples, a shorter
+     * call (which leaves samples short of an output when D > 1), `max` again; every
+     * output of each must be finite, sampled ones are compared with the float64 sum.
+     */
     check_stats
-    check_filter_engine(core::fft_filter& engine, const cl::Buffer& out, size_t max);
-    void prime_filter(core::fft_filter& engine, const cl::Buffer& out);
+    check_filter_engine(core::fft_filter& engine, const cl::Buffer& out, size_t max)
+    {
+        const cl::CommandQueue& q = d_compute;
+        const size_t D = engine.decimation(), T = engine.taps().size();
+        const size_t per_block = engine.block_step() / D;
+        const size_t sizes[] = { max, std::min(max, max / 3 + D / 2 + 1), max };
+        const size_t out_bytes = out.getInfo<CL_MEM_SIZE>();
+        const sample_fn x = signal_sample;
+        std::vector<cfloat> input, output;
+        check_stats s;
+        uint64_t pos = 0; // samples before the call
+        engine.reset();
+        for (size_t n : sizes) {
+            const auto region = engine.input_region();
+            if (region.capacity < n) {
+                s.fail("input_region() capacity " + std::to_string(region.capacity) +
+                       " < " + std::to_string(n));
+                break;
+            }
+            input.resize(n);
+            fill_signal(d_pool, input.data(), pos, n);
+            write_region(q, region, input.data(), n, true);
+            q.enqueueFillBuffer(out, quiet_nan_bits, 0, out_bytes);
+            const uint64_t first = pos / D;
+            const size_t expected = size_t((pos + n) / D - first);
+            const auto result = engine.enqueue(q, n, out);
+            q.finish();
+            if (result.outputs != expected)
+                s.fail(std::to_string(result.outputs) + " outputs, expected " +
+                       std::to_string(expected));
+            const size_t got = std::min(result.outputs, expected);
+            output.resize(std::max<size_t>(got, 1));
+            if (got)
+                q.enqueueReadBuffer(out, CL_TRUE, 0, got * sizeof(cfloat), output.data());
+            s.scan(output.data(), got);
+            const size_t b = per_block;
+            const std::vector<size_t> edges = { T - 2, T - 1, T,     b - 1,
+                                                b,     b + 1, 2 * b, 3 * b - 1 };
+            for (size_t i : sample_indices(got, edges, 16))
+                s.add(filter_reference(x, engine.taps(), D, first + i), output[i]);
+            pos += n;
+        }
+        return s;
+    }
 
-    void measure_conv_size(size_t N);
-    void measure_conv_gpu(conv_cell& c);
-    void measure_conv_fftw(conv_cell& c, const void* plans);
-    void fill_device(const cl::Buffer& buffer, size_t elements, uint64_t base);
+    // Zero history, then the test signal in the new-sample part of both input regions
+    // (a call of no samples moves to the other one), so that timed calls read
+    // initialised data.
+    void prime_filter(core::fft_filter& engine, const cl::Buffer& out)
+    {
+        d_compute.finish();
+        engine.reset();
+        std::vector<cfloat> input(engine.max_input_samples());
+        fill_signal(d_pool, input.data(), 0, input.size());
+        for (size_t w = 0; w < engine.input_regions(); ++w) {
+            const auto region = engine.input_region();
+            write_region(d_compute, region, input.data(), region.capacity, true);
+            engine.enqueue(d_compute, 0, out);
+        }
+        d_compute.finish();
+    }
 
-    void print_filter(const filter_measurement& m) const;
-    void print_conv(const conv_cell& c) const;
-    void print_filter_table() const;
-    void print_device_scaling() const;
-    void print_conv_table() const;
-    void write_csv();
+    filter_measurement measure_filter_device(size_t index)
+    {
+        const filter_row& row = d_rows[index];
+        filter_measurement m(index, "device");
+        try {
+            const auto start = clock_type::now();
+            core::fft_filter engine(d_ctx, row.options(d_opt.samples()));
+            m.setup_ms = ms_since(start);
+            m.fft_size = engine.fft_size();
+            m.samples = engine.max_input_samples();
+            m.note = engine.describe();
+            const size_t out_bytes =
+                std::max<size_t>(engine.max_output_elements(), 1) * 8;
+            if (out_bytes > d_ctx->info().max_alloc_bytes)
+                throw std::runtime_error("the output of " + size_text(double(out_bytes)) +
+                                         " exceeds the device's allocation limit: use a "
+                                         "smaller --samples-log2");
+            cl::Buffer out(d_ctx->context(), CL_MEM_READ_WRITE, out_bytes);
+            m.check = check_filter_engine(engine, out, m.samples);
+            prime_filter(engine, out);
+            auto call = [&](const cl::CommandQueue& q) {
+                engine.enqueue(q, m.samples, out);
+            };
+            m.time = d_timer.measure(call, {}, d_opt.warmup, d_opt.reps);
+        } catch (const std::exception&) {
+            m.fail();
+            drain();
+        }
+        print_filter(m);
+        return m;
+    }
+
+    /*
+     * The engine behind a core::stream_pipeline, as the blocks drive it: chunks of
+     * 2^C samples from a ring of host chunks go in; each chunk's output, once on
+     * the host, is copied out. Sampled outputs of the last chunks of the last
+     * sequence are checked.
+     */
+    filter_measurement
+    measure_filter_transfers(size_t index, size_t chunk_log2, size_t devices)
+    {
+        const filter_row& row = d_rows[index];
+        const size_t chunk = size_t(1) << chunk_log2;
+        const size_t calls =
+            std::max<size_t>(4, (size_t(1) << d_opt.stream_log2) >> chunk_log2);
+        filter_measurement m(index, "transfers", chunk_log2, devices);
+        m.samples = chunk * calls;
+        m.calls = calls;
+        try {
+            const auto start = clock_type::now();
+            // One engine per device; with one, the pipeline is a plain stream_pipeline.
+            const device_pipeline<core::fft_filter> p(
+                d_devices, devices, row.options(chunk), d_opt.depth);
+            const core::fft_filter& engine = p.front();
+            m.setup_ms = ms_since(start);
+            m.fft_size = engine.fft_size();
+            m.note =
+                std::to_string(calls) + " chunks of 2^" + std::to_string(chunk_log2) +
+                ", depth " + std::to_string(d_opt.depth) +
+                (devices > 1 ? " per device, " + std::to_string(devices) + " devices"
+                             : std::string()) +
+                (d_opt.copy_out ? ", outputs copied out" : ", outputs read in place");
+
+            const size_t ring = input_ring * chunk;
+            std::vector<cfloat> host_in(ring);
+            fill_signal(d_pool, host_in.data(), 0, ring);
+            std::vector<cfloat> sink(std::max<size_t>(engine.max_output_elements(), 1));
+
+            struct sample_record {
+                uint64_t index;
+                cfloat value;
+            };
+            std::deque<std::vector<sample_record>> records; // the last 3 chunks'
+            uint64_t submitted = 0, delivered = 0;          // samples in, outputs out
+            size_t chunk_index = 0;
+            check_stats counts; // output count problems
+            auto take = [&](const cfloat* y, size_t n) {
+                if (d_opt.copy_out) {
+                    core::host_copy(sink.data(), y, n * sizeof(cfloat));
+                    y = sink.data();
+                }
+                std::vector<sample_record> r;
+                for (size_t i : sample_indices(n, {}, 3))
+                    r.push_back({ delivered + i, y[i] });
+                records.push_back(std::move(r));
+                if (records.size() > 3)
+                    records.pop_front();
+                delivered += n;
+            };
+            auto sequence = [&] {
+                const double ms = stream_sequence(*p.pipeline,
+                                                  host_in.data(),
+                                                  input_ring,
+                                                  chunk,
+                                                  calls,
+                                                  chunk_index,
+                                                  take);
+                submitted += chunk * calls;
+                if (delivered != submitted / row.D)
+                    counts.fail(std::to_string(delivered) + " outputs after " +
+                                std::to_string(submitted) + " samples, expected " +
+                                std::to_string(submitted / row.D));
+                return ms;
+            };
+            m.time = repeat(sequence, d_opt.transfer_reps);
+            // The stream is the ring of host chunks, repeating.
+            auto x = [&](uint64_t k) { return host_in[k % ring]; };
+            m.check = counts;
+            for (const auto& r : records)
+                for (const auto& s : r)
+                    m.check.add(filter_reference(x, engine.taps(), row.D, s.index),
+                                s.value);
+        } catch (const std::exception&) {
+            m.fail();
+            drain();
+        }
+        print_filter(m);
+        return m;
+    }
+
+    filter_measurement measure_filter_fftw(size_t index, size_t gpu_fft_size)
+    {
+        const filter_row& row = d_rows[index];
+        filter_measurement m(index, "fftw");
+#ifdef WIDEBAND_HAVE_FFTW
+        try {
+            const std::vector<cfloat> taps = row.taps();
+            const size_t T = taps.size(), D = row.D;
+            const size_t L = d_opt.fftw_same_size && gpu_fft_size
+                                 ? gpu_fft_size
+                                 : fftw_filter_size(T, D);
+            const auto start = clock_type::now();
+            fftw_filter filter(taps, D, L, d_pool.size(), d_fftw_flags);
+            m.setup_ms = ms_since(start);
+            m.fft_size = L;
+            const size_t B = filter.step();
+            const size_t blocks = std::max(
+                { ((size_t(1) << d_opt.cpu_log2) + B - 1) / B, 2 * d_pool.size() });
+            m.samples = blocks * B;
+            // Zero history, the signal from sample 0, zeros past it.
+            std::vector<cfloat> x(filter.input_length(blocks) + T - 1);
+            std::fill(x.begin(), x.begin() + (T - 1), cfloat(0));
+            fill_signal(d_pool, x.data() + (T - 1), 0, m.samples);
+            std::fill(x.begin() + (T - 1) + m.samples, x.end(), cfloat(0));
+            const size_t outputs = m.samples / D;
+            std::vector<cfloat> y(outputs);
+            std::fill(y.begin(), y.end(), cfloat(NAN, NAN));
+
+            auto call = [&] {
+                const auto t0 = clock_type::now();
+                filter.run(d_pool, x.data(), blocks, y.data());
+                return ms_since(t0);
+            };
+            const double first = call(); // warm-up (and the checked output)
+            m.check.scan(y.data(), outputs);
+            const sample_fn xs = signal_sample;
+            const size_t per_block = B / D;
+            for (size_t i : sample_indices(
+                     outputs,
+                     { T - 2, T - 1, T, per_block - 1, per_block, per_block + 1 },
+                     16))
+                m.check.add(filter_reference(xs, taps, D, i), y[i]);
+            const int reps = int(std::clamp<double>(
+                std::floor(1e3 * d_opt.cpu_budget / std::max(first, 1e-3)),
+                1,
+                d_opt.cpu_reps));
+            std::vector<double> ms;
+            for (int i = 0; i < reps; ++i)
+                ms.push_back(call());
+            m.time = summarize(ms);
+            m.calls = size_t(reps);
+            m.note = "overlap-save, FFT " + std::to_string(L) + ", " +
+                     std::to_string(blocks) + " blocks of " + std::to_string(B) +
+                     " samples, " + std::to_string(std::min(blocks, d_pool.size())) +
+                     " threads, median of " + std::to_string(reps);
+        } catch (const std::exception&) {
+            m.fail();
+        }
+#else
+        (void)row;
+        (void)gpu_fft_size;
+        m.set_status("skipped", "not built with FFTW");
+#endif
+        print_filter(m);
+        return m;
+    }
+
+    void measure_filter_row(size_t index)
+    {
+        const filter_row& row = d_rows[index];
+        if (d_opt.limit.reached()) {
+            d_filter.emplace_back(index, "device");
+            d_filter.back().set_status("not run", d_opt.limit.note());
+            ++d_rows_not_run;
+            return;
+        }
+        std::cout << "\nFIR " << row.describe() << d_progress.step() << std::endl;
+        d_filter.push_back(measure_filter_device(index));
+        const size_t gpu_fft = d_filter.back().fft_size;
+        if (d_opt.transfers)
+            for (size_t n = 1; n <= d_devices.size(); ++n)
+                for (size_t c : d_opt.chunk_log2)
+                    d_filter.push_back(measure_filter_transfers(index, c, n));
+        if (d_opt.fftw)
+            d_filter.push_back(measure_filter_fftw(index, gpu_fft));
+    }
+
+    // ---- batched convolution -------------------------------------------------
+
+    double device_memory_budget() const
+    {
+        if (d_opt.conv_memory_mib > 0)
+            return d_opt.conv_memory_mib * 1048576.0;
+        return 0.4 * double(d_ctx->info().global_mem_bytes);
+    }
+
+    // Elements [0, elements) of `buffer` := signal_sample(base + i).
+    void fill_device(const cl::Buffer& buffer, size_t elements, uint64_t base)
+    {
+        const size_t piece = size_t(1) << 24;
+        d_fill.setArg(0, buffer);
+        d_fill.setArg(2, cl_ulong(base));
+        for (size_t offset = 0; offset < elements; offset += piece) {
+            d_fill.setArg(1, cl_ulong(offset));
+            d_compute.enqueueNDRangeKernel(
+                d_fill, cl::NullRange, cl::NDRange(std::min(piece, elements - offset)));
+        }
+    }
+
+    /*
+     * One cell on the GPU: calls of up to `per_call` pairs (what fits the memory
+     * budget and the allocation limit) make a set of P pairs. The buffers hold the
+     * first per_call pairs and every call of the set reuses them (the inputs are on
+     * the device; the results do not depend on the split).
+     */
+    void measure_conv_gpu(conv_cell& c)
+    {
+        const size_t N = c.N, L = N, S = N, out = c.out_length(), P = c.pairs();
+        try {
+            const size_t n = seven_smooth_at_least(out);
+            // signals, filters, outputs, the filters' spectra, up to 3 work buffers
+            const double per_pair = 8.0 * double(L + S + out + 4 * n);
+            const double max_alloc = double(d_ctx->info().max_alloc_bytes);
+            const size_t fit = size_t(std::min(
+                { device_memory_budget() / per_pair, max_alloc / (8.0 * double(n)) }));
+            if (fit == 0)
+                throw std::runtime_error(
+                    "one pair needs " + size_text(per_pair) +
+                    ": more than --conv-memory or the allocation limit");
+            c.per_call = std::min(P, fit);
+            c.gpu.calls = (P + c.per_call - 1) / c.per_call;
+            const size_t last = P - (c.gpu.calls - 1) * c.per_call;
+
+            const auto start = clock_type::now();
+            core::batched_convolution_options o;
+            o.signal_length = L;
+            o.filter_length = S;
+            o.max_pairs = c.per_call;
+            core::batched_convolution engine(d_ctx, o);
+            c.gpu.setup_ms = ms_since(start);
+            c.fft_size = engine.fft_size();
+            c.describe = engine.describe();
+            const size_t Q = c.per_call;
+            cl::Buffer signals(d_ctx->context(), CL_MEM_READ_WRITE, Q * L * 8);
+            cl::Buffer filters(d_ctx->context(), CL_MEM_READ_WRITE, Q * S * 8);
+            cl::Buffer outputs(d_ctx->context(), CL_MEM_READ_WRITE, Q * out * 8);
+            fill_device(signals, Q * L, 0);
+            fill_device(filters, Q * S, filter_base);
+            d_compute.enqueueFillBuffer(outputs, quiet_nan_bits, 0, Q * out * 8);
+
+            // One call of Q pairs (also the warm-up), checked.
+            engine.enqueue(d_compute, signals, filters, outputs, Q);
+            d_compute.finish();
+            std::vector<cfloat> y(out);
+            for (size_t p : checked_pair_indices(Q)) {
+                d_compute.enqueueReadBuffer(
+                    outputs, CL_TRUE, p * out * 8, out * 8, y.data());
+                c.gpu.check.scan(y.data(), out);
+                for (size_t i : sample_indices(out, { L - 1, L, S - 1 }, 48))
+                    c.gpu.check.add(conv_reference(L, S, p, i), y[i]);
+            }
+
+            auto set = [&](const cl::CommandQueue& q) {
+                for (size_t k = 0; k < c.gpu.calls; ++k)
+                    engine.enqueue(
+                        q, signals, filters, outputs, k + 1 < c.gpu.calls ? Q : last);
+            };
+            const double budget_ms = 1e3 * d_opt.conv_budget;
+            // Host time of one set (after the warm-up call above), to plan the reps.
+            const auto t0 = clock_type::now();
+            set(d_timer.queue());
+            d_timer.queue().finish();
+            const double probe_ms = ms_since(t0);
+            if (probe_ms <= budget_ms || c.gpu.calls == 1) {
+                const int reps = int(std::clamp<double>(
+                    std::floor(budget_ms / (2 * std::max(probe_ms, 1e-3))),
+                    1,
+                    d_opt.reps));
+                c.gpu.time = d_timer.measure(set, {}, reps >= 3 ? 1 : 0, reps);
+                c.gpu_sets = reps;
+            } else {
+                // Calls of Q pairs, as many as the budget allows (at least 1), scaled.
+                const double call_ms = probe_ms / double(c.gpu.calls);
+                const int reps = int(std::clamp<double>(
+                    std::floor(budget_ms / (2 * std::max(call_ms, 1e-3))),
+                    1,
+                    d_opt.reps));
+                timing t = d_timer.measure(
+                    [&](const cl::CommandQueue& q) {
+                        engine.enqueue(q, signals, filters, outputs, Q);
+                    },
+                    {},
+                    0,
+                    reps);
+                const double scale = double(P) / double(Q);
+                c.gpu.time = { t.median_ms * scale,
+                               t.min_ms * scale,
+                               t.max_ms * scale,
+                               t.b2b_ms * scale };
+                c.gpu_estimated = true;
+                c.gpu.note = "estimated: a set of " + std::to_string(c.gpu.calls) +
+                             " calls takes about " + fmt("%.1f s", probe_ms / 1e3) +
+                             ", more than --conv-budget; median of " +
+                             std::to_string(reps) + " calls of " + std::to_string(Q) +
+                             " pairs, times P/" + std::to_string(Q);
+            }
+        } catch (const std::exception&) {
+            c.gpu.fail();
+            drain();
+        }
+    }
+
+    /*
+     * One cell with FFTW: a calibration run of one group per thread, then the
+     * median of up to --cpu-reps runs of as many pairs as --cpu-budget allows (all
+     * P when they fit), scaled to P.
+     */
+    void measure_conv_fftw(conv_cell& c, const void* plans)
+    {
+#ifdef WIDEBAND_HAVE_FFTW
+        const auto& conv = *static_cast<const fftw_batched*>(plans);
+        const size_t L = c.N, S = c.N, out = c.out_length(), P = c.pairs();
+        try {
+            const size_t cap = std::max<size_t>(1, cpu_pairs_bytes / (8 * (L + S + out)));
+            std::vector<cfloat> s, f, y;
+            auto ensure = [&](size_t pairs) { // inputs of the first `pairs` pairs
+                const size_t had = s.size() / L;
+                if (pairs <= had)
+                    return;
+                s.resize(pairs * L);
+                f.resize(pairs * S);
+                y.resize(pairs * out);
+                fill_signal(d_pool, s.data() + had * L, had * L, (pairs - had) * L);
+                fill_signal(
+                    d_pool, f.data() + had * S, filter_base + had * S, (pairs - had) * S);
+            };
+            auto threads_for = [&](size_t pairs) {
+                return std::clamp<size_t>(
+                    pairs * c.fft_size / cpu_points_per_thread, 1, d_pool.size());
+            };
+            auto run = [&](size_t pairs) {
+                const auto t0 = clock_type::now();
+                conv.run(d_pool, threads_for(pairs), s.data(), f.data(), y.data(), pairs);
+                return ms_since(t0);
+            };
+            const size_t calibration = std::min({ P, cap, d_pool.size() * conv.group() });
+            ensure(calibration);
+            std::fill(y.begin(), y.end(), cfloat(NAN, NAN));
+            run(calibration); // warm-up
+            const double per_pair = run(calibration) / double(calibration);
+            for (size_t p : checked_pair_indices(calibration)) {
+                c.cpu.check.scan(y.data() + p * out, out);
+                for (size_t i : sample_indices(out, { L - 1, L, S - 1 }, 48))
+                    c.cpu.check.add(conv_reference(L, S, p, i), y[p * out + i]);
+            }
+            const double budget_ms = 1e3 * d_opt.cpu_budget;
+            size_t pairs = std::min(P, cap);
+            if (double(pairs) * per_pair * d_opt.cpu_reps > budget_ms)
+                pairs = std::min(
+                    pairs,
+                    std::max(calibration,
+                             size_t(budget_ms / (per_pair * d_opt.cpu_reps + 1e-9))));
+            ensure(pairs);
+            if (pairs > calibration)
+                run(pairs); // warm-up of the new memory
+            std::vector<double> ms;
+            for (int i = 0; i < d_opt.cpu_reps; ++i)
+                ms.push_back(run(pairs));
+            c.cpu.time = summarize(ms);
+            c.cpu_pairs = pairs;
+            c.cpu_threads = threads_for(pairs);
+            c.cpu.status = "ok";
+            c.cpu.note = std::to_string(c.cpu_threads) + " threads, groups of " +
+                         std::to_string(conv.group()) + ", median of " +
+                         std::to_string(d_opt.cpu_reps) +
+                         (pairs < P ? " runs of " + std::to_string(pairs) + " of the " +
+                                          std::to_string(P) + " pairs, scaled"
+                                    : " runs");
+        } catch (const std::exception&) {
+            c.cpu.fail();
+        }
+#else
+        (void)plans;
+        c.cpu.set_status("skipped", "not built with FFTW");
+#endif
+    }
+
+    void measure_conv_size(size_t N)
+    {
+        std::cout << "\nbatched convolution N = " << N << d_progress.step() << std::endl;
+#ifdef WIDEBAND_HAVE_FFTW
+        std::unique_ptr<fftw_batched> plans;
+        std::string plan_error;
+        if (d_opt.fftw)
+            try {
+                plans.reset(new fftw_batched(
+                    N, N, seven_smooth_at_least(2 * N - 1), d_pool.size(), d_fftw_flags));
+            } catch (const std::exception&) {
+                plan_error = current_error_text();
+            }
+#endif
+        for (const pair_shape& shape : d_opt.pairs) {
+            conv_cell c;
+            c.shape = shape;
+            c.N = N;
+            if (d_opt.limit.reached()) {
+                c.gpu.set_status("not run", d_opt.limit.note());
+                c.cpu = c.gpu;
+                ++d_cells_not_run;
+                d_cells.push_back(c);
+                continue;
+            }
+            measure_conv_gpu(c);
+            if (d_opt.fftw) {
+                if (!c.fft_size)
+                    c.fft_size = seven_smooth_at_least(c.out_length());
+#ifdef WIDEBAND_HAVE_FFTW
+                if (plans)
+                    measure_conv_fftw(c, plans.get());
+                else {
+                    c.cpu.set_status("failed", plan_error);
+                }
+#else
+                measure_conv_fftw(c, nullptr);
+#endif
+            } else {
+                c.cpu.set_status("skipped", "");
+            }
+            print_conv(c);
+            d_cells.push_back(c);
+        }
+    }
+
+    // ---- printing ------------------------------------------------------------
+
+    void print_filter(const filter_measurement& m) const
+    {
+        const std::string name =
+            m.variant == "device" ? "device-resident"
+            : m.variant == "fftw"
+                ? "FFTW (CPU)"
+                : "transfers 2^" + std::to_string(m.chunk_log2) +
+                      (m.devices > 1 ? ", " + std::to_string(m.devices) + " devices"
+                                     : "");
+        m.print(name,
+                number(m.msps()) + " Msps, FFT " + std::to_string(m.fft_size),
+                m.variant == "device");
+    }
+
+    void print_conv(const conv_cell& c) const
+    {
+        std::cout << "  " << c.label() << ":\n";
+        std::cout << "    GPU  ";
+        if (!c.gpu.ok())
+            std::cout << c.gpu.status << ": " << c.gpu.note << "\n";
+        else
+            std::cout << (c.gpu_estimated ? "~" : "")
+                      << fmt("%.4f ms per set", c.gpu_ms())
+                      << fmt(" (min %.4f)", c.gpu.time.min_ms) << "  "
+                      << number(c.gbs(c.gpu_ms())) << " GB/s  "
+                      << number(c.gpoints(c.gpu_ms())) << " Gpoints/s out, "
+                      << c.gpu.calls << " call" << (c.gpu.calls > 1 ? "s" : "")
+                      << " of <= " << c.per_call << " pairs, "
+                      << (c.gpu_estimated ? std::string("estimated")
+                                          : std::to_string(c.gpu_sets) + " sets")
+                      << "\n         " << c.gpu.check.text()
+                      << (std::isnan(c.gpu.setup_ms)
+                              ? std::string()
+                              : fmt("; setup %.0f ms", c.gpu.setup_ms))
+                      << "\n         " << c.describe
+                      << (c.gpu.note.empty() ? "" : "\n         " + c.gpu.note) << "\n";
+        if (c.cpu.status != "skipped") {
+            std::cout << "    FFTW ";
+            if (!c.cpu.ok())
+                std::cout << c.cpu.status << ": " << c.cpu.note << "\n";
+            else
+                std::cout << (c.cpu_scaled() ? "~" : "")
+                          << fmt("%.4f ms per set", c.cpu_ms()) << "  "
+                          << number(c.gbs(c.cpu_ms())) << " GB/s  " << c.cpu.note
+                          << "\n         " << c.cpu.check.text() << "\n";
+        }
+        std::cout << std::flush;
+    }
+
+    void print_device_scaling() const
+    {
+        std::vector<scaling_line> lines;
+        for (size_t i = 0; i < d_rows.size(); ++i)
+            for (size_t c : d_opt.chunk_log2) {
+                scaling_line line{ d_rows[i].describe() + ", 2^" + std::to_string(c),
+                                   {} };
+                for (size_t n = 1; n <= d_devices.size(); ++n) {
+                    const filter_measurement* t = find(i, "transfers", c, n);
+                    line.rates.push_back(t && t->ok() ? t->msps() : nan_value);
+                }
+                lines.push_back(line);
+            }
+        print_scaling("FIR filter with transfers over several devices "
+                      "(core::multi_device_pipeline, depth " +
+                          std::to_string(d_opt.depth) +
+                          " per device): input Msamples/s with the first 1, 2, ... "
+                          "devices, chunks of 2^C samples",
+                      d_devices,
+                      lines);
+    }
+
     const filter_measurement* find(size_t row,
                                    const std::string& variant,
                                    size_t chunk_log2 = 0,
-                                   size_t devices = 1) const;
-    double pcie_limit_msps(size_t D) const;
-    double device_memory_budget() const;
-    void drain() const;
-    std::string fftw_text() const;
+                                   size_t devices = 1) const
+    {
+        for (const auto& m : d_filter)
+            if (m.row == row && m.variant == variant && m.chunk_log2 == chunk_log2 &&
+                m.devices == devices)
+                return &m;
+        return nullptr;
+    }
+
+    // Input Msps the bus allows with uploads and downloads overlapped.
+    double pcie_limit_msps(size_t D) const
+    {
+        return pcie_limit(d_pcie, 8.0 / double(D)) / 1e6;
+    }
+
+    void print_filter_table() const
+    {
+        const double ceiling = copy_ceiling_gbs(d_copies);
+        std::cout << "\nFIR filter (core::fft_filter) on " << d_ctx->info().name
+                  << ": input Msamples/s; device-resident 2^" << d_opt.samples_log2
+                  << " samples per call, device time, median of " << d_opt.reps
+                  << ".\nGB/s counts 8 + 8/D B per input sample; %copy: of "
+                     "clEnqueueCopyBuffer's "
+                  << (ceiling > 0 ? fmt("%.0f GB/s", ceiling) : "(not measured)");
+        if (d_opt.transfers)
+            std::cout << ".\nWith transfers (stream_pipeline, depth " << d_opt.depth
+                      << (d_opt.copy_out ? "" : ", outputs not copied out")
+                      << "): columns 2^C = samples per chunk, host time of 2^"
+                      << d_opt.stream_log2 << " samples; lim = pinned PCIe limit ("
+                      << fmt("h2d %.1f", pcie_gbs(d_pcie, "h2d"))
+                      << fmt(", d2h %.1f", pcie_gbs(d_pcie, "d2h"))
+                      << fmt(", both %.1f GB/s", pcie_gbs(d_pcie, "both")) << ")";
+        if (d_opt.fftw)
+            std::cout << ".\nFFTW: overlap-save on the CPU (" << fftw_text()
+                      << "); x = GPU / FFTW Msps, dev: device-resident, xfer: the faster "
+                         "transfer column";
+        std::cout << ".\nerr: the largest relative L2 error of the row's checks against "
+                     "float64, ! = check failed\n";
+
+        std::vector<text_table::group> groups = {
+            { "", { { "taps", 6 }, { "D", 3 }, { "FFT", 8 } } },
+            { "GPU device-resident",
+              { { "ms", 8 }, { "Msps", 9 }, { "GB/s", 7 }, { "%copy", 6 } } }
+        };
+        if (d_opt.transfers) {
+            text_table::group g{ "with transfers, Msps", {} };
+            for (size_t c : d_opt.chunk_log2)
+                g.columns.push_back({ "2^" + std::to_string(c), 8 });
+            g.columns.push_back({ "lim", 8 });
+            groups.push_back(g);
+        }
+        if (d_opt.fftw)
+            groups.push_back(
+                { "FFTW (CPU)",
+                  { { "FFT", 8 }, { "Msps", 8 }, { "x dev", 8 }, { "xfer", 7 } } });
+        groups.push_back(row_error::group());
+        const text_table table(groups);
+        table.print_header(std::cout);
+        for (size_t i = 0; i < d_rows.size(); ++i) {
+            const filter_row& row = d_rows[i];
+            const filter_measurement* e = find(i, "device");
+            const filter_measurement* f = find(i, "fftw");
+            row_error err;
+            std::vector<text_table::cells> cells = {
+                { std::to_string(row.T),
+                  std::to_string(row.D),
+                  e && e->fft_size ? std::to_string(e->fft_size) : "-" },
+                cells_of(e,
+                         [&](const filter_measurement& m) {
+                             const double gbs = m.msps() * 1e-3 * row.bytes_per_sample();
+                             return text_table::cells{
+                                 number(m.time.median_ms),
+                                 number(m.msps()),
+                                 number(gbs),
+                                 ceiling > 0 ? fmt("%.0f", 100 * gbs / ceiling) : "-"
+                             };
+                         })
+            };
+            err.add(e);
+            double best_transfer = 0;
+            if (d_opt.transfers) {
+                text_table::cells t;
+                for (size_t c : d_opt.chunk_log2) {
+                    const filter_measurement* m = find(i, "transfers", c);
+                    t.push_back(m && m->ok() ? number(m->msps()) : m ? m->status : "");
+                    if (m && m->ok())
+                        best_transfer = std::max(best_transfer, m->msps());
+                    err.add(m);
+                }
+                t.push_back(number(pcie_limit_msps(row.D)));
+                cells.push_back(t);
+            }
+            if (d_opt.fftw) {
+                cells.push_back(cells_of(f, [&](const filter_measurement& m) {
+                    return text_table::cells{
+                        std::to_string(m.fft_size),
+                        number(m.msps()),
+                        e && e->ok() ? ratio_text(e->msps() / m.msps()) : "-",
+                        best_transfer > 0 ? ratio_text(best_transfer / m.msps()) : "-"
+                    };
+                }));
+                err.add(f);
+            }
+            cells.push_back(err.cells());
+            table.print_row(std::cout, cells);
+        }
+        for (const auto& m : d_filter)
+            if (m.status == "failed")
+                std::cout << "  " << d_rows[m.row].describe() << " " << m.variant
+                          << (m.variant == "transfers"
+                                  ? " 2^" + std::to_string(m.chunk_log2)
+                                  : "")
+                          << (m.devices > 1
+                                  ? " on " + std::to_string(m.devices) + " devices"
+                                  : "")
+                          << ": " << m.status << ": " << m.note << "\n";
+        std::cout << std::flush;
+    }
+
+    void print_conv_table() const
+    {
+        std::cout << "\nBatched convolution (core::batched_convolution) on "
+                  << d_ctx->info().name
+                  << ": ms per set of M x J pairs, L = S = N, 2N - 1 points out; GPU: "
+                     "device time, inputs on the device; GB/s: inputs + outputs once";
+        if (d_opt.fftw)
+            std::cout << ";\nFFTW: " << fftw_text() << "; x = FFTW ms / GPU ms";
+        std::cout
+            << ".\n~ = estimated (GPU: from calls, a set exceeding --conv-budget; FFTW: "
+               "a subset of the pairs, scaled); ! = a check failed\n";
+        std::vector<text_table::group> groups = { { "", { { "N", 6 } } } };
+        for (const auto& s : d_opt.pairs) {
+            text_table::group g{ s.text() + " (" + std::to_string(s.pairs()) + " pairs)",
+                                 { { "GPU ms", 11 }, { "GB/s", 8 } } };
+            if (d_opt.fftw)
+                g.columns.insert(g.columns.end(), { { "FFTW ms", 11 }, { "x", 6 } });
+            groups.push_back(g);
+        }
+        const text_table table(groups);
+        table.print_header(std::cout);
+        auto ms_text = [](bool estimated, double ms, const measurement& m) {
+            return (estimated ? "~" : "") + number(ms) + (m.check.passed() ? "" : "!");
+        };
+        for (size_t N : d_opt.conv_sizes) {
+            std::vector<text_table::cells> cells = { { std::to_string(N) } };
+            for (const auto& s : d_opt.pairs) {
+                const auto c =
+                    std::find_if(d_cells.begin(), d_cells.end(), [&](const conv_cell& c) {
+                        return c.N == N && c.shape.M == s.M && c.shape.J == s.J;
+                    });
+                if (c == d_cells.end() ||
+                    (!c->gpu.ok() && (!d_opt.fftw || !c->cpu.ok()) &&
+                     c->gpu.status == c->cpu.status)) {
+                    cells.push_back(c == d_cells.end()
+                                        ? text_table::cells{}
+                                        : text_table::cells{ c->gpu.status });
+                    continue;
+                }
+                text_table::cells t = {
+                    c->gpu.ok() ? ms_text(c->gpu_estimated, c->gpu_ms(), c->gpu)
+                                : c->gpu.status,
+                    c->gpu.ok() ? number(c->gbs(c->gpu_ms())) : ""
+                };
+                if (d_opt.fftw) {
+                    t.push_back(c->cpu.ok()
+                                    ? ms_text(c->cpu_scaled(), c->cpu_ms(), c->cpu)
+                                    : c->cpu.status);
+                    t.push_back(c->cpu.ok() && c->gpu.ok()
+                                    ? ratio_text(c->cpu_ms() / c->gpu_ms())
+                                    : "-");
+                }
+                cells.push_back(t);
+            }
+            table.print_row(std::cout, cells);
+        }
+        for (const auto& c : d_cells) {
+            if (c.gpu.status == "failed")
+                std::cout << "  " << c.label() << " GPU: failed: " << c.gpu.note << "\n";
+            if (c.cpu.status == "failed")
+                std::cout << "  " << c.label() << " FFTW: failed: " << c.cpu.note << "\n";
+        }
+        std::cout << std::flush;
+    }
+
+    void write_csv()
+    {
+        d_csv.header(
+            "table,taps,D,M,J,pairs,N,fft_size,variant,chunk,devices,pairs_per_call,"
+            "pairs_timed,samples,calls,status,estimated,median_ms,min_ms,max_ms,"
+            "b2b_ms,Msps,Msps_b2b,GBs,pct_copy,pcie_limit_Msps,Gpoints_per_s,speedup,"
+            "rel_err,points_checked,nonfinite,setup_ms,note");
+        add_bandwidth_rows(d_csv, d_copies, d_pcie);
+        const double ceiling = copy_ceiling_gbs(d_copies);
+        for (const auto& m : d_filter) {
+            const filter_row& r = d_rows[m.row];
+            csv_file::fields f = { { "table", "filter" },
+                                   { "taps", std::to_string(r.T) },
+                                   { "D", std::to_string(r.D) },
+                                   { "variant", m.variant } };
+            m.add_csv(f);
+            if (m.variant == "transfers") {
+                f["chunk"] = std::to_string(size_t(1) << m.chunk_log2);
+                f["devices"] = std::to_string(m.devices);
+            }
+            if (m.fft_size)
+                f["fft_size"] = std::to_string(m.fft_size);
+            if (m.ok()) {
+                f["Msps"] = csv_file::number(m.msps());
+                if (m.variant == "device") {
+                    const double gbs = m.msps() * 1e-3 * r.bytes_per_sample();
+                    f["Msps_b2b"] = csv_file::number(m.per_second_b2b() / 1e6);
+                    f["GBs"] = csv_file::number(gbs);
+                    if (ceiling > 0)
+                        f["pct_copy"] = csv_file::number(100 * gbs / ceiling);
+                }
+                if (m.variant == "transfers")
+                    f["pcie_limit_Msps"] = csv_file::number(pcie_limit_msps(r.D));
+                const filter_measurement* c = find(m.row, "fftw");
+                if (m.variant != "fftw" && c && c->ok())
+                    f["speedup"] = csv_file::number(m.msps() / c->msps());
+            }
+            d_csv.row(f);
+        }
+        for (const auto& c : d_cells) {
+            const csv_file::fields base = {
+                { "table", "conv" },
+                { "M", std::to_string(c.shape.M) },
+                { "J", std::to_string(c.shape.J) },
+                { "pairs", std::to_string(c.pairs()) },
+                { "N", std::to_string(c.N) },
+                { "fft_size", c.fft_size ? std::to_string(c.fft_size) : "" }
+            };
+            csv_file::fields g = base;
+            g["variant"] = "gpu";
+            c.gpu.add_csv(g);
+            if (c.gpu.ok()) {
+                g.erase("samples");
+                g["pairs_per_call"] = std::to_string(c.per_call);
+                g["pairs_timed"] =
+                    std::to_string(c.gpu_estimated ? c.per_call : c.pairs());
+                g["estimated"] = std::to_string(int(c.gpu_estimated));
+                g["GBs"] = csv_file::number(c.gbs(c.gpu_ms()));
+                g["Gpoints_per_s"] = csv_file::number(c.gpoints(c.gpu_ms()));
+                if (c.cpu.ok())
+                    g["speedup"] = csv_file::number(c.cpu_ms() / c.gpu_ms());
+                if (g["note"].empty())
+                    g["note"] = c.describe;
+            }
+            d_csv.row(g);
+            if (c.cpu.status == "skipped")
+                continue;
+            csv_file::fields h = base;
+            h["variant"] = "fftw";
+            c.cpu.add_csv(h);
+            if (c.cpu.ok()) {
+                h.erase("samples");
+                h.erase("calls");
+                h.erase("setup_ms");
+                h["pairs_timed"] = std::to_string(c.cpu_pairs);
+                h["estimated"] = std::to_string(int(c.cpu_scaled()));
+                csv_file::add_timing(h, c.cpu_time());
+                h["GBs"] = csv_file::number(c.gbs(c.cpu_ms()));
+                h["Gpoints_per_s"] = csv_file::number(c.gpoints(c.cpu_ms()));
+            }
+            d_csv.row(h);
+        }
+        d_csv.finish();
+    }
+
+    void measure_copies(const std::string& when)
+    {
+        bench_base::measure_copies(when, copy_bytes(), d_opt.warmup, d_opt.reps);
+    }
+    // One device-resident call's input bytes, at most half the allocation limit.
+    size_t copy_bytes() const
+    {
+        return std::min<size_t>(d_opt.samples() * sizeof(cfloat),
+                                d_ctx->info().max_alloc_bytes / 2);
+    }
 
     bench_options d_opt;
-    std::vector<core::device_context::sptr> d_devices; // --device; streaming only
-    core::device_context::sptr d_ctx;                  // the first: everything else
-    device_timer d_timer;
-    cl::CommandQueue d_compute; // no profiling
     cl::Kernel d_fill;
     thread_pool d_pool;
     unsigned d_fftw_flags = 0;
@@ -467,1068 +1380,8 @@ private:
     std::vector<filter_row> d_rows;
     std::vector<filter_measurement> d_filter;
     std::vector<conv_cell> d_cells;
-    std::vector<copy_measurement> d_copies;
-    std::vector<pcie_measurement> d_pcie;
     size_t d_rows_not_run = 0, d_cells_not_run = 0;
-    csv_file d_csv; // opened at the start, so a bad path fails at once
-    progress d_progress;
 };
-
-bench::bench(const bench_options& options,
-             std::vector<core::device_context::sptr> devices)
-    : d_opt(options),
-      d_devices(std::move(devices)),
-      d_ctx(d_devices.front()),
-      d_timer(*d_ctx),
-      d_compute(d_ctx->create_queue(false)),
-      d_pool(options.cpu_threads),
-      d_start(clock_type::now()),
-      d_csv(options.csv)
-{
-    cl::Program program(d_ctx->context(), std::string(fill_signal_source));
-    program.build(std::vector<cl::Device>{ d_ctx->device() });
-    d_fill = cl::Kernel(program, "fill_signal");
-#ifdef WIDEBAND_HAVE_FFTW
-    if (d_opt.fftw)
-        d_fftw_flags = fftw_flags(d_opt.fftw_plan_seconds);
-#endif
-    if (d_opt.filter)
-        for (size_t T : d_opt.taps)
-            for (size_t D : d_opt.decimations)
-                d_rows.push_back({ T, D });
-}
-
-void bench::drain() const { harness::drain({ &d_timer.queue(), &d_compute }); }
-
-std::string bench::fftw_text() const
-{
-#ifdef WIDEBAND_HAVE_FFTW
-    return std::string(fftwf_version) + ", " + std::to_string(d_pool.size()) +
-           " threads, " +
-           (d_fftw_flags == FFTW_MEASURE
-                ? "FFTW_MEASURE (" + fmt("%g", d_opt.fftw_plan_seconds) + " s per plan)"
-                : std::string("FFTW_ESTIMATE"));
-#else
-    return "not built with FFTW";
-#endif
-}
-
-void bench::print_header() const
-{
-    print_device_header(program_name, d_ctx->info());
-    if (d_opt.filter) {
-        std::cout << "# FIR device-resident: 2^" << d_opt.samples_log2
-                  << " input samples per call (" << size_text(d_opt.samples() * 8.0)
-                  << "), " << d_opt.warmup << " warm-up calls, median of " << d_opt.reps
-                  << ", device-side timing\n";
-        if (d_opt.transfers && d_devices.size() > 1) {
-            std::cout << "# FIR with transfers also over the first 2.."
-                      << d_devices.size() << " of the devices";
-            for (const auto& d : d_devices)
-                std::cout << " " << d->info().address();
-            std::cout << " (multi_device_pipeline)\n";
-        }
-        if (d_opt.transfers)
-            std::cout << "# FIR with transfers: stream_pipeline depth " << d_opt.depth
-                      << ", chunks of 2^" << join(d_opt.chunk_log2, ", 2^")
-                      << " samples, 2^" << d_opt.stream_log2
-                      << " samples per sequence, median of " << d_opt.transfer_reps
-                      << " sequences, host timing"
-                      << (d_opt.copy_out ? "" : ", outputs not copied out") << "\n";
-    }
-    if (d_opt.conv)
-        std::cout << "# batched convolution: pairs " <<
-            [&] {
-                std::vector<std::string> p;
-                for (const auto& s : d_opt.pairs)
-                    p.push_back(s.text());
-                return join(p);
-            }()
-                  << ", N = " << join(d_opt.conv_sizes) << "; up to " << d_opt.reps
-                  << " sets within " << fmt("%g", d_opt.conv_budget) << " s per cell, "
-                  << size_text(device_memory_budget()) << " of buffers per call\n";
-    std::cout << "# CPU: " << (d_opt.fftw ? fftw_text() : std::string("FFTW skipped"))
-              << "\n# check: float64 direct sums, err limit " << fmt("%g", max_rel_err)
-              << std::endl;
-}
-
-// clEnqueueCopyBuffer of one device-resident call's input bytes.
-void bench::measure_copies(const std::string& when)
-{
-    d_copies.push_back(measure_copy(*d_ctx,
-                                    d_timer,
-                                    when,
-                                    std::min<size_t>(d_opt.samples() * sizeof(cfloat),
-                                                     d_ctx->info().max_alloc_bytes / 2),
-                                    d_opt.warmup,
-                                    d_opt.reps));
-}
-
-// ---- FIR filter -----------------------------------------------------------
-
-/*
- * Three calls from zero history into NaN-filled output: `max` samples, a shorter
- * call (which leaves samples short of an output when D > 1), `max` again; every
- * output of each must be finite, sampled ones are compared with the float64 sum.
- */
-check_stats
-bench::check_filter_engine(core::fft_filter& engine, const cl::Buffer& out, size_t max)
-{
-    const cl::CommandQueue& q = d_compute;
-    const size_t D = engine.decimation(), T = engine.taps().size();
-    const size_t per_block = engine.block_step() / D;
-    const size_t sizes[] = { max, std::min(max, max / 3 + D / 2 + 1), max };
-    const size_t out_bytes = out.getInfo<CL_MEM_SIZE>();
-    const wideband_reference::sample_fn x = signal_sample;
-    std::vector<cfloat> input, output;
-    check_stats s;
-    uint64_t pos = 0; // samples before the call
-    engine.reset();
-    for (size_t n : sizes) {
-        const auto region = engine.input_region();
-        if (region.capacity < n) {
-            s.fail("input_region() capacity " + std::to_string(region.capacity) + " < " +
-                   std::to_string(n));
-            break;
-        }
-        input.resize(n);
-        fill_signal(d_pool, input.data(), pos, n);
-        q.enqueueWriteBuffer(region.buffer,
-                             CL_TRUE,
-                             region.offset * sizeof(cfloat),
-                             n * sizeof(cfloat),
-                             input.data());
-        q.enqueueFillBuffer(out, quiet_nan_bits, 0, out_bytes);
-        const uint64_t first = pos / D;
-        const size_t expected = size_t((pos + n) / D - first);
-        const auto result = engine.enqueue(q, n, out);
-        q.finish();
-        if (result.outputs != expected)
-            s.fail(std::to_string(result.outputs) + " outputs, expected " +
-                   std::to_string(expected));
-        const size_t got = std::min(result.outputs, expected);
-        output.resize(std::max<size_t>(got, 1));
-        if (got)
-            q.enqueueReadBuffer(out, CL_TRUE, 0, got * sizeof(cfloat), output.data());
-        s.scan(output.data(), got);
-        const std::vector<size_t> edges = { T - 2,
-                                            T - 1,
-                                            T,
-                                            per_block - 1,
-                                            per_block,
-                                            per_block + 1,
-                                            2 * per_block,
-                                            3 * per_block - 1 };
-        for (size_t i : sample_indices(got, edges, 16))
-            s.add(filter_reference(x, engine.taps(), D, first + i), output[i]);
-        pos += n;
-    }
-    return s;
-}
-
-// Zero history, then the test signal in the new-sample part of both input regions
-// (a call of no samples moves to the other one), so that timed calls read
-// initialised data.
-void bench::prime_filter(core::fft_filter& engine, const cl::Buffer& out)
-{
-    d_compute.finish();
-    engine.reset();
-    std::vector<cfloat> input(engine.max_input_samples());
-    fill_signal(d_pool, input.data(), 0, input.size());
-    for (size_t w = 0; w < engine.input_regions(); ++w) {
-        const auto region = engine.input_region();
-        d_compute.enqueueWriteBuffer(region.buffer,
-                                     CL_TRUE,
-                                     region.offset * sizeof(cfloat),
-                                     region.capacity * sizeof(cfloat),
-                                     input.data());
-        engine.enqueue(d_compute, 0, out);
-    }
-    d_compute.finish();
-}
-
-filter_measurement bench::measure_filter_device(size_t index,
-                                                const std::vector<cfloat>& taps)
-{
-    const filter_row& row = d_rows[index];
-    filter_measurement m(index, "device");
-    try {
-        const auto start = clock_type::now();
-        core::fft_filter_options o;
-        o.taps = taps;
-        o.decimation = row.D;
-        o.max_input_samples = d_opt.samples();
-        core::fft_filter engine(d_ctx, o);
-        m.setup_ms = ms_since(start);
-        m.fft_size = engine.fft_size();
-        m.samples = engine.max_input_samples();
-        m.note = engine.describe();
-        const size_t out_bytes = std::max<size_t>(engine.max_output_elements(), 1) * 8;
-        if (out_bytes > d_ctx->info().max_alloc_bytes)
-            throw std::runtime_error("the output of " + size_text(double(out_bytes)) +
-                                     " exceeds the device's allocation limit: use a "
-                                     "smaller --samples-log2");
-        cl::Buffer out(d_ctx->context(), CL_MEM_READ_WRITE, out_bytes);
-        m.check = check_filter_engine(engine, out, m.samples);
-        prime_filter(engine, out);
-        m.time = d_timer.measure(
-            [&](const cl::CommandQueue& q) { engine.enqueue(q, m.samples, out); },
-            {},
-            d_opt.warmup,
-            d_opt.reps);
-    } catch (const std::exception&) {
-        m.fail();
-        drain();
-    }
-    print_filter(m);
-    return m;
-}
-
-/*
- * The engine behind a core::stream_pipeline, as the blocks drive it: chunks of
- * 2^C samples from a ring of host chunks go in; each chunk's output, once on
- * the host, is copied out. Sampled outputs of the last chunks of the last
- * sequence are checked.
- */
-filter_measurement bench::measure_filter_transfers(size_t index,
-                                                   const std::vector<cfloat>& taps,
-                                                   size_t chunk_log2,
-                                                   size_t devices)
-{
-    const filter_row& row = d_rows[index];
-    const size_t chunk = size_t(1) << chunk_log2;
-    const size_t calls =
-        std::max<size_t>(4, (size_t(1) << d_opt.stream_log2) >> chunk_log2);
-    filter_measurement m(index, "transfers", chunk_log2, devices);
-    m.samples = chunk * calls;
-    m.calls = calls;
-    try {
-        const auto start = clock_type::now();
-        core::fft_filter_options o;
-        o.taps = taps;
-        o.decimation = row.D;
-        o.max_input_samples = chunk;
-        // One engine per device; with one, the pipeline is a plain stream_pipeline.
-        const std::vector<core::device_context::sptr> contexts(
-            d_devices.begin(), d_devices.begin() + devices);
-        std::vector<std::unique_ptr<core::fft_filter>> engines;
-        std::vector<core::splittable_engine*> split;
-        for (const auto& context : contexts) {
-            engines.emplace_back(new core::fft_filter(context, o));
-            split.push_back(engines.back().get());
-        }
-        const core::fft_filter& engine = *engines.front();
-        core::multi_device_pipeline pipeline(contexts, split, d_opt.depth);
-        m.setup_ms = ms_since(start);
-        m.fft_size = engine.fft_size();
-        m.note = std::to_string(calls) + " chunks of 2^" + std::to_string(chunk_log2) +
-                 ", depth " + std::to_string(d_opt.depth) +
-                 (devices > 1 ? " per device, " + std::to_string(devices) + " devices"
-                              : std::string()) +
-                 (d_opt.copy_out ? ", outputs copied out" : ", outputs read in place");
-
-        const size_t ring = input_ring * chunk;
-        std::vector<cfloat> host_in(ring);
-        fill_signal(d_pool, host_in.data(), 0, ring);
-        std::vector<cfloat> sink(std::max<size_t>(engine.max_output_elements(), 1));
-
-        struct sample_record {
-            uint64_t index;
-            cfloat value;
-        };
-        std::deque<std::vector<sample_record>> records; // the last 3 chunks'
-        uint64_t submitted = 0, delivered = 0;          // samples in, outputs out
-        size_t chunk_index = 0;
-        check_stats counts; // output count problems
-        auto take = [&](const cfloat* y, size_t n) {
-            if (d_opt.copy_out) {
-                core::host_copy(sink.data(), y, n * sizeof(cfloat));
-                y = sink.data();
-            }
-            std::vector<sample_record> r;
-            for (size_t i : sample_indices(n, {}, 3))
-                r.push_back({ delivered + i, y[i] });
-            records.push_back(std::move(r));
-            if (records.size() > 3)
-                records.pop_front();
-            delivered += n;
-        };
-        auto sequence = [&] {
-            const double ms = stream_sequence(
-                pipeline, host_in.data(), input_ring, chunk, calls, chunk_index, take);
-            submitted += chunk * calls;
-            if (delivered != submitted / row.D)
-                counts.fail(std::to_string(delivered) + " outputs after " +
-                            std::to_string(submitted) + " samples, expected " +
-                            std::to_string(submitted / row.D));
-            return ms;
-        };
-        sequence(); // warm-up
-        std::vector<double> ms;
-        for (int i = 0; i < d_opt.transfer_reps; ++i)
-            ms.push_back(sequence());
-        m.time = summarize(ms);
-        // The stream is the ring of host chunks, repeating.
-        auto x = [&](uint64_t k) { return host_in[k % ring]; };
-        m.check = counts;
-        for (const auto& r : records)
-            for (const auto& s : r)
-                m.check.add(filter_reference(x, engine.taps(), row.D, s.index), s.value);
-    } catch (const std::exception&) {
-        m.fail();
-        drain();
-    }
-    print_filter(m);
-    return m;
-}
-
-filter_measurement bench::measure_filter_fftw(size_t index,
-                                              const std::vector<cfloat>& taps,
-                                              size_t gpu_fft_size)
-{
-    const filter_row& row = d_rows[index];
-    filter_measurement m(index, "fftw");
-#ifdef WIDEBAND_HAVE_FFTW
-    try {
-        const size_t T = taps.size(), D = row.D;
-        const size_t L =
-            d_opt.fftw_same_size && gpu_fft_size ? gpu_fft_size : fftw_filter_size(T, D);
-        const auto start = clock_type::now();
-        fftw_filter filter(taps, D, L, d_pool.size(), d_fftw_flags);
-        m.setup_ms = ms_since(start);
-        m.fft_size = L;
-        const size_t B = filter.step();
-        const size_t blocks =
-            std::max({ ((size_t(1) << d_opt.cpu_log2) + B - 1) / B, 2 * d_pool.size() });
-        m.samples = blocks * B;
-        // Zero history, the signal from sample 0, zeros past it.
-        std::vector<cfloat> x(filter.input_length(blocks) + T - 1);
-        std::fill(x.begin(), x.begin() + (T - 1), cfloat(0));
-        fill_signal(d_pool, x.data() + (T - 1), 0, m.samples);
-        std::fill(x.begin() + (T - 1) + m.samples, x.end(), cfloat(0));
-        const size_t outputs = m.samples / D;
-        std::vector<cfloat> y(outputs);
-        std::fill(y.begin(), y.end(), cfloat(NAN, NAN));
-
-        auto call = [&] {
-            const auto t0 = clock_type::now();
-            filter.run(d_pool, x.data(), blocks, y.data());
-            return ms_since(t0);
-        };
-        const double first = call(); // warm-up (and the checked output)
-        m.check.scan(y.data(), outputs);
-        const wideband_reference::sample_fn xs = signal_sample;
-        const size_t per_block = B / D;
-        for (size_t i :
-             sample_indices(outputs,
-                            { T - 2, T - 1, T, per_block - 1, per_block, per_block + 1 },
-                            16))
-            m.check.add(filter_reference(xs, taps, D, i), y[i]);
-        const int reps = int(
-            std::clamp<double>(std::floor(1e3 * d_opt.cpu_budget / std::max(first, 1e-3)),
-                               1,
-                               d_opt.cpu_reps));
-        std::vector<double> ms;
-        for (int i = 0; i < reps; ++i)
-            ms.push_back(call());
-        m.time = summarize(ms);
-        m.calls = size_t(reps);
-        m.note = "overlap-save, FFT " + std::to_string(L) + ", " +
-                 std::to_string(blocks) + " blocks of " + std::to_string(B) +
-                 " samples, " + std::to_string(std::min(blocks, d_pool.size())) +
-                 " threads, median of " + std::to_string(reps);
-    } catch (const std::exception&) {
-        m.fail();
-    }
-#else
-    (void)taps;
-    (void)gpu_fft_size;
-    m.set_status("skipped", "not built with FFTW");
-#endif
-    print_filter(m);
-    return m;
-}
-
-void bench::measure_filter_row(size_t index)
-{
-    const filter_row& row = d_rows[index];
-    if (d_opt.limit.reached()) {
-        d_filter.emplace_back(index, "device");
-        d_filter.back().set_status("not run", d_opt.limit.note());
-        ++d_rows_not_run;
-        return;
-    }
-    std::cout << "\nFIR " << row.describe() << d_progress.step() << std::endl;
-    const std::vector<cfloat> taps = design_taps(row.T, row.D);
-    d_filter.push_back(measure_filter_device(index, taps));
-    const size_t gpu_fft = d_filter.back().fft_size;
-    if (d_opt.transfers)
-        for (size_t n = 1; n <= d_devices.size(); ++n)
-            for (size_t c : d_opt.chunk_log2)
-                d_filter.push_back(measure_filter_transfers(index, taps, c, n));
-    if (d_opt.fftw)
-        d_filter.push_back(measure_filter_fftw(index, taps, gpu_fft));
-}
-
-// ---- batched convolution --------------------------------------------------
-
-double bench::device_memory_budget() const
-{
-    if (d_opt.conv_memory_mib > 0)
-        return d_opt.conv_memory_mib * 1048576.0;
-    return 0.4 * double(d_ctx->info().global_mem_bytes);
-}
-
-// Elements [0, elements) of `buffer` := signal_sample(base + i).
-void bench::fill_device(const cl::Buffer& buffer, size_t elements, uint64_t base)
-{
-    const size_t piece = size_t(1) << 24;
-    d_fill.setArg(0, buffer);
-    d_fill.setArg(2, cl_ulong(base));
-    for (size_t offset = 0; offset < elements; offset += piece) {
-        d_fill.setArg(1, cl_ulong(offset));
-        d_compute.enqueueNDRangeKernel(
-            d_fill, cl::NullRange, cl::NDRange(std::min(piece, elements - offset)));
-    }
-}
-
-/*
- * One cell on the GPU: calls of up to `per_call` pairs (what fits the memory
- * budget and the allocation limit) make a set of P pairs. The buffers hold the
- * first per_call pairs and every call of the set reuses them (the inputs are on
- * the device; the results do not depend on the split).
- */
-void bench::measure_conv_gpu(conv_cell& c)
-{
-    const size_t N = c.N, L = N, S = N, out = c.out_length(), P = c.pairs();
-    try {
-        const size_t n = seven_smooth_at_least(out);
-        // signals, filters, outputs, the filters' spectra, up to 3 work buffers
-        const double per_pair = 8.0 * double(L + S + out + 4 * n);
-        const double max_alloc = double(d_ctx->info().max_alloc_bytes);
-        const size_t fit = size_t(std::min(
-            { device_memory_budget() / per_pair, max_alloc / (8.0 * double(n)) }));
-        if (fit == 0)
-            throw std::runtime_error("one pair needs " + size_text(per_pair) +
-                                     ": more than --conv-memory or the allocation limit");
-        c.per_call = std::min(P, fit);
-        c.gpu.calls = (P + c.per_call - 1) / c.per_call;
-        const size_t last = P - (c.gpu.calls - 1) * c.per_call;
-
-        const auto start = clock_type::now();
-        core::batched_convolution_options o;
-        o.signal_length = L;
-        o.filter_length = S;
-        o.max_pairs = c.per_call;
-        core::batched_convolution engine(d_ctx, o);
-        c.gpu.setup_ms = ms_since(start);
-        c.fft_size = engine.fft_size();
-        c.describe = engine.describe();
-        const size_t Q = c.per_call;
-        cl::Buffer signals(d_ctx->context(), CL_MEM_READ_WRITE, Q * L * 8);
-        cl::Buffer filters(d_ctx->context(), CL_MEM_READ_WRITE, Q * S * 8);
-        cl::Buffer outputs(d_ctx->context(), CL_MEM_READ_WRITE, Q * out * 8);
-        fill_device(signals, Q * L, 0);
-        fill_device(filters, Q * S, filter_base);
-        d_compute.enqueueFillBuffer(outputs, quiet_nan_bits, 0, Q * out * 8);
-
-        // One call of Q pairs (also the warm-up), checked.
-        engine.enqueue(d_compute, signals, filters, outputs, Q);
-        d_compute.finish();
-        std::vector<cfloat> y(out);
-        for (size_t p : checked_pair_indices(Q)) {
-            d_compute.enqueueReadBuffer(outputs, CL_TRUE, p * out * 8, out * 8, y.data());
-            c.gpu.check.scan(y.data(), out);
-            for (size_t i : sample_indices(out, { L - 1, L, S - 1 }, 48))
-                c.gpu.check.add(conv_reference(L, S, p, i), y[i]);
-        }
-
-        auto set = [&](const cl::CommandQueue& q) {
-            for (size_t k = 0; k < c.gpu.calls; ++k)
-                engine.enqueue(
-                    q, signals, filters, outputs, k + 1 < c.gpu.calls ? Q : last);
-        };
-        const double budget_ms = 1e3 * d_opt.conv_budget;
-        // Host time of one set (after the warm-up call above), to plan the reps.
-        const auto t0 = clock_type::now();
-        set(d_timer.queue());
-        d_timer.queue().finish();
-        const double probe_ms = ms_since(t0);
-        if (probe_ms <= budget_ms || c.gpu.calls == 1) {
-            const int reps = int(std::clamp<double>(
-                std::floor(budget_ms / (2 * std::max(probe_ms, 1e-3))), 1, d_opt.reps));
-            c.gpu.time = d_timer.measure(set, {}, reps >= 3 ? 1 : 0, reps);
-            c.gpu_sets = reps;
-        } else {
-            // Calls of Q pairs, as many as the budget allows (at least 1), scaled.
-            const double call_ms = probe_ms / double(c.gpu.calls);
-            const int reps = int(std::clamp<double>(
-                std::floor(budget_ms / (2 * std::max(call_ms, 1e-3))), 1, d_opt.reps));
-            timing t = d_timer.measure(
-                [&](const cl::CommandQueue& q) {
-                    engine.enqueue(q, signals, filters, outputs, Q);
-                },
-                {},
-                0,
-                reps);
-            const double scale = double(P) / double(Q);
-            c.gpu.time = {
-                t.median_ms * scale, t.min_ms * scale, t.max_ms * scale, t.b2b_ms * scale
-            };
-            c.gpu_estimated = true;
-            c.gpu.note = "estimated: a set of " + std::to_string(c.gpu.calls) +
-                         " calls takes about " + fmt("%.1f s", probe_ms / 1e3) +
-                         ", more than --conv-budget; median of " + std::to_string(reps) +
-                         " calls of " + std::to_string(Q) + " pairs, times P/" +
-                         std::to_string(Q);
-        }
-    } catch (const std::exception&) {
-        c.gpu.fail();
-        drain();
-    }
-}
-
-/*
- * One cell with FFTW: a calibration run of one group per thread, then the
- * median of up to --cpu-reps runs of as many pairs as --cpu-budget allows (all
- * P when they fit), scaled to P.
- */
-void bench::measure_conv_fftw(conv_cell& c, const void* plans)
-{
-#ifdef WIDEBAND_HAVE_FFTW
-    const auto& conv = *static_cast<const fftw_batched*>(plans);
-    const size_t L = c.N, S = c.N, out = c.out_length(), P = c.pairs();
-    try {
-        const size_t cap = std::max<size_t>(1, cpu_pairs_bytes / (8 * (L + S + out)));
-        std::vector<cfloat> s, f, y;
-        auto ensure = [&](size_t pairs) { // inputs of the first `pairs` pairs
-            const size_t had = s.size() / L;
-            if (pairs <= had)
-                return;
-            s.resize(pairs * L);
-            f.resize(pairs * S);
-            y.resize(pairs * out);
-            fill_signal(d_pool, s.data() + had * L, had * L, (pairs - had) * L);
-            fill_signal(
-                d_pool, f.data() + had * S, filter_base + had * S, (pairs - had) * S);
-        };
-        auto threads_for = [&](size_t pairs) {
-            return std::clamp<size_t>(
-                pairs * c.fft_size / cpu_points_per_thread, 1, d_pool.size());
-        };
-        auto run = [&](size_t pairs) {
-            const auto t0 = clock_type::now();
-            conv.run(d_pool, threads_for(pairs), s.data(), f.data(), y.data(), pairs);
-            return ms_since(t0);
-        };
-        const size_t calibration = std::min({ P, cap, d_pool.size() * conv.group() });
-        ensure(calibration);
-        std::fill(y.begin(), y.end(), cfloat(NAN, NAN));
-        run(calibration); // warm-up
-        const double per_pair = run(calibration) / double(calibration);
-        for (size_t p : checked_pair_indices(calibration)) {
-            c.cpu.check.scan(y.data() + p * out, out);
-            for (size_t i : sample_indices(out, { L - 1, L, S - 1 }, 48))
-                c.cpu.check.add(conv_reference(L, S, p, i), y[p * out + i]);
-        }
-        const double budget_ms = 1e3 * d_opt.cpu_budget;
-        size_t pairs = std::min(P, cap);
-        if (double(pairs) * per_pair * d_opt.cpu_reps > budget_ms)
-            pairs = std::min(
-                pairs,
-                std::max(calibration,
-                         size_t(budget_ms / (per_pair * d_opt.cpu_reps + 1e-9))));
-        ensure(pairs);
-        if (pairs > calibration)
-            run(pairs); // warm-up of the new memory
-        std::vector<double> ms;
-        for (int i = 0; i < d_opt.cpu_reps; ++i)
-            ms.push_back(run(pairs));
-        c.cpu.time = summarize(ms);
-        c.cpu_pairs = pairs;
-        c.cpu_threads = threads_for(pairs);
-        c.cpu.status = "ok";
-        c.cpu.note = std::to_string(c.cpu_threads) + " threads, groups of " +
-                     std::to_string(conv.group()) + ", median of " +
-                     std::to_string(d_opt.cpu_reps) +
-                     (pairs < P ? " runs of " + std::to_string(pairs) + " of the " +
-                                      std::to_string(P) + " pairs, scaled"
-                                : " runs");
-    } catch (const std::exception&) {
-        c.cpu.fail();
-    }
-#else
-    (void)plans;
-    c.cpu.set_status("skipped", "not built with FFTW");
-#endif
-}
-
-void bench::measure_conv_size(size_t N)
-{
-    std::cout << "\nbatched convolution N = " << N << d_progress.step() << std::endl;
-#ifdef WIDEBAND_HAVE_FFTW
-    std::unique_ptr<fftw_batched> plans;
-    std::string plan_error;
-    if (d_opt.fftw)
-        try {
-            plans.reset(new fftw_batched(
-                N, N, seven_smooth_at_least(2 * N - 1), d_pool.size(), d_fftw_flags));
-        } catch (const std::exception&) {
-            plan_error = current_error_text();
-        }
-#endif
-    for (const pair_shape& shape : d_opt.pairs) {
-        conv_cell c;
-        c.shape = shape;
-        c.N = N;
-        if (d_opt.limit.reached()) {
-            c.gpu.set_status("not run", d_opt.limit.note());
-            c.cpu = c.gpu;
-            ++d_cells_not_run;
-            d_cells.push_back(c);
-            continue;
-        }
-        measure_conv_gpu(c);
-        if (d_opt.fftw) {
-            if (!c.fft_size)
-                c.fft_size = seven_smooth_at_least(c.out_length());
-#ifdef WIDEBAND_HAVE_FFTW
-            if (plans)
-                measure_conv_fftw(c, plans.get());
-            else {
-                c.cpu.set_status("failed", plan_error);
-            }
-#else
-            measure_conv_fftw(c, nullptr);
-#endif
-        } else {
-            c.cpu.set_status("skipped", "");
-        }
-        print_conv(c);
-        d_cells.push_back(c);
-    }
-}
-
-// ---- printing -------------------------------------------------------------
-
-void bench::print_filter(const filter_measurement& m) const
-{
-    const std::string name =
-        m.variant == "device" ? "device-resident"
-        : m.variant == "fftw"
-            ? "FFTW (CPU)"
-            : "transfers 2^" + std::to_string(m.chunk_log2) +
-                  (m.devices > 1 ? ", " + std::to_string(m.devices) + " devices" : "");
-    m.print(name,
-            number(m.msps()) + " Msps, FFT " + std::to_string(m.fft_size),
-            m.variant == "device");
-}
-
-void bench::print_conv(const conv_cell& c) const
-{
-    std::cout << "  " << c.label() << ":\n";
-    std::cout << "    GPU  ";
-    if (!c.gpu.ok())
-        std::cout << c.gpu.status << ": " << c.gpu.note << "\n";
-    else
-        std::cout << (c.gpu_estimated ? "~" : "") << fmt("%.4f ms per set", c.gpu_ms())
-                  << fmt(" (min %.4f)", c.gpu.time.min_ms) << "  "
-                  << number(c.gbs(c.gpu_ms())) << " GB/s  "
-                  << number(c.gpoints(c.gpu_ms())) << " Gpoints/s out, " << c.gpu.calls
-                  << " call" << (c.gpu.calls > 1 ? "s" : "") << " of <= " << c.per_call
-                  << " pairs, "
-                  << (c.gpu_estimated ? std::string("estimated")
-                                      : std::to_string(c.gpu_sets) + " sets")
-                  << "\n         " << c.gpu.check.text()
-                  << (std::isnan(c.gpu.setup_ms) ? std::string()
-                                                 : fmt("; setup %.0f ms", c.gpu.setup_ms))
-                  << "\n         " << c.describe
-                  << (c.gpu.note.empty() ? "" : "\n         " + c.gpu.note) << "\n";
-    if (c.cpu.status != "skipped") {
-        std::cout << "    FFTW ";
-        if (!c.cpu.ok())
-            std::cout << c.cpu.status << ": " << c.cpu.note << "\n";
-        else
-            std::cout << (c.cpu_scaled() ? "~" : "") << fmt("%.4f ms per set", c.cpu_ms())
-                      << "  " << number(c.gbs(c.cpu_ms())) << " GB/s  " << c.cpu.note
-                      << "\n         " << c.cpu.check.text() << "\n";
-    }
-    std::cout << std::flush;
-}
-
-void bench::print_device_scaling() const
-{
-    std::vector<scaling_line> lines;
-    for (size_t i = 0; i < d_rows.size(); ++i)
-        for (size_t c : d_opt.chunk_log2) {
-            scaling_line line{ d_rows[i].describe() + ", 2^" + std::to_string(c), {} };
-            for (size_t n = 1; n <= d_devices.size(); ++n) {
-                const filter_measurement* t = find(i, "transfers", c, n);
-                line.rates.push_back(t && t->ok() ? t->msps() : nan_value);
-            }
-            lines.push_back(line);
-        }
-    print_scaling("FIR filter with transfers over several devices "
-                  "(core::multi_device_pipeline, depth " +
-                      std::to_string(d_opt.depth) +
-                      " per device): input Msamples/s with the first 1, 2, ... "
-                      "devices, chunks of 2^C samples",
-                  d_devices,
-                  lines);
-}
-
-const filter_measurement* bench::find(size_t row,
-                                      const std::string& variant,
-                                      size_t chunk_log2,
-                                      size_t devices) const
-{
-    for (const auto& m : d_filter)
-        if (m.row == row && m.variant == variant && m.chunk_log2 == chunk_log2 &&
-            m.devices == devices)
-            return &m;
-    return nullptr;
-}
-
-// Input Msps the bus allows with uploads and downloads overlapped.
-double bench::pcie_limit_msps(size_t D) const
-{
-    return pcie_limit(d_pcie, 8.0 / double(D)) / 1e6;
-}
-
-void bench::print_filter_table() const
-{
-    const double ceiling = copy_ceiling_gbs(d_copies);
-    std::cout << "\nFIR filter (core::fft_filter) on " << d_ctx->info().name
-              << ": input Msamples/s; device-resident 2^" << d_opt.samples_log2
-              << " samples per call, device time, median of " << d_opt.reps
-              << ".\nGB/s counts 8 + 8/D B per input sample; %copy: of "
-                 "clEnqueueCopyBuffer's "
-              << (ceiling > 0 ? fmt("%.0f GB/s", ceiling) : "(not measured)");
-    if (d_opt.transfers)
-        std::cout << ".\nWith transfers (stream_pipeline, depth " << d_opt.depth
-                  << (d_opt.copy_out ? "" : ", outputs not copied out")
-                  << "): columns 2^C = samples per chunk, host time of 2^"
-                  << d_opt.stream_log2 << " samples; lim = pinned PCIe limit ("
-                  << fmt("h2d %.1f", pcie_gbs(d_pcie, "h2d"))
-                  << fmt(", d2h %.1f", pcie_gbs(d_pcie, "d2h"))
-                  << fmt(", both %.1f GB/s", pcie_gbs(d_pcie, "both")) << ")";
-    if (d_opt.fftw)
-        std::cout << ".\nFFTW: overlap-save on the CPU (" << fftw_text()
-                  << "); x = GPU / FFTW Msps, dev: device-resident, xfer: the faster "
-                     "transfer column";
-    std::cout << ".\nerr: the largest relative L2 error of the row's checks against "
-                 "float64, ! = check failed\n";
-
-    std::vector<text_table::group> groups = {
-        { "", { { "taps", 6 }, { "D", 3 }, { "FFT", 8 } } },
-        { "GPU device-resident",
-          { { "ms", 8 }, { "Msps", 9 }, { "GB/s", 7 }, { "%copy", 6 } } }
-    };
-    if (d_opt.transfers) {
-        text_table::group g{ "with transfers, Msps", {} };
-        for (size_t c : d_opt.chunk_log2)
-            g.columns.push_back({ "2^" + std::to_string(c), 8 });
-        g.columns.push_back({ "lim", 8 });
-        groups.push_back(g);
-    }
-    if (d_opt.fftw)
-        groups.push_back(
-            { "FFTW (CPU)",
-              { { "FFT", 8 }, { "Msps", 8 }, { "x dev", 8 }, { "xfer", 7 } } });
-    groups.push_back(row_error::group());
-    const text_table table(groups);
-    table.print_header(std::cout);
-    for (size_t i = 0; i < d_rows.size(); ++i) {
-        const filter_row& row = d_rows[i];
-        const filter_measurement* e = find(i, "device");
-        const filter_measurement* f = find(i, "fftw");
-        row_error err;
-        std::vector<text_table::cells> cells = {
-            { std::to_string(row.T),
-              std::to_string(row.D),
-              e && e->fft_size ? std::to_string(e->fft_size) : "-" },
-            cells_of(e,
-                     [&](const filter_measurement& m) {
-                         const double gbs = m.msps() * 1e-3 * row.bytes_per_sample();
-                         return text_table::cells{ number(m.time.median_ms),
-                                                   number(m.msps()),
-                                                   number(gbs),
-                                                   ceiling > 0
-                                                       ? fmt("%.0f", 100 * gbs / ceiling)
-                                                       : "-" };
-                     })
-        };
-        err.add(e);
-        double best_transfer = 0;
-        if (d_opt.transfers) {
-            text_table::cells t;
-            for (size_t c : d_opt.chunk_log2) {
-                const filter_measurement* m = find(i, "transfers", c);
-                t.push_back(m && m->ok() ? number(m->msps()) : m ? m->status : "");
-                if (m && m->ok())
-                    best_transfer = std::max(best_transfer, m->msps());
-                err.add(m);
-            }
-            t.push_back(number(pcie_limit_msps(row.D)));
-            cells.push_back(t);
-        }
-        if (d_opt.fftw) {
-            cells.push_back(cells_of(f, [&](const filter_measurement& m) {
-                return text_table::cells{
-                    std::to_string(m.fft_size),
-                    number(m.msps()),
-                    e && e->ok() ? ratio_text(e->msps() / m.msps()) : "-",
-                    best_transfer > 0 ? ratio_text(best_transfer / m.msps()) : "-"
-                };
-            }));
-            err.add(f);
-        }
-        cells.push_back(err.cells());
-        table.print_row(std::cout, cells);
-    }
-    for (const auto& m : d_filter)
-        if (m.status == "failed")
-            std::cout << "  " << d_rows[m.row].describe() << " " << m.variant
-                      << (m.variant == "transfers" ? " 2^" + std::to_string(m.chunk_log2)
-                                                   : "")
-                      << (m.devices > 1 ? " on " + std::to_string(m.devices) + " devices"
-                                        : "")
-                      << ": " << m.status << ": " << m.note << "\n";
-    std::cout << std::flush;
-}
-
-void bench::print_conv_table() const
-{
-    std::cout << "\nBatched convolution (core::batched_convolution) on "
-              << d_ctx->info().name
-              << ": ms per set of M x J pairs, L = S = N, 2N - 1 points out; GPU: "
-                 "device time, inputs on the device; GB/s: inputs + outputs once";
-    if (d_opt.fftw)
-        std::cout << ";\nFFTW: " << fftw_text() << "; x = FFTW ms / GPU ms";
-    std::cout
-        << ".\n~ = estimated (GPU: from calls, a set exceeding --conv-budget; FFTW: "
-           "a subset of the pairs, scaled); ! = a check failed\n";
-    std::vector<text_table::group> groups = { { "", { { "N", 6 } } } };
-    for (const auto& s : d_opt.pairs) {
-        text_table::group g{ s.text() + " (" + std::to_string(s.pairs()) + " pairs)",
-                             { { "GPU ms", 11 }, { "GB/s", 8 } } };
-        if (d_opt.fftw)
-            g.columns.insert(g.columns.end(), { { "FFTW ms", 11 }, { "x", 6 } });
-        groups.push_back(g);
-    }
-    const text_table table(groups);
-    table.print_header(std::cout);
-    auto ms_text = [](bool estimated, double ms, const measurement& m) {
-        return (estimated ? "~" : "") + number(ms) + (m.check.passed() ? "" : "!");
-    };
-    for (size_t N : d_opt.conv_sizes) {
-        std::vector<text_table::cells> cells = { { std::to_string(N) } };
-        for (const auto& s : d_opt.pairs) {
-            const auto c =
-                std::find_if(d_cells.begin(), d_cells.end(), [&](const conv_cell& c) {
-                    return c.N == N && c.shape.M == s.M && c.shape.J == s.J;
-                });
-            if (c == d_cells.end() || (!c->gpu.ok() && (!d_opt.fftw || !c->cpu.ok()) &&
-                                       c->gpu.status == c->cpu.status)) {
-                cells.push_back(c == d_cells.end() ? text_table::cells{}
-                                                   : text_table::cells{ c->gpu.status });
-                continue;
-            }
-            text_table::cells t = { c->gpu.ok()
-                                        ? ms_text(c->gpu_estimated, c->gpu_ms(), c->gpu)
-                                        : c->gpu.status,
-                                    c->gpu.ok() ? number(c->gbs(c->gpu_ms())) : "" };
-            if (d_opt.fftw) {
-                t.push_back(c->cpu.ok() ? ms_text(c->cpu_scaled(), c->cpu_ms(), c->cpu)
-                                        : c->cpu.status);
-                t.push_back(c->cpu.ok() && c->gpu.ok()
-                                ? ratio_text(c->cpu_ms() / c->gpu_ms())
-                                : "-");
-            }
-            cells.push_back(t);
-        }
-        table.print_row(std::cout, cells);
-    }
-    for (const auto& c : d_cells) {
-        if (c.gpu.status == "failed")
-            std::cout << "  " << c.label() << " GPU: failed: " << c.gpu.note << "\n";
-        if (c.cpu.status == "failed")
-            std::cout << "  " << c.label() << " FFTW: failed: " << c.cpu.note << "\n";
-    }
-    std::cout << std::flush;
-}
-
-void bench::write_csv()
-{
-    d_csv.header({ "table",
-                   "taps",
-                   "D",
-                   "M",
-                   "J",
-                   "pairs",
-                   "N",
-                   "fft_size",
-                   "variant",
-                   "chunk",
-                   "devices",
-                   "pairs_per_call",
-                   "pairs_timed",
-                   "samples",
-                   "calls",
-                   "status",
-                   "estimated",
-                   "median_ms",
-                   "min_ms",
-                   "max_ms",
-                   "b2b_ms",
-                   "Msps",
-                   "Msps_b2b",
-                   "GBs",
-                   "pct_copy",
-                   "pcie_limit_Msps",
-                   "Gpoints_per_s",
-                   "speedup",
-                   "rel_err",
-                   "points_checked",
-                   "nonfinite",
-                   "setup_ms",
-                   "note" });
-    add_bandwidth_rows(d_csv, d_copies, d_pcie);
-    const double ceiling = copy_ceiling_gbs(d_copies);
-    for (const auto& m : d_filter) {
-        const filter_row& r = d_rows[m.row];
-        csv_file::fields f = { { "table", "filter" },
-                               { "taps", std::to_string(r.T) },
-                               { "D", std::to_string(r.D) },
-                               { "variant", m.variant } };
-        m.add_csv(f);
-        if (m.variant == "transfers") {
-            f["chunk"] = std::to_string(size_t(1) << m.chunk_log2);
-            f["devices"] = std::to_string(m.devices);
-        }
-        if (m.fft_size)
-            f["fft_size"] = std::to_string(m.fft_size);
-        if (m.ok()) {
-            f["Msps"] = csv_file::number(m.msps());
-            if (m.variant == "device") {
-                const double gbs = m.msps() * 1e-3 * r.bytes_per_sample();
-                f["Msps_b2b"] = csv_file::number(m.per_second_b2b() / 1e6);
-                f["GBs"] = csv_file::number(gbs);
-                if (ceiling > 0)
-                    f["pct_copy"] = csv_file::number(100 * gbs / ceiling);
-            }
-            if (m.variant == "transfers")
-                f["pcie_limit_Msps"] = csv_file::number(pcie_limit_msps(r.D));
-            const filter_measurement* c = find(m.row, "fftw");
-            if (m.variant != "fftw" && c && c->ok())
-                f["speedup"] = csv_file::number(m.msps() / c->msps());
-        }
-        d_csv.row(f);
-    }
-    for (const auto& c : d_cells) {
-        const csv_file::fields base = {
-            { "table", "conv" },
-            { "M", std::to_string(c.shape.M) },
-            { "J", std::to_string(c.shape.J) },
-            { "pairs", std::to_string(c.pairs()) },
-            { "N", std::to_string(c.N) },
-            { "fft_size", c.fft_size ? std::to_string(c.fft_size) : "" }
-        };
-        csv_file::fields g = base;
-        g["variant"] = "gpu";
-        c.gpu.add_csv(g);
-        if (c.gpu.ok()) {
-            g.erase("samples");
-            g["pairs_per_call"] = std::to_string(c.per_call);
-            g["pairs_timed"] = std::to_string(c.gpu_estimated ? c.per_call : c.pairs());
-            g["estimated"] = std::to_string(int(c.gpu_estimated));
-            g["GBs"] = csv_file::number(c.gbs(c.gpu_ms()));
-            g["Gpoints_per_s"] = csv_file::number(c.gpoints(c.gpu_ms()));
-            if (c.cpu.ok())
-                g["speedup"] = csv_file::number(c.cpu_ms() / c.gpu_ms());
-            if (g["note"].empty())
-                g["note"] = c.describe;
-        }
-        d_csv.row(g);
-        if (c.cpu.status == "skipped")
-            continue;
-        csv_file::fields h = base;
-        h["variant"] = "fftw";
-        c.cpu.add_csv(h);
-        if (c.cpu.ok()) {
-            h.erase("samples");
-            h.erase("calls");
-            h.erase("setup_ms");
-            h["pairs_timed"] = std::to_string(c.cpu_pairs);
-            h["estimated"] = std::to_string(int(c.cpu_scaled()));
-            csv_file::add_timing(h, c.cpu_time());
-            h["GBs"] = csv_file::number(c.gbs(c.cpu_ms()));
-            h["Gpoints_per_s"] = csv_file::number(c.gpoints(c.cpu_ms()));
-        }
-        d_csv.row(h);
-    }
-    d_csv.finish();
-}
-
-int bench::run()
-{
-    print_header();
-    warm_up_device(*d_ctx,
-                   d_timer,
-                   std::min<size_t>(d_opt.samples() * sizeof(cfloat),
-                                    d_ctx->info().max_alloc_bytes / 2));
-    measure_copies("start");
-    if (d_opt.filter && d_opt.transfers) {
-        // The largest transfer chunk, one direction at a time, then both at once.
-        const size_t chunk_log2 =
-            *std::max_element(d_opt.chunk_log2.begin(), d_opt.chunk_log2.end());
-        d_pcie = measure_pcie(d_ctx,
-                              (size_t(1) << chunk_log2) * sizeof(cfloat),
-                              std::max<size_t>(4,
-                                               (size_t(1) << d_opt.stream_log2) >>
-                                                   std::min<size_t>(chunk_log2, 63)),
-                              d_opt.transfer_reps);
-    }
-    d_progress = progress(d_rows.size() + (d_opt.conv ? d_opt.conv_sizes.size() : 0));
-    for (size_t i = 0; i < d_rows.size(); ++i)
-        measure_filter_row(i);
-    if (d_opt.conv)
-        for (size_t N : d_opt.conv_sizes)
-            measure_conv_size(N);
-    const std::string not_run = d_rows_not_run || d_cells_not_run
-                                    ? std::to_string(d_rows_not_run) + " FIR rows and " +
-                                          std::to_string(d_cells_not_run) +
-                                          " batched cells"
-                                    : "";
-    if (!not_run.empty())
-        std::cout << "\n--time-limit " << fmt("%g", d_opt.limit.seconds)
-                  << " s reached: " << not_run << " not run" << std::endl;
-    std::cout << "\n";
-    measure_copies("end");
-    if (d_csv.enabled())
-        write_csv();
-    if (d_opt.filter)
-        print_filter_table();
-    if (d_opt.filter && d_opt.transfers && d_devices.size() > 1)
-        print_device_scaling();
-    if (d_opt.conv)
-        print_conv_table();
-
-    bool failed = false, check_failed = false;
-    for (const measurement* m : [&] {
-             std::vector<const measurement*> all;
-             for (const auto& f : d_filter)
-                 all.push_back(&f);
-             for (const auto& c : d_cells)
-                 all.insert(all.end(), { &c.gpu, &c.cpu });
-             return all;
-         }()) {
-        failed |= m->status == "failed";
-        check_failed |= !m->passed();
-    }
-    std::cout << "total " << fmt("%.0f s", ms_since(d_start) / 1e3) << std::endl;
-    return verdict(check_failed, failed, not_run);
-}
 
 } // namespace
 

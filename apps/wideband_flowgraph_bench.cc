@@ -66,50 +66,36 @@ struct bench_options : common_options {
 
 void declare_options(bench_options& o, option_table& t)
 {
-    t.number("--seconds", "S", "time per flowgraph after warm-up", o.seconds, 0.05)
-        .counts("--channels", "LIST", "M of the host-in rows", o.channels, 2, 65536)
-        .count("--taps-per-channel",
-               "K",
-               "channelizer taps per channel",
-               o.taps_per_channel,
-               1,
-               256)
-        .count("--chain-taps",
-               "T",
-               "fft_filter_ccc taps in the chain",
-               o.chain_taps,
-               1,
-               1 << 20)
-        .count("--chain-channels",
-               "M",
-               "channelizer and fft_vcc size in the chain",
-               o.chain_channels,
-               2,
-               65536)
-        .value(
-            "--source",
-            "vector|null",
-            "host source: vector_source_c repeating 2^20 random samples, or "
-            "null_source (zeros, memset)",
-            [&o](const std::string& arg, const std::string& v) {
-                if (v != "vector" && v != "null")
-                    throw usage_error(arg + ": '" + v + "' is not vector or null");
-                o.source = v;
-            },
-            o.source)
-        .flag("--baseline", "also run GNU Radio's in-tree channelizer", o.baseline)
-        .flag("--no-pcie", "skip the PCIe measurement", o.pcie, false)
-        .value("--only",
-               "GROUPS",
-               "run only these row groups (comma-separated: " + join(row_groups, ", ") +
-                   "; chain includes the blocks alone) [all]",
-               [&o](const std::string& arg, const std::string& v) {
-                   o.only = split(arg, v);
-                   for (const auto& group : o.only)
-                       if (!contains(row_groups, group))
-                           throw usage_error(arg + ": '" + group + "' is not one of " +
-                                             join(row_groups, ", "));
-               });
+    auto source = [&o](const std::string& arg, const std::string& v) {
+        if (v != "vector" && v != "null")
+            throw usage_error(arg + ": '" + v + "' is not vector or null");
+        o.source = v;
+    };
+    auto only = [&o](const std::string& arg, const std::string& v) {
+        o.only = split(arg, v);
+        for (const auto& group : o.only)
+            if (!contains(row_groups, group))
+                throw usage_error(arg + ": '" + group + "' is not one of " +
+                                  join(row_groups, ", "));
+    };
+    t.add({
+        { { "--seconds", "S", &o.seconds, 0.05 }, "time per flowgraph after warm-up" },
+        { { "--channels", "LIST", &o.channels, 2, 65536 }, "M of the host-in rows" },
+        { { "--taps-per-channel", "K", &o.taps_per_channel, 1, 256 },
+          "channelizer taps per channel" },
+        { { "--chain-taps", "T", &o.chain_taps, 1, 1 << 20 },
+          "fft_filter_ccc taps in the chain" },
+        { { "--chain-channels", "M", &o.chain_channels, 2, 65536 },
+          "channelizer and fft_vcc size in the chain" },
+        { { "--source", "vector|null", source, o.source },
+          "host source: vector_source_c repeating 2^20 random samples, or null_source "
+          "(zeros, memset)" },
+        { { "--baseline", &o.baseline }, "also run GNU Radio's in-tree channelizer" },
+        { { "--no-pcie", &o.pcie, false }, "skip the PCIe measurement" },
+        { { "--only", "GROUPS", only },
+          "run only these row groups (comma-separated: " + join(row_groups, ", ") +
+              "; chain includes the blocks alone) [all]" },
+    });
 }
 
 const char* const about =
@@ -315,18 +301,12 @@ private:
     {
         const auto pcie =
             harness::measure_pcie(d_ctx, size_t(256) << 20, 1, 5, true, true);
-        add({ "pcie", "host->device, pinned", "", nan_value, pcie_gbs(pcie, "h2d") });
-        add({ "pcie", "device->host, pinned", "", nan_value, pcie_gbs(pcie, "d2h") });
-        add({ "pcie",
-              "both at once, pinned (each way)",
-              "",
-              nan_value,
-              pcie_gbs(pcie, "both") / 2 });
-        add({ "pcie",
-              "host->device, pageable",
-              "",
-              nan_value,
-              pcie_gbs(pcie, "h2d-pageable") });
+        for (const auto& [what, direction, ways] :
+             { std::tuple("host->device, pinned", "h2d", 1),
+               std::tuple("device->host, pinned", "d2h", 1),
+               std::tuple("both at once, pinned (each way)", "both", 2),
+               std::tuple("host->device, pageable", "h2d-pageable", 1) })
+            add({ "pcie", what, "", nan_value, pcie_gbs(pcie, direction) / ways });
     }
 
     gr::basic_block_sptr make_source() const
@@ -342,20 +322,22 @@ private:
     }
 
     //! Runs \p tb until \p tail has seen output (kernels are built at first
-    //! launch), a 1 s warm-up and d_opt.seconds; returns the input samples per
-    //! second of \p counted (its input 0) and, in \p edges, where its edges are.
-    double run_for(const gr::top_block_sptr& tb,
-                   const gr::block_sptr& counted,
-                   const gr::block_sptr& tail,
-                   const std::function<std::string()>& describe,
-                   std::string& edges)
+    //! launch), a 1 s warm-up and d_opt.seconds; adds the row of the input samples
+    //! per second of \p counted (its input 0, times \p scale) with where its
+    //! edges are (describe(), or "host").
+    void run_for(const gr::top_block_sptr& tb,
+                 const gr::block_sptr& counted,
+                 const gr::block_sptr& tail,
+                 const std::string& what,
+                 const std::function<std::string()>& describe = {},
+                 double scale = 1)
     {
         tb->start();
         const auto started = clock_type::now();
         while (tail->nitems_read(0) == 0 && ms_since(started) < 120e3)
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         std::this_thread::sleep_for(std::chrono::seconds(1));
-        edges = describe();
+        const std::string edges = describe ? describe() : "host";
         const uint64_t first = counted->nitems_read(0);
         const auto start = clock_type::now();
         std::this_thread::sleep_for(std::chrono::duration<double>(d_opt.seconds));
@@ -366,7 +348,7 @@ private:
         if (last == first)
             throw std::runtime_error("flowgraph '" + tb->name() +
                                      "' made no progress in the timed window");
-        return double(last - first) / seconds / 1e6;
+        add({ tb->name(), what, edges, double(last - first) / seconds / 1e6 * scale });
     }
 
     void measure_source()
@@ -375,10 +357,7 @@ private:
         auto src = make_source();
         auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
         tb->connect(src, 0, sink, 0);
-        std::string edges;
-        const double msps = run_for(
-            tb, sink, sink, [] { return std::string("host"); }, edges);
-        add({ "source", d_opt.source + " source -> null sink", edges, msps });
+        run_for(tb, sink, sink, d_opt.source + " source -> null sink");
     }
 
     std::vector<float> channel_taps(size_t m) const
@@ -411,23 +390,18 @@ private:
                 gr::blocks::null_sink::make((vector_output ? m : 1) * sizeof(gr_complex));
             tb->connect(ch, int(c), sink, 0);
         }
-        std::string edges;
-        const double msps = run_for(
-            tb,
-            ch,
-            sink,
-            [&] {
-                return "in: " + wb::input_memory(ch) + ", out: " + wb::output_memory(ch);
-            },
-            edges);
-        add({ "host-in",
-              std::string(feed ? "feed" : d_opt.source) +
-                  " -> channelizer M=" + std::to_string(m) +
-                  " K=" + std::to_string(d_opt.taps_per_channel) + " -> " +
-                  (vector_output ? std::string("1 sink of vectors")
-                                 : std::to_string(m) + " sinks"),
-              edges,
-              msps });
+        run_for(tb,
+                ch,
+                sink,
+                std::string(feed ? "feed" : d_opt.source) +
+                    " -> channelizer M=" + std::to_string(m) +
+                    " K=" + std::to_string(d_opt.taps_per_channel) + " -> " +
+                    (vector_output ? std::string("1 sink of vectors")
+                                   : std::to_string(m) + " sinks"),
+                [&] {
+                    return "in: " + wb::input_memory(ch) +
+                           ", out: " + wb::output_memory(ch);
+                });
     }
 
     struct chain_blocks {
@@ -459,17 +433,11 @@ private:
         auto drain = gnuradio::make_block_sptr<device_drain>(d_ctx, out_vlen);
         tb->connect(feed, 0, block, 0);
         tb->connect(block, 0, drain, 0);
-        std::string edges;
-        const double rate = run_for(
-            tb,
-            block,
-            drain,
-            [&] {
-                return "in: " + wb::input_memory(block) +
-                       ", out: " + wb::output_memory(block);
-            },
-            edges);
-        add({ "alone", name, edges, rate * double(in_vlen) });
+        auto edges = [&] {
+            return "in: " + wb::input_memory(block) +
+                   ", out: " + wb::output_memory(block);
+        };
+        run_for(tb, block, drain, name, edges, double(in_vlen));
     }
 
     void measure_chain()
@@ -503,23 +471,14 @@ private:
             tb->connect(c.filter, 0, c.channelizer, 0);
             tb->connect(c.channelizer, 0, c.fft, 0);
             tb->connect(c.fft, 0, tail, 0);
-            std::string edges;
-            const double msps = run_for(
-                tb,
-                c.filter,
-                tail,
-                [&] {
-                    return wb::input_memory(c.filter) + " | " +
-                           wb::output_memory(c.filter) + " | " +
-                           wb::output_memory(c.channelizer) + " | " +
-                           wb::output_memory(c.fft);
-                },
-                edges);
-            add({ "chain",
-                  (from_host ? "host -> " : "feed -> ") + chain_name +
-                      (from_host ? " -> host" : " -> drain"),
-                  edges,
-                  msps });
+            auto edges = [&] {
+                return wb::input_memory(c.filter) + " | " + wb::output_memory(c.filter) +
+                       " | " + wb::output_memory(c.channelizer) + " | " +
+                       wb::output_memory(c.fft);
+            };
+            const std::string what = (from_host ? "host -> " : "feed -> ") + chain_name +
+                                     (from_host ? " -> host" : " -> drain");
+            run_for(tb, c.filter, tail, what, edges);
         }
     }
 
@@ -611,13 +570,10 @@ private:
             tb->connect(split, int(c), ch, int(c));
             tb->connect(ch, int(c), sink, 0);
         }
-        std::string edges;
-        const double msps = run_for(
-            tb, split, sink, [] { return std::string("host"); }, edges);
-        add({ "in-tree",
-              "stream_to_streams + pfb_channelizer_ccf M=" + std::to_string(m),
-              edges,
-              msps });
+        run_for(tb,
+                split,
+                sink,
+                "stream_to_streams + pfb_channelizer_ccf M=" + std::to_string(m));
     }
 
     double measured_gbs(const std::string& what) const
@@ -641,8 +597,7 @@ private:
                   << std::right << std::setw(8) << "Msps" << std::setw(9) << "GB/s in"
                   << "  ratio" << std::endl;
         if (d_csv.enabled())
-            d_csv.header(
-                { "flowgraph", "what", "edges", "msps", "gbs", "ratio", "ratio_of" });
+            d_csv.header("flowgraph,what,edges,msps,gbs,ratio,ratio_of");
         for (const auto& r : d_rows) {
             const double in_gbs = std::isnan(r.msps) ? r.gbs : r.msps * 8e-3;
             double ratio = nan_value;

@@ -6,10 +6,9 @@
  */
 
 /*
- * The CPU peers of the benchmarks that filter: a pool of worker threads, and
- * with FFTW (WIDEBAND_HAVE_FFTW) the FIR filter by overlap-save and the batched
- * convolution on those threads. wideband_fft_bench's FFTW peer is in
- * wideband_fft_bench.h.
+ * The CPU peers of the benchmarks: a pool of worker threads, and with FFTW
+ * (WIDEBAND_HAVE_FFTW) its buffers and batched plans, the FIR filter by
+ * overlap-save and the batched convolution on those threads.
  */
 
 #ifndef INCLUDED_WIDEBAND_BENCH_CPU_PEERS_H
@@ -101,28 +100,18 @@ inline fftwf_buffer fftwf_buffer_of(size_t n)
 
 inline fftwf_complex* as_fftw(cfloat* p) { return reinterpret_cast<fftwf_complex*>(p); }
 
-// An in-place plan of `howmany` contiguous transforms of n points, executed on
-// any buffer of the same alignment (fftwf_alloc) by any thread.
+// A plan of `howmany` contiguous transforms of n points, in place (out null)
+// or from `in` to `out`, executed on any buffers of the same alignment (fftwf_alloc)
+// by any thread.
 class fftwf_many
 {
 public:
-    fftwf_many(size_t n, size_t howmany, int sign, cfloat* scratch, unsigned flags)
-        : d_n(n), d_howmany(howmany)
+    fftwf_many(
+        size_t n, size_t howmany, int sign, cfloat* in, unsigned flags, cfloat* out = {})
     {
-        const int length = int(n);
-        d_plan = fftwf_plan_many_dft(1,
-                                     &length,
-                                     int(howmany),
-                                     as_fftw(scratch),
-                                     nullptr,
-                                     1,
-                                     length,
-                                     as_fftw(scratch),
-                                     nullptr,
-                                     1,
-                                     length,
-                                     sign,
-                                     flags);
+        const int l = int(n), b = int(howmany);
+        fftwf_complex *const i = as_fftw(in), *const o = as_fftw(out ? out : in);
+        d_plan = fftwf_plan_many_dft(1, &l, b, i, 0, 1, l, o, 0, 1, l, sign, flags);
         if (!d_plan)
             throw std::runtime_error("fftwf_plan_many_dft returned no plan for N=" +
                                      std::to_string(n));
@@ -131,14 +120,12 @@ public:
     fftwf_many(const fftwf_many&) = delete;
     fftwf_many& operator=(const fftwf_many&) = delete;
 
-    void execute(cfloat* data) const
+    void execute(cfloat* in, cfloat* out = {}) const
     {
-        fftwf_execute_dft(d_plan, as_fftw(data), as_fftw(data));
+        fftwf_execute_dft(d_plan, as_fftw(in), as_fftw(out ? out : in));
     }
-    size_t howmany() const { return d_howmany; }
 
 private:
-    size_t d_n, d_howmany;
     fftwf_plan d_plan;
 };
 

@@ -116,75 +116,61 @@ std::vector<std::string> split(const std::string& option, const std::string& tex
     return items;
 }
 
-option_table& option_table::value(const std::string& name,
-                                  const std::string& metavar,
-                                  const std::string& help,
-                                  parser parse,
-                                  const std::string& default_text)
+using target = option_table::target;
+
+target::target(const char* n, const char* m, size_t* t, size_t lo, size_t hi)
+    : target(
+          n, m, [=](auto& o, auto& v) { *t = parse_count(o, v, lo, hi); }, "")
 {
-    std::string line = help;
-    if (line.size() >= 3 && line.compare(line.size() - 3, 3, " []") == 0)
-        line.resize(line.size() - 3); // no default to show
-    else if (!line.empty() && line.back() != ']' && !default_text.empty())
-        line += " [" + default_text + "]";
-    d_entries.push_back({ name, metavar, line, parse, {} });
-    return *this;
+    shown = std::to_string(*t);
 }
 
-option_table& option_table::text(const std::string& name,
-                                 const std::string& metavar,
-                                 const std::string& help,
-                                 std::string& target)
+target::target(const char* n, const char* m, int* t, size_t lo, size_t hi)
+    : target(
+          n, m, [=](auto& o, auto& v) { *t = int(parse_count(o, v, lo, hi)); }, "")
 {
-    return value(
-        name,
-        metavar,
-        help,
-        [&target](const std::string&, const std::string& v) { target = v; },
-        target);
+    shown = std::to_string(*t);
 }
 
-option_table& option_table::counts(const std::string& name,
-                                   const std::string& metavar,
-                                   const std::string& help,
-                                   std::vector<size_t>& target,
-                                   size_t lowest,
-                                   size_t highest)
+target::target(const char* n, const char* m, std::vector<size_t>* t, size_t lo, size_t hi)
+    : target(n, m, [=](auto& o, auto& v) {
+          t->clear();
+          for (const auto& item : split(o, v))
+              t->push_back(parse_count(o, item, lo, hi));
+      })
 {
-    return value(
-        name,
-        metavar,
-        help,
-        [&target, lowest, highest](const std::string& o, const std::string& v) {
-            target.clear();
-            for (const auto& item : split(o, v))
-                target.push_back(parse_count(o, item, lowest, highest));
-        },
-        join(target));
+    shown = join(*t);
 }
 
-option_table& option_table::number(const std::string& name,
-                                   const std::string& metavar,
-                                   const std::string& help,
-                                   double& target,
-                                   double lowest)
+target::target(const char* n, const char* m, double* t, double lo)
+    : target(
+          n, m, [=](auto& o, auto& v) { *t = parse_number(o, v, lo); }, fmt("%g", *t))
 {
-    return value(
-        name,
-        metavar,
-        help,
-        [&target, lowest](const std::string& o, const std::string& v) {
-            target = parse_number(o, v, lowest);
-        },
-        fmt("%g", target));
 }
 
-option_table& option_table::flag(const std::string& name,
-                                 const std::string& help,
-                                 bool& target,
-                                 bool given)
+target::target(const char* n, const char* m, std::string* t)
+    : target(
+          n, m, [=](auto&, auto& v) { *t = v; }, *t)
 {
-    d_entries.push_back({ name, "", help, {}, [&target, given] { target = given; } });
+}
+
+target::target(const char* n, const char* m, parser p, std::string s)
+    : name(n), metavar(m), shown(std::move(s)), parse(std::move(p))
+{
+}
+
+target::target(const char* n, bool* t, bool given) : name(n), set([=] { *t = given; }) {}
+
+option_table& option_table::add(std::initializer_list<line> lines)
+{
+    for (line l : lines) {
+        if (l.help.size() >= 3 && l.help.compare(l.help.size() - 3, 3, " []") == 0)
+            l.help.resize(l.help.size() - 3); // no default to show
+        else if (l.to.parse && !l.help.empty() && l.help.back() != ']' &&
+                 !l.to.shown.empty())
+            l.help += " [" + l.to.shown + "]";
+        d_lines.push_back(l);
+    }
     return *this;
 }
 
@@ -198,18 +184,18 @@ void option_table::parse(int argc, char** argv) const
             value = arg.substr(equals + 1);
             arg.resize(equals);
         }
-        const auto e = std::find_if(d_entries.begin(),
-                                    d_entries.end(),
-                                    [&](const entry& e) { return e.name == arg; });
-        if (e == d_entries.end())
+        const auto e = std::find_if(d_lines.begin(), d_lines.end(), [&](const line& l) {
+            return l.to.name == arg;
+        });
+        if (e == d_lines.end())
             throw usage_error("unknown option '" + std::string(argv[i]) + "'");
-        if (!e->parse) {
-            e->set();
+        if (!e->to.parse) {
+            e->to.set();
             continue;
         }
         if (!inline_value && i + 1 >= argc)
             throw usage_error(arg + " needs a value");
-        e->parse(arg, inline_value ? value : argv[++i]);
+        e->to.parse(arg, inline_value ? value : argv[++i]);
     }
 }
 
@@ -218,16 +204,16 @@ void option_table::print(std::ostream& out) const
 {
     constexpr size_t indent = 26, width = 81;
     out << "Options:\n";
-    for (const auto& e : d_entries) {
-        if (e.help.empty())
+    for (const auto& [to, help] : d_lines) {
+        if (help.empty())
             continue; // -h: listed with --help
-        std::string line = std::string("  ") + (e.name == "--help" ? "-h, " : "") +
-                           e.name + (e.metavar.empty() ? "" : " " + e.metavar);
+        std::string line = std::string("  ") + (to.name == "--help" ? "-h, " : "") +
+                           to.name + (to.metavar.empty() ? "" : " " + to.metavar);
         if (line.size() + 2 > indent) {
             out << line << "\n";
             line.clear();
         }
-        std::istringstream words(e.help);
+        std::istringstream words(help);
         std::string word;
         bool first = true;
         while (words >> word) {
@@ -246,15 +232,19 @@ void option_table::print(std::ostream& out) const
     }
 }
 
-void time_limit::declare(option_table& table, const std::string& units)
+option_table::line time_limit::option(const std::string& units)
 {
-    table.number("--time-limit",
-                 "SEC",
-                 "start no further " + units +
-                     " after SEC seconds, print the tables of what was measured, exit "
-                     "status 4; 0: no limit",
-                 seconds,
-                 0);
+    return { { "--time-limit", "SEC", &seconds, 0 },
+             "start no further " + units +
+                 " after SEC seconds, print the tables of what was measured, exit "
+                 "status 4; 0: no limit" };
+}
+
+void time_limit::report(const std::string& what) const
+{
+    if (!what.empty())
+        std::cout << "\n--time-limit " << fmt("%g", seconds) << " s reached: " << what
+                  << " not run" << std::endl;
 }
 
 bool time_limit::reached() const
@@ -711,10 +701,10 @@ csv_file::csv_file(const std::string& path) : d_path(path)
         throw std::runtime_error("cannot write " + path);
 }
 
-void csv_file::header(const std::vector<std::string>& columns)
+void csv_file::header(const std::string& columns)
 {
-    d_columns = columns;
-    d_file << join(columns) << "\n";
+    d_columns = split("", columns);
+    d_file << columns << "\n";
 }
 
 void csv_file::row(fields values)
@@ -828,36 +818,33 @@ void add_bandwidth_rows(csv_file& csv,
                         const std::vector<pcie_measurement>& pcie,
                         const csv_file::fields& pcie_extra)
 {
-    auto row = [&](csv_file::fields f,
-                   const std::string& status,
-                   double gbs,
-                   size_t bytes,
-                   const std::string& note,
-                   const timing& t) {
-        f["samples"] = std::to_string(bytes / sizeof(cfloat));
-        f["status"] = status;
-        f["GBs"] = csv_file::number(status == "ok" ? gbs : nan_value);
-        f["note"] = note;
-        csv_file::add_timing(f, t);
+    auto row = [&](csv_file::fields f, const auto& m, double gbs) {
+        f["samples"] = std::to_string(m.bytes / sizeof(cfloat));
+        f["status"] = m.status;
+        f["GBs"] = csv_file::number(m.status == "ok" ? gbs : nan_value);
+        f["note"] = m.note;
+        csv_file::add_timing(f, m.time);
         csv.row(f);
     };
     for (const auto& c : copies)
         row({ { "table", "copy" }, { "variant", "clEnqueueCopyBuffer " + c.when } },
-            c.status,
-            c.gbs(),
-            c.bytes,
-            c.note,
-            c.time);
+            c,
+            c.gbs());
     for (const auto& p : pcie) {
         csv_file::fields f = pcie_extra;
         f["table"] = "pcie";
         f["variant"] = p.direction;
-        row(f, p.status, p.gbs(), p.bytes, p.note, p.time);
+        row(f, p, p.gbs());
     }
 }
 
-int verdict(bool check_failed, bool failed, const std::string& not_run)
+int verdict(const std::vector<const measurement*>& all, const std::string& not_run)
 {
+    bool failed = false, check_failed = false;
+    for (const measurement* m : all) {
+        failed |= m->status == "failed";
+        check_failed |= !m->passed();
+    }
     if (check_failed) {
         std::cout << "CHECK FAILED: an output was wrong (marked ! above)" << std::endl;
         return 3;

@@ -20,7 +20,9 @@
 
 #include "../app_common.h"
 #include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/multi_device_pipeline.h>
 
+#include <initializer_list>
 #include <type_traits>
 #include <algorithm>
 #include <chrono>
@@ -32,6 +34,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -94,80 +97,54 @@ struct usage_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-size_t parse_count(const std::string& option,
-                   const std::string& text,
-                   size_t lowest,
-                   size_t highest);
+size_t
+parse_count(const std::string& option, const std::string& text, size_t lo, size_t hi);
 // A finite number >= lowest (seconds, fractions).
 double parse_number(const std::string& option, const std::string& text, double lowest);
 std::vector<std::string> split(const std::string& option, const std::string& text);
 
 /*
- * A benchmark's options, declared once: each sets its target from argv ("--name
- * value", "--name=value", a flag alone) and has its line in --help, the default
- * being the target's value when declared, unless the help text ends in "]" (its
- * own default) or " []" (none shown).
+ * A benchmark's options, declared once as a table of { { name, metavar, target
+ * and range }, help }: each sets its target from argv ("--name value",
+ * "--name=value", a flag alone) and has its line in --help, the default being
+ * the target's value when declared, unless the help text ends in "]" (its own
+ * default) or " []" (none shown).
  */
 class option_table
 {
 public:
     //! parse(option, value) checks the value and sets the target.
     using parser = std::function<void(const std::string&, const std::string&)>;
+    static constexpr size_t most = std::numeric_limits<int>::max();
 
-    option_table& value(const std::string& name,
-                        const std::string& metavar,
-                        const std::string& help,
-                        parser parse,
-                        const std::string& default_text = "");
-    option_table& text(const std::string& name,
-                       const std::string& metavar,
-                       const std::string& help,
-                       std::string& target);
-    template <typename T> // size_t or int
-    option_table& count(const std::string& name,
-                        const std::string& metavar,
-                        const std::string& help,
-                        T& target,
-                        size_t lowest,
-                        size_t highest = std::numeric_limits<int>::max())
-    {
-        return value(
-            name,
-            metavar,
-            help,
-            [&target, lowest, highest](const std::string& o, const std::string& v) {
-                target = T(parse_count(o, v, lowest, highest));
-            },
-            std::to_string(target));
-    }
-    option_table& counts(const std::string& name,
-                         const std::string& metavar,
-                         const std::string& help,
-                         std::vector<size_t>& target,
-                         size_t lowest,
-                         size_t highest);
-    option_table& number(const std::string& name,
-                         const std::string& metavar,
-                         const std::string& help,
-                         double& target,
-                         double lowest);
-    //! Sets target to `given` (false for a --no-... option).
-    option_table& flag(const std::string& name,
-                       const std::string& help,
-                       bool& target,
-                       bool given = true);
+    //! Where an option goes: a count (size_t or int), a list of counts, a number,
+    //! a text, a flag (set to `given`), or any parser.
+    struct target {
+        // name, metavar, where and the range
+        target(const char* n, const char* m, size_t* t, size_t lo, size_t hi = most);
+        target(const char* n, const char* m, int* t, size_t lo, size_t hi = most);
+        target(
+            const char* n, const char* m, std::vector<size_t>* t, size_t lo, size_t hi);
+        target(const char* n, const char* m, double* t, double lowest);
+        target(const char* n, const char* m, std::string* t);
+        target(const char* n, const char* m, parser p, std::string shown = "");
+        target(const char* n, bool* t, bool given = true);
+        std::string name, metavar, shown; // shown: the default
+        parser parse;                     // empty for a flag
+        std::function<void()> set;
+    };
+    struct line {
+        target to;
+        std::string help;
+    };
 
+    option_table& add(std::initializer_list<line> lines);
     //! \throws usage_error for an unknown option or a missing or bad value
     void parse(int argc, char** argv) const;
     void print(std::ostream& out) const; // "Options:" and a line or more each
 
 private:
-    struct entry {
-        std::string name, metavar, help;
-        parser parse; // empty for a flag
-        std::function<void()> set;
-    };
-    std::vector<entry> d_entries;
+    std::vector<line> d_lines;
 };
 
 //! What every benchmark's command line has (bench_main declares them).
@@ -182,10 +159,12 @@ class time_limit
 {
 public:
     double seconds = 0;
-    //! Declares --time-limit, naming what it stops.
-    void declare(option_table& table, const std::string& units);
+    //! The --time-limit option, naming what it stops.
+    option_table::line option(const std::string& units);
     bool reached() const;
     std::string note() const { return "--time-limit reached"; }
+    //! "--time-limit S s reached: `what` not run", when `what` is not empty.
+    void report(const std::string& what) const;
 
 private:
     clock_type::time_point d_start = clock_type::now();
@@ -320,6 +299,22 @@ double pcie_gbs(const std::vector<pcie_measurement>& pcie, const std::string& di
 double pcie_limit(const std::vector<pcie_measurement>& pcie, double out_bytes);
 double pcie_serial_limit(const std::vector<pcie_measurement>& pcie, double out_bytes);
 
+//! Writes x[0, n) into an engine's input region (its buffer, at its offset in
+//! samples), after `wait`.
+template <class Region>
+void write_region(const cl::CommandQueue& q,
+                  const Region& r,
+                  const cfloat* x,
+                  size_t n,
+                  bool blocking = false,
+                  const std::vector<cl::Event>* wait = nullptr,
+                  cl::Event* done = nullptr)
+{
+    const size_t bytes = n * sizeof(cfloat);
+    q.enqueueWriteBuffer(
+        r.buffer, blocking, r.offset * sizeof(cfloat), bytes, x, wait, done);
+}
+
 // ---- signals and checks -----------------------------------------------------
 
 //! Sample n of the test stream: both parts uniform in [-1, 1), from n alone,
@@ -397,7 +392,7 @@ public:
     csv_file() = default;
     explicit csv_file(const std::string& path);
     bool enabled() const { return d_file.is_open(); }
-    void header(const std::vector<std::string>& columns);
+    void header(const std::string& columns); // comma-separated
     void row(fields values);
     void finish(); // \throws std::runtime_error when the file could not be written
 
@@ -481,7 +476,7 @@ void add_bandwidth_rows(csv_file& csv,
  * measurement failed, 4 `not_run` (what --time-limit left out, "" for none),
  * else 0.
  */
-int verdict(bool check_failed, bool failed, const std::string& not_run);
+int verdict(const std::vector<const measurement*>& all, const std::string& not_run);
 
 // ---- streaming over several devices ----------------------------------------
 
@@ -519,6 +514,30 @@ double stream_sequence(Pipeline& pipeline,
     return ms_since(start);
 }
 
+//! One Engine per device of the first n, and a multi_device_pipeline over them.
+template <class Engine>
+struct device_pipeline {
+    template <class Options>
+    device_pipeline(const std::vector<core::device_context::sptr>& devices,
+                    size_t n,
+                    const Options& options,
+                    size_t depth)
+    {
+        const std::vector<core::device_context::sptr> used(devices.begin(),
+                                                           devices.begin() + n);
+        std::vector<core::splittable_engine*> split;
+        for (const auto& context : used) {
+            engines.emplace_back(new Engine(context, options));
+            split.push_back(engines.back().get());
+        }
+        pipeline = std::make_unique<core::multi_device_pipeline>(used, split, depth);
+    }
+    const Engine& front() const { return *engines.front(); }
+
+    std::vector<std::unique_ptr<Engine>> engines;
+    std::unique_ptr<core::multi_device_pipeline> pipeline;
+};
+
 // One line of the device scaling table: a rate with the first 1, 2, ... devices
 // (NaN: not measured or failed).
 struct scaling_line {
@@ -534,6 +553,45 @@ struct scaling_line {
 void print_scaling(const std::string& heading,
                    const std::vector<core::device_context::sptr>& devices,
                    const std::vector<scaling_line>& lines);
+
+// ---- the state of a benchmark ------------------------------------------------
+
+/*
+ * What a benchmark holds: the devices of --device (streaming runs over the first
+ * 1, 2, ... of them), the first (everything else), its timer, a queue without
+ * profiling (as a block's), the copy and PCIe figures, the CSV (opened at the
+ * start, so that a bad path fails at once) and the progress of its rows.
+ */
+struct bench_base {
+    bench_base(const common_options& o, std::vector<core::device_context::sptr> devices)
+        : d_devices(std::move(devices)),
+          d_ctx(d_devices.front()),
+          d_timer(*d_ctx),
+          d_compute(d_ctx->create_queue(false)),
+          d_csv(o.csv)
+    {
+    }
+    //! clEnqueueCopyBuffer of `bytes` (bench/harness.h's measure_copy).
+    void measure_copies(const std::string& when, size_t bytes, int warmup, int reps)
+    {
+        d_copies.push_back(measure_copy(*d_ctx, d_timer, when, bytes, warmup, reps));
+    }
+    //! Waits for the timer's queue, d_compute and `more`, ignoring their errors.
+    void drain(std::vector<const cl::CommandQueue*> more = {}) const
+    {
+        more.insert(more.end(), { &d_timer.queue(), &d_compute });
+        harness::drain(more);
+    }
+
+    std::vector<core::device_context::sptr> d_devices;
+    core::device_context::sptr d_ctx;
+    device_timer d_timer;
+    cl::CommandQueue d_compute;
+    std::vector<copy_measurement> d_copies;
+    std::vector<pcie_measurement> d_pcie;
+    csv_file d_csv;
+    progress d_progress;
+};
 
 // ---- main() ---------------------------------------------------------------
 
@@ -557,18 +615,17 @@ int bench_main(const char* program,
     constexpr bool several = std::is_constructible_v<Bench, const Options&, contexts>;
     Options options;
     option_table table;
-    table.text(
-        "--device",
-        "STR",
-        std::string("OpenCL device: \"\" = automatic (first GPU, else CPU; env "
-                    "WIDEBAND_DEVICE), gpu, cpu, P:D, or part of its name") +
-            (several ? "; several (gpu:all, 0:0,0:1, ...): streaming scaling" : "") +
-            " []",
-        options.device);
+    table.add(
+        { { { "--device", "STR", &options.device },
+            std::string("OpenCL device: \"\" = automatic (first GPU, else CPU; env "
+                        "WIDEBAND_DEVICE), gpu, cpu, P:D, or part of its name") +
+                (several ? "; several (gpu:all, 0:0,0:1, ...): streaming scaling" : "") +
+                " []" } });
     declare(options, table);
-    table.text("--csv", "FILE", "write every figure to FILE as CSV []", options.csv)
-        .flag("-h", "", options.help)
-        .flag("--help", "this text", options.help);
+    table.add(
+        { { { "--csv", "FILE", &options.csv }, "write every figure to FILE as CSV []" },
+          { { "-h", &options.help }, "" },
+          { { "--help", &options.help }, "this text" } });
     try {
         table.parse(argc, argv);
     } catch (const usage_error& e) {

@@ -222,24 +222,21 @@ public:
     }
     uint64_t last_input(uint64_t q) const override { return (q + 1) * D - 1; }
     size_t span() const override { return d_reference->taps().size(); }
-    // y_c[q] = exp(-2 pi i c (D+1)/M) sum_n h[n] x[t-n] exp(-2 pi i c (t-n)/M),
-    // t = (q+1) D - 1 (pfb_channelizer.h).
+    // Frame q of channel map[s] (reference/), reading x[t - n], n < taps, t =
+    // (q+1) D - 1.
     std::pair<cdouble, double> direct(const std::vector<cfloat>& x,
                                       uint64_t first,
                                       uint64_t q,
                                       size_t s) const override
     {
         const std::vector<float>& h = d_reference->taps();
-        const uint64_t c = d_reference->channel_map()[s], t = (q + 1) * D - 1;
-        cdouble sum = 0;
+        const size_t c = d_reference->channel_map()[s];
+        const uint64_t t = (q + 1) * D - 1;
         double power = 0;
-        for (size_t n = 0; n < h.size(); ++n) {
-            const cdouble v = cdouble(x[t - n - first]);
-            sum += double(h[n]) * v *
-                   std::polar(1.0, -2.0 * M_PI * double(c * ((t - n) % M)) / M);
-            power += double(h[n]) * double(h[n]) * std::norm(v);
-        }
-        return { sum * std::polar(1.0, -2.0 * M_PI * double(c * (D + 1) % M) / M),
+        for (size_t n = 0; n < h.size(); ++n)
+            power += double(h[n]) * double(h[n]) * std::norm(cdouble(x[t - n - first]));
+        auto at = [&](uint64_t k) { return x.at(k - first); };
+        return { wideband_reference::pfb_channelizer(at, h, M, D, { c }, q, 1)[0][0],
                  std::sqrt(power) };
     }
 
@@ -299,21 +296,18 @@ public:
     }
     uint64_t last_input(uint64_t m) const override { return m * D; }
     size_t span() const override { return d_reference->taps().size(); }
-    // y[m] = sum_k h[k] x[m D - k] (fft_filter.h)
+    // y[m] = sum_k h[k] x[m D - k] (reference/)
     std::pair<cdouble, double> direct(const std::vector<cfloat>& x,
                                       uint64_t first,
                                       uint64_t m,
                                       size_t) const override
     {
         const auto& h = d_reference->taps();
-        cdouble sum = 0;
         double power = 0;
-        for (size_t k = 0; k < h.size(); ++k) {
-            const cdouble v = cdouble(x[m * D - k - first]);
-            sum += cdouble(h[k]) * v;
-            power += std::norm(cdouble(h[k])) * std::norm(v);
-        }
-        return { sum, std::sqrt(power) };
+        for (size_t k = 0; k < h.size(); ++k)
+            power += std::norm(cdouble(h[k])) * std::norm(cdouble(x[m * D - k - first]));
+        auto at = [&](uint64_t k) { return x.at(k - first); };
+        return { wideband_reference::fir(at, h, D, m, 1)[0], std::sqrt(power) };
     }
 
 private:

@@ -18,6 +18,7 @@
 #define BOOST_TEST_MODULE qa_pfb_channelizer
 #include <boost/test/unit_test.hpp>
 
+#include "conv_check.h"
 #include "reference.h"
 #include "scoped_env.h"
 #include "stream_chunks.h"
@@ -40,9 +41,7 @@
 #include <tuple>
 #include <vector>
 
-namespace core = gr::wideband::core;
-using cfloat = std::complex<float>;
-using cdouble = std::complex<double>;
+using namespace conv_check;
 using core::channel_layout;
 
 namespace {
@@ -60,48 +59,12 @@ namespace {
  * (10 * l2_bound * rms, as fft_check.cc argues: rounding errors are close to
  * complex Gaussian and never reach 10 times their rms).
  */
-constexpr double l2_bound = 1e-5;
-constexpr double worst_point_factor = 10;
+constexpr double l2_bound = 1e-5; // elements: conv_check::worst_point_factor times it
 
 // Layout slack of every call's output buffer: channel-major rows are
-// frames + row_gap apart, and tail_slack elements follow the last one written.
+// frames + row_gap apart, and conv_check::tail_slack elements follow the last
+// one written.
 constexpr size_t row_gap = 3;
-constexpr size_t tail_slack = 3;
-
-// A quiet NaN with a payload no computation produces: an element that still
-// holds it was never written.
-constexpr uint32_t poison_bits = 0x7FC00001;
-
-float poison_value()
-{
-    float f;
-    std::memcpy(&f, &poison_bits, sizeof f);
-    return f;
-}
-
-bool is_poison(float f)
-{
-    uint32_t bits;
-    std::memcpy(&bits, &f, sizeof bits);
-    return bits == poison_bits;
-}
-
-core::device_context::sptr context()
-{
-    static const core::device_context::sptr ctx = core::device_context::get("");
-    return ctx;
-}
-
-const cl::CommandQueue& queue()
-{
-    // Never destroyed: releasing OpenCL objects during static destruction
-    // crashes some ICDs.
-    static const auto* q = new cl::CommandQueue(context()->create_queue());
-    return *q;
-}
-
-using wideband_reference::random_reals;
-using wideband_reference::random_signal;
 
 // Random taps (every channel then carries about the same power, so a relative
 // error per channel is meaningful), scaled to keep the outputs near 1.
@@ -123,49 +86,10 @@ std::vector<size_t> all_channels(size_t channels)
 }
 
 // ---------------------------------------------------------------------------
-// The reference
+// The reference and the comparisons (conv_check.h)
 
 using reference_frames = wideband_reference::frames_by_channel; // [slot][frame]
 using frames_by_slot = std::vector<std::vector<cfloat>>;        // [slot][frame]
-// ---------------------------------------------------------------------------
-// Comparisons
-
-struct accuracy {
-    double relative_l2 = 0; //!< ||y - ref|| / ||ref||
-    double worst_point = 0; //!< max_k |y_k - ref_k| / rms(ref)
-
-    // Keeps the worse of each; a NaN is worse than anything.
-    void merge(const accuracy& a)
-    {
-        if (!(a.relative_l2 <= relative_l2))
-            relative_l2 = a.relative_l2;
-        if (!(a.worst_point <= worst_point))
-            worst_point = a.worst_point;
-    }
-};
-
-template <typename T>
-accuracy compare(const std::vector<cfloat>& y, const std::vector<std::complex<T>>& ref)
-{
-    double err = 0, norm = 0, worst = 0;
-    for (size_t k = 0; k < y.size(); ++k) {
-        const double e = std::abs(cdouble(y[k]) - cdouble(ref[k]));
-        err += e * e;
-        norm += std::norm(cdouble(ref[k]));
-        worst = !(e <= worst) ? e : worst;
-    }
-    const double rms = std::sqrt(norm / double(std::max<size_t>(1, y.size())));
-    return { std::sqrt(err / norm), worst / rms };
-}
-
-std::string format_accuracy(const accuracy& a)
-{
-    std::ostringstream s;
-    s << "relative L2 " << a.relative_l2 << ", worst element " << a.worst_point
-      << " * rms";
-    return s.str();
-}
-
 /*
  * Each slot's frames against the reference: the frame counts, the relative L2
  * error within bound, every element within worst_point_factor * bound of the
@@ -192,7 +116,8 @@ accuracy check_frames(const frames_by_slot& got,
         }
         if (got[s].empty())
             continue;
-        const accuracy a = compare(got[s], ref[s]);
+        const accuracy a =
+            compare(got[s], std::vector<cdouble>(ref[s].begin(), ref[s].end()));
         if (!(a.relative_l2 <= bound && a.worst_point <= worst_point_factor * bound))
             ++off;
         if (!(a.relative_l2 <= worst.relative_l2))
@@ -206,7 +131,7 @@ accuracy check_frames(const frames_by_slot& got,
         off == 0,
         what << ": " << off << " of " << got.size() << " slots off (bounds: relative L2 "
              << bound << ", element " << worst_point_factor * bound << " * rms); worst "
-             << format_accuracy(worst) << ", relative L2 worst in slot " << worst_slot);
+             << format(worst) << ", relative L2 worst in slot " << worst_slot);
     return worst;
 }
 
@@ -398,22 +323,6 @@ private:
     std::string d_name;
 };
 
-// action throws std::invalid_argument whose message contains every one of words.
-void check_rejected(const std::function<void()>& action,
-                    const std::vector<std::string>& words)
-{
-    try {
-        action();
-        BOOST_ERROR("accepted; expected std::invalid_argument naming '" << words.front()
-                                                                        << "'");
-    } catch (const std::invalid_argument& e) {
-        const std::string message = e.what();
-        for (const auto& word : words)
-            BOOST_TEST(message.find(word) != std::string::npos,
-                       "'" << word << "' not in: " << message);
-    }
-}
-
 struct stream_result {
     frames_by_slot frames;
     bool fused;
@@ -443,7 +352,7 @@ stream_result check_stream(const config& cfg,
                      wideband_reference::pfb_channelizer(
                          x, taps, cfg.channels, D, cfg.map_or_all(), 0, frames),
                      e.name());
-    BOOST_TEST_MESSAGE(e.name() << ": " << format_accuracy(a));
+    BOOST_TEST_MESSAGE(e.name() << ": " << format(a));
     if (worst)
         worst->merge(a);
     return { y, e.ch.fused() };
@@ -502,7 +411,7 @@ BOOST_AUTO_TEST_CASE(accuracy_against_the_reference)
                 seed += 10;
             }
         }
-    BOOST_TEST_MESSAGE("worst over all sizes: " << format_accuracy(worst));
+    BOOST_TEST_MESSAGE("worst over all sizes: " << format(worst));
 }
 
 /*
@@ -556,7 +465,7 @@ BOOST_AUTO_TEST_CASE(fused_and_unfused_paths)
         cfg.max_input_samples = 6 * D;
         check_stream(cfg, random_taps(5 * M - 3, 40 + M), 30, 41 + M, &worst);
     }
-    BOOST_TEST_MESSAGE("worst: " << format_accuracy(worst));
+    BOOST_TEST_MESSAGE("worst: " << format(worst));
 }
 
 /*
