@@ -17,6 +17,7 @@
 
 #include "bench/harness.h"
 #include "reference.h"
+#include <gnuradio/wideband/core/stream_config.h>
 
 #include <gnuradio/wideband/core/host_copy.h>
 #include <gnuradio/wideband/core/pfb_channelizer.h>
@@ -36,9 +37,8 @@ constexpr double max_rel_err = 1e-4;
 // call k - 2 is done (pfb_channelizer::enqueue keeps the history of call k - 1 at
 // the front of the window call k + 1 uses).
 constexpr size_t engine_windows = 2;
-constexpr size_t output_slots = 3;   // output buffers in flight with transfers
-constexpr size_t input_ring = 4;     // pinned input chunks, cycled
-constexpr size_t pipeline_depth = 2; // chunks in flight per device (the blocks')
+constexpr size_t output_slots = 3; // output buffers in flight with transfers
+constexpr size_t input_ring = 4;   // pinned input chunks, cycled
 // What is measured on each row, in the order of the table's column groups.
 const char* const variants[] = { "engine", "unfused", "serial", "overlap" };
 
@@ -49,7 +49,8 @@ struct bench_options : common_options {
     std::vector<size_t> taps_per_branch = { 8, 16 };
     std::vector<double> oversample = { 1, 2 };
     size_t samples_log2 = 26;
-    size_t chunk_log2 = 22;
+    size_t chunk_log2 = 0;        // 0: the blocks' (core::stream_config for the device)
+    size_t depth = 0;             // chunks in flight per device: the blocks'
     size_t extra_channels = 4096; // frame-major and subset rows (0: none)
     size_t subset = 20;
     int reps = 15;
@@ -69,6 +70,17 @@ struct bench_options : common_options {
     size_t calls() const { return std::max<size_t>(4, samples() / chunk()); }
 };
 
+// The transfers are measured as the blocks stream: their chunk size (unless
+// --chunk-log2) and chunks in flight, from core::stream_config.
+bench_options as_the_blocks_stream(bench_options o, const core::device_info& device)
+{
+    const core::stream_config blocks = core::stream_config::for_device(device);
+    if (o.chunk_log2 == 0)
+        o.chunk_log2 = size_t(std::log2(double(blocks.chunk_samples)));
+    o.depth = blocks.pipeline_depth;
+    return o;
+}
+
 std::string rate_text(double r) { return fmt("%g", r); }
 
 void declare_options(bench_options& o, option_table& t)
@@ -87,7 +99,8 @@ void declare_options(bench_options& o, option_table& t)
           "input samples per device-resident call and per transfer sequence, 2^S [26: "
           "512 MiB in]" },
         { { "--chunk-log2", "C", &o.chunk_log2, 1, 30 },
-          "input samples per call with transfers, 2^C" },
+          "input samples per call with transfers, 2^C [the blocks': 22 on GPUs, 19 "
+          "on other devices]" },
         { { "--extras", "M", &o.extra_channels, 0, 1 << 24 },
           "M of the frame-major and subset rows; 0: none" },
         { { "--subset", "N", &o.subset, 1, 1 << 24 }, "channels of the subset row" },
@@ -256,7 +269,7 @@ class bench : bench_base
 public:
     bench(const bench_options& options, std::vector<core::device_context::sptr> devices)
         : bench_base(options, std::move(devices)),
-          d_opt(options),
+          d_opt(as_the_blocks_stream(options, d_ctx->info())),
           d_upload(d_ctx->create_queue(false)),
           d_download(d_ctx->create_queue(false))
     {
@@ -591,14 +604,14 @@ private:
         try {
             const auto start = clock_type::now();
             const device_pipeline<core::pfb_channelizer> p(
-                d_devices, n, row.options(chunk + row.decimation() - 1), pipeline_depth);
+                d_devices, n, row.options(chunk + row.decimation() - 1), d_opt.depth);
             const core::pfb_channelizer& engine = p.front();
             m.setup_ms = ms_since(start);
             m.fused = engine.fused();
             const size_t outputs = engine.outputs();
             m.note = std::to_string(calls) + " chunks of " + std::to_string(chunk) +
                      " samples over " + std::to_string(n) + " device" +
-                     (n > 1 ? "s" : "") + ", " + std::to_string(pipeline_depth) +
+                     (n > 1 ? "s" : "") + ", " + std::to_string(d_opt.depth) +
                      " in flight per device";
             ensure_signal(input_ring * chunk);
             std::vector<cfloat> sink(std::max<size_t>(engine.max_output_elements(), 1));
@@ -746,7 +759,7 @@ private:
         print_scaling(
             "Channelizer with transfers over several devices "
             "(core::multi_device_pipeline, " +
-                std::to_string(pipeline_depth) + " chunks in flight per device, 2^" +
+                std::to_string(d_opt.depth) + " chunks in flight per device, 2^" +
                 std::to_string(d_opt.chunk_log2_used()) +
                 " samples per chunk): input Gsamples/s with the first 1, 2, ... "
                 "devices",

@@ -21,6 +21,7 @@
 #include <gnuradio/wideband/core/batched_convolution.h>
 #include <gnuradio/wideband/core/fft_filter.h>
 #include <gnuradio/wideband/core/host_copy.h>
+#include <gnuradio/wideband/core/stream_config.h>
 
 #include <deque>
 #include <iostream>
@@ -58,7 +59,7 @@ struct bench_options : common_options {
     size_t samples_log2 = 26;
     std::vector<size_t> chunk_log2 = { 19, 22 };
     size_t stream_log2 = 26;
-    size_t depth = 2;
+    size_t depth = 0; // 0: the blocks' (core::stream_config)
     int reps = 15;
     int warmup = 3;
     int transfer_reps = 3;
@@ -79,6 +80,15 @@ struct bench_options : common_options {
 
     size_t samples() const { return size_t(1) << samples_log2; }
 };
+
+// The transfers stream with the blocks' chunks in flight unless --depth
+// (core::stream_config; the chunk sizes are the measured variable here).
+bench_options with_the_blocks_depth(bench_options o, const core::device_info& device)
+{
+    if (o.depth == 0)
+        o.depth = core::stream_config::for_device(device).pipeline_depth;
+    return o;
+}
 
 void declare_options(bench_options& o, option_table& t)
 {
@@ -119,7 +129,7 @@ void declare_options(bench_options& o, option_table& t)
         { { "--stream-log2", "Q", &o.stream_log2, 4, 34 },
           "samples per timed transfer sequence, 2^Q" },
         { { "--depth", "N", &o.depth, 1, 64 },
-          "stream_pipeline depth: chunks in flight [2, the blocks']" },
+          "stream_pipeline depth: chunks in flight [the blocks': 2]" },
         { { "--reps", "R", &o.reps, 1 }, "timed device-resident calls, median" },
         { { "--warmup", "W", &o.warmup, 0 }, "untimed calls first" },
         { { "--transfer-reps", "T", &o.transfer_reps, 1 },
@@ -373,7 +383,7 @@ class bench : bench_base
 public:
     bench(const bench_options& options, std::vector<core::device_context::sptr> devices)
         : bench_base(options, std::move(devices)),
-          d_opt(options),
+          d_opt(with_the_blocks_depth(options, d_ctx->info())),
           d_pool(options.cpu_threads),
           d_start(clock_type::now())
     {
