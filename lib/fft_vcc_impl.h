@@ -8,18 +8,14 @@
 #ifndef INCLUDED_WIDEBAND_FFT_VCC_IMPL_H
 #define INCLUDED_WIDEBAND_FFT_VCC_IMPL_H
 
-#include "work_guard.h"
-#include <gnuradio/wideband/core/fft_plan.h>
+#include "streaming_block.h"
+#include <gnuradio/wideband/core/fft_stream.h>
 #include <gnuradio/wideband/fft_vcc.h>
-#include <gnuradio/wideband/opencl_buffer.h>
-
-#include <memory>
-#include <mutex>
 
 namespace gr {
 namespace wideband {
 
-class fft_vcc_impl : public fft_vcc, public opencl_block, public work_guard
+class fft_vcc_impl : public streaming_block<fft_vcc, core::fft_stream>
 {
 public:
     fft_vcc_impl(int fft_size,
@@ -30,36 +26,31 @@ public:
 
     bool set_window(const std::vector<float>& window) override;
     std::vector<float> window() const override;
-    std::string device_name() const override;
-    core::device_context::sptr opencl_context() const override;
-
-    bool start() override;
-    int work(int noutput_items,
-             gr_vector_const_void_star& input_items,
-             gr_vector_void_star& output_items) override;
 
 private:
-    std::shared_ptr<const core::fft_plan>
-    make_plan(const std::vector<float>& window) const;
-    int transform(int noutput_items,
-                  gr_vector_const_void_star& input_items,
-                  gr_vector_void_star& output_items);
+    using base = streaming_block<fft_vcc, core::fft_stream>;
+
+    std::unique_ptr<core::fft_stream>
+    make_engine(const core::device_context::sptr& context) override;
+    void apply_settings(core::fft_stream& engine) override;
+    size_t elements_per_item() const override { return d_fft_size; }
+    // Device-resident neighbours: each call's vectors transformed from the
+    // input buffer straight into the output buffer.
+    bool runs_direct() const override { return true; }
+    cl::Event run_direct(core::fft_stream& engine,
+                         const cl::CommandQueue& queue,
+                         const cl::Buffer& input,
+                         size_t input_offset,
+                         const cl::Buffer& output,
+                         size_t output_offset,
+                         size_t vectors,
+                         const std::vector<cl::Event>& after) override;
+    core::fft_stream_options engine_options(const std::vector<float>& window) const;
 
     const size_t d_fft_size;
     const bool d_forward;
     const bool d_shift;
-    const core::device_context::sptr d_context;
-    const size_t d_max_vectors; // vectors per device execution
-    cl::CommandQueue d_queue;
-    cl::Buffer d_input;
-    cl::Buffer d_output;
-    // d_window and d_plan are replaced together by set_window(), which may run
-    // on another thread than work().
-    mutable std::mutex d_plan_mutex;
-    std::vector<float> d_window;
-    std::shared_ptr<const core::fft_plan> d_plan;
-    bool d_ports_known = false; // read at the first work() of a run
-    stream_port d_input_port, d_output_port;
+    std::vector<float> d_window; // under settings_mutex()
 };
 
 } // namespace wideband

@@ -14,8 +14,10 @@
 #include <gnuradio/wideband/core/stream_config.h>
 #include <gnuradio/wideband/opencl_buffer.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,17 +29,19 @@ namespace wideband {
  * a block supplies its signature, its engine and how its settings and a
  * chunk's output reach the engine and the outputs; this does the rest.
  *
- * It owns the devices (one, or several to spread chunks over), the engines,
- * built when the flowgraph starts (a stream starts from zero state, with the
- * settings of that moment), the pipeline and general_work() (pipelined_work),
+ * It owns the devices (one, or several to spread chunks over), the engines
+ * and the pipeline, built when the flowgraph starts (a stream starts from
+ * zero state, with the settings of that moment), general_work()
+ * (pipelined_work) or, on device-resident edges, run_direct(),
  * settings applied between chunks, tags (input item k to output item
  * floor(k / D) of every output), start(), stop(), forecast(),
  * check_topology() and latency().
  *
  * \p Api is the block's public class (a gr::block), \p Engine its
  * core::splittable_engine. The block's constructor names the gr::block base
- * itself (GNU Radio's blocks inherit it virtually); its input and output
- * items are complex samples, D input samples per output item.
+ * itself (GNU Radio's blocks inherit it virtually). Input items are
+ * samples_per_item complex samples (1, or a vector's length), D input items
+ * per output item; the output items hold elements_per_item() samples.
  */
 template <class Api, class Engine>
 class streaming_block : public Api, public opencl_block, public work_guard
@@ -48,10 +52,12 @@ public:
     {
         return single_context(d_contexts);
     }
-    unsigned int latency() const override
+    //! Input samples the output may lag behind the input (the blocks whose
+    //! public class has latency() override it with this).
+    unsigned int latency() const
     {
         return unsigned(d_config.pipeline_depth * d_contexts.size() *
-                        d_config.max_input_samples(d_decimation));
+                        max_input_samples());
     }
 
     bool check_topology(int, int noutputs) override
@@ -71,6 +77,8 @@ public:
     {
         if (d_pipeline)
             d_pipeline->discard();
+        if (d_direct)
+            d_direct_queue.finish();
         if (d_work && !d_work->profile_report().empty())
             this->d_logger->info("profile: {:s}", d_work->profile_report());
         d_work.reset();
@@ -83,7 +91,8 @@ public:
     {
         // Output waiting in the pipeline needs no input, which also lets the end
         // of a stream flush it; otherwise any input is worth a call.
-        ninput_items_required[0] = (d_work && d_work->pending()) ? 0 : 1;
+        ninput_items_required[0] =
+            (d_work && d_work->pending()) ? 0 : int(d_direct ? d_decimation : 1);
     }
 
     int general_work(int noutput_items,
@@ -98,21 +107,25 @@ public:
 
 protected:
     /*!
-     * \p contexts: the devices; \p decimation: input samples per output item.
-     * Sets the rate, the tag policy and the output multiple (a chunk per
-     * output multiple, so that the input buffer holds two chunks: one to work
-     * on, one for the writer to fill meanwhile).
+     * \p contexts: the devices; \p decimation: input items per output item;
+     * \p samples_per_item: the complex samples of an input item (a vector's
+     * length). Sets the rate, the tag policy and the output multiple (a chunk
+     * per output multiple, so that the input buffer holds two chunks: one to
+     * work on, one for the writer to fill meanwhile).
      */
-    streaming_block(std::vector<core::device_context::sptr> contexts, size_t decimation)
+    streaming_block(std::vector<core::device_context::sptr> contexts,
+                    size_t decimation,
+                    size_t samples_per_item = 1)
         : d_contexts(std::move(contexts)),
           d_decimation(decimation),
+          d_samples_per_item(samples_per_item),
           d_config(core::stream_config::for_device(d_contexts.front()->info())),
           d_tags(decimation)
     {
         this->set_relative_rate(1, uint64_t(decimation));
         this->set_tag_propagation_policy(gr::block::TPP_DONT); // d_tags does it
-        this->set_output_multiple(
-            int(std::max<size_t>(1, d_config.chunk_samples / decimation)));
+        this->set_output_multiple(int(
+            std::max<size_t>(1, max_input_samples() / (decimation * samples_per_item))));
     }
 
     //! A new engine on \p context with the current settings (when the
@@ -156,6 +169,31 @@ protected:
         d_work->move_out(chunk, first * e, count * e, 0, outputs[0], at * e);
     }
 
+    /*!
+     * \brief Whether the block can run device-resident streams without the
+     * pipeline (see run_direct()): engines that keep nothing between calls.
+     */
+    virtual bool runs_direct() const { return false; }
+    /*!
+     * \brief On device-resident edges (one device, the input and the one
+     * output in its memory): enqueues \p engine on \p items input items read
+     * straight from \p input at complex element \p input_offset, written
+     * straight to \p output at \p output_offset, once \p after are done; returns
+     * its event. No copy in or out, no chunk in flight: the device's queue
+     * orders it with the neighbours' kernels.
+     */
+    virtual cl::Event run_direct(Engine& /* engine */,
+                                 const cl::CommandQueue& /* queue */,
+                                 const cl::Buffer& /* input */,
+                                 size_t /* input_offset */,
+                                 const cl::Buffer& /* output */,
+                                 size_t /* output_offset */,
+                                 size_t /* items */,
+                                 const std::vector<cl::Event>& /* after */)
+    {
+        throw std::logic_error("run_direct() of a block that does not run direct");
+    }
+
     //! The settings' lock: setters change them under it, then settings_changed().
     std::mutex& settings_mutex() const { return d_settings_mutex; }
     //! The settings changed: the engines get them before the next chunk.
@@ -163,8 +201,12 @@ protected:
 
     const std::vector<core::device_context::sptr>& contexts() const { return d_contexts; }
     const core::stream_config& config() const { return d_config; }
-    //! Input samples per engine call.
-    size_t max_input_samples() const { return d_config.max_input_samples(d_decimation); }
+    //! Input samples per engine call: whole input items, at least one step.
+    size_t max_input_samples() const
+    {
+        const size_t step = d_decimation * d_samples_per_item;
+        return d_config.max_input_samples(step) / d_samples_per_item * d_samples_per_item;
+    }
     pipelined_work& work() { return *d_work; }
     //! Whether chunks stay on the device (set at the first call of a stream).
     bool chunks_on_device() const { return d_pipeline->output_on_device(); }
@@ -181,6 +223,54 @@ private:
         d_pipeline = make_pipeline(d_contexts, d_engines, d_config.pipeline_depth);
         d_work = std::make_unique<pipelined_work>(*d_pipeline, *this);
         d_stream_begins = true;
+        d_direct = false;
+    }
+
+    //! Reads how the buffers reach the items, at the first call of a stream
+    //! (GNU Radio has connected them now).
+    void bind_ports(size_t outputs)
+    {
+        d_input = input_port(*this, 0);
+        d_outputs.clear();
+        for (size_t o = 0; o < outputs; ++o)
+            d_outputs.push_back(output_port(*this, int(o)));
+        d_direct = runs_direct() && d_contexts.size() == 1 && outputs == 1 &&
+                   d_input.where == stream_port::kind::device &&
+                   d_outputs[0].where == stream_port::kind::device;
+        if (d_direct)
+            d_direct_queue = d_contexts.front()->create_queue();
+        else
+            d_work->bind(d_input, d_outputs, output_on_device(d_outputs));
+    }
+
+    //! run_direct() on what the buffers hold: returns the items produced.
+    size_t direct_work(
+        size_t available, size_t room, const void* input, void* output, size_t& consumed)
+    {
+        const size_t items =
+            std::min({ available / d_decimation,
+                       room,
+                       max_input_samples() / (d_decimation * d_samples_per_item) });
+        consumed = items * d_decimation;
+        if (items == 0)
+            return 0;
+        const stream_port& in = d_input;
+        const stream_port& out = d_outputs[0];
+        std::vector<cl::Event> after = in.buffer->read_after();
+        for (const cl::Event& e : out.buffer->write_after())
+            after.push_back(e);
+        const cl::Event done = run_direct(*d_engines.front(),
+                                          d_direct_queue,
+                                          in.buffer->device_memory(),
+                                          in.element_offset(input),
+                                          out.buffer->device_memory(),
+                                          out.element_offset(output),
+                                          items,
+                                          after);
+        d_direct_queue.flush();
+        in.buffer->read_by(this, done);
+        out.buffer->written_by(done);
+        return items;
     }
 
     int stream_work(int noutput_items,
@@ -196,27 +286,36 @@ private:
                 d_settings_changed = false;
             }
         }
-        if (d_stream_begins) { // the buffers are connected now
-            std::vector<stream_port> outputs;
-            for (size_t o = 0; o < output_items.size(); ++o)
-                outputs.push_back(output_port(*this, int(o)));
-            d_work->bind(input_port(*this, 0), outputs, output_on_device(outputs));
+        if (d_stream_begins) {
+            bind_ports(output_items.size());
             d_tags.restart(this->nitems_read(0), this->nitems_written(0));
             d_stream_begins = false;
         }
-        size_t consumed = 0;
-        const size_t produced = d_work->step(
-            input_items[0],
-            ninput_items[0],
-            d_pipeline->max_input_samples(),
-            noutput_items,
-            elements_per_item(),
-            consumed,
-            [&](const gr_complex* chunk,
-                size_t items,
-                size_t first,
-                size_t count,
-                size_t at) { deliver(chunk, items, first, count, at, output_items); });
+        size_t consumed = 0; // input items
+        size_t produced = 0;
+        if (d_direct) {
+            produced = direct_work(ninput_items[0],
+                                   noutput_items,
+                                   input_items[0],
+                                   output_items[0],
+                                   consumed);
+        } else {
+            produced =
+                d_work->step(input_items[0],
+                             size_t(ninput_items[0]) * d_samples_per_item,
+                             d_pipeline->max_input_samples(),
+                             noutput_items,
+                             elements_per_item(),
+                             consumed,
+                             [&](const gr_complex* chunk,
+                                 size_t items,
+                                 size_t first,
+                                 size_t count,
+                                 size_t at) {
+                                 deliver(chunk, items, first, count, at, output_items);
+                             });
+            consumed /= d_samples_per_item;
+        }
         propagate_tags(consumed, produced, output_items.size());
         this->consume(0, int(consumed));
         return int(produced);
@@ -234,7 +333,8 @@ private:
     }
 
     const std::vector<core::device_context::sptr> d_contexts;
-    const size_t d_decimation;
+    const size_t d_decimation;       // input items per output item
+    const size_t d_samples_per_item; // complex samples per input item
     const core::stream_config d_config;
 
     mutable std::mutex d_settings_mutex; // the block's settings against the work thread
@@ -245,6 +345,10 @@ private:
     std::unique_ptr<pipelined_work> d_work;
     decimated_tags d_tags;
     bool d_stream_begins = true;
+    stream_port d_input;
+    std::vector<stream_port> d_outputs;
+    bool d_direct = false; // this stream runs direct (see run_direct())
+    cl::CommandQueue d_direct_queue;
 };
 
 } // namespace wideband

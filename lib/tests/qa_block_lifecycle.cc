@@ -231,8 +231,6 @@ BOOST_AUTO_TEST_CASE(blocks_made_and_destroyed)
         check_rejected([&] { wb::pfb_channelizer_ccf::make(16, taps, 1, { 16 }); },
                        "out of range");
         check_rejected([&] { wb::fft_filter_ccf::make(1, taps, 1, "9:9"); }, "9:9");
-        check_rejected([] { wb::fft_vcc::make(64, true, {}, false, 1, "cpu:all"); },
-                       "several");
         auto block = wb::pfb_channelizer_ccf::make(16, taps, 2, { 1, 3 });
         check_rejected([&] { block->set_taps({}); }, "tap");
         check_rejected([&] { block->set_channel_map({ 99 }); }, "out of range");

@@ -8,7 +8,7 @@
 #ifndef INCLUDED_WIDEBAND_FFT_VCC_H
 #define INCLUDED_WIDEBAND_FFT_VCC_H
 
-#include <gnuradio/sync_block.h>
+#include <gnuradio/block.h>
 #include <gnuradio/wideband/api.h>
 
 #include <string>
@@ -34,7 +34,7 @@ namespace wideband {
  * them) as one batched transform on the device, with the window fused into the
  * transform's first pass.
  */
-class WIDEBAND_API fft_vcc : virtual public gr::sync_block
+class WIDEBAND_API fft_vcc : virtual public gr::block
 {
 public:
     typedef std::shared_ptr<fft_vcc> sptr;

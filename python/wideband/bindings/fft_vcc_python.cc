@@ -18,11 +18,8 @@ void bind_fft_vcc(py::module& m)
     namespace doc = wideband_pydoc::fft_vcc;
     const std::string class_doc = std::string(doc::doc) + "\n\n" + doc::make;
 
-    py::class_<fft_vcc,
-               gr::sync_block,
-               gr::block,
-               gr::basic_block,
-               std::shared_ptr<fft_vcc>>(m, "fft_vcc", class_doc.c_str())
+    py::class_<fft_vcc, gr::block, gr::basic_block, std::shared_ptr<fft_vcc>>(
+        m, "fft_vcc", class_doc.c_str())
         .def(py::init(&fft_vcc::make),
              py::arg("fft_size"),
              py::arg("forward"),

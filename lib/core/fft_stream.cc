@@ -1,0 +1,141 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include <gnuradio/wideband/core/fft_stream.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what)
+{
+    throw std::invalid_argument("fft_stream: " + what);
+}
+
+void check_window(const std::vector<float>& window, size_t fft_size)
+{
+    if (!window.empty() && window.size() != fft_size)
+        fail("window has " + std::to_string(window.size()) +
+             " values; it must be empty (no window) or have fft_size (" +
+             std::to_string(fft_size) + ") values");
+}
+
+size_t max_vectors_for(size_t fft_size, const fft_stream_options& options)
+{
+    return std::max<size_t>(1, options.max_input_samples / fft_size);
+}
+
+} // namespace
+
+void fft_stream::check(const device_info& device,
+                       size_t fft_size,
+                       const fft_stream_options& options)
+{
+    if (fft_size < 1)
+        fail("fft_size must be >= 1 (got 0)");
+    check_window(options.window, fft_size);
+    check_buffer_fits(device,
+                      "fft_stream: the input of a call",
+                      max_vectors_for(fft_size, options) * fft_size * 8);
+}
+
+fft_stream::fft_stream(device_context::sptr context,
+                       size_t fft_size,
+                       const fft_stream_options& options)
+    : d_context(std::move(context)),
+      d_fft_size(fft_size),
+      d_options(options),
+      d_max_vectors(max_vectors_for(fft_size, options))
+{
+    check(d_context->info(), fft_size, options);
+    d_plan = make_plan(options.window);
+    for (cl::Buffer& input : d_input)
+        input =
+            cl::Buffer(d_context->context(), CL_MEM_READ_WRITE, max_input_samples() * 8);
+}
+
+fft_stream::~fft_stream() = default;
+
+std::shared_ptr<const fft_plan>
+fft_stream::make_plan(const std::vector<float>& window) const
+{
+    fft_options options;
+    options.direction = d_options.direction;
+    options.batch = d_max_vectors;
+    options.window = window;
+    options.shift = d_options.shift;
+    return std::make_shared<const fft_plan>(d_context, d_fft_size, options);
+}
+
+std::shared_ptr<const fft_plan> fft_stream::plan() const
+{
+    std::lock_guard<std::mutex> lock(d_plan_mutex);
+    return d_plan;
+}
+
+void fft_stream::set_window(const std::vector<float>& window)
+{
+    check_window(window, d_fft_size);
+    auto next = make_plan(window);
+    std::lock_guard<std::mutex> lock(d_plan_mutex);
+    d_plan = std::move(next);
+}
+
+cl::Event fft_stream::enqueue_at(const cl::CommandQueue& queue,
+                                 const cl::Buffer& input,
+                                 size_t input_offset,
+                                 const cl::Buffer& output,
+                                 size_t output_offset,
+                                 size_t vectors,
+                                 const std::vector<cl::Event>& wait)
+{
+    return plan()->enqueue_at(
+        queue, input, input_offset, output, output_offset, wait, vectors);
+}
+
+stream_engine::region fft_stream::input_region() const
+{
+    return { d_input[d_current], 0, max_input_samples() };
+}
+
+size_t fft_stream::run(const cl::CommandQueue& queue,
+                       size_t samples,
+                       const cl::Buffer& output,
+                       const std::vector<cl::Event>& wait,
+                       cl::Event& done)
+{
+    if (samples % d_fft_size || samples > max_input_samples())
+        fail("a call takes whole vectors, at most " + std::to_string(d_max_vectors) +
+             " of " + std::to_string(d_fft_size) + " samples (got " +
+             std::to_string(samples) + " samples)");
+    const size_t vectors = samples / d_fft_size;
+    const cl::Buffer& input = d_input[d_current];
+    d_current ^= 1;
+    if (vectors == 0)
+        queue.enqueueMarkerWithWaitList(&wait, &done);
+    else
+        done = enqueue_at(queue, input, 0, output, 0, vectors, wait);
+    return samples;
+}
+
+size_t fft_stream::continue_at(uint64_t position)
+{
+    if (position % d_fft_size)
+        fail("a stream splits only between vectors (position " +
+             std::to_string(position) + ")");
+    return 0;
+}
+
+} // namespace core
+} // namespace wideband
+} // namespace gr
