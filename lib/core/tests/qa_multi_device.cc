@@ -28,6 +28,7 @@
 #include "stream_chunks.h"
 
 #include <gnuradio/wideband/core/fft_filter.h>
+#include <gnuradio/wideband/core/fft_stream.h>
 #include <gnuradio/wideband/core/multi_device_pipeline.h>
 #include <gnuradio/wideband/core/pfb_channelizer.h>
 
@@ -262,7 +263,73 @@ stream_case<core::fft_filter> filter_case(const std::vector<cfloat>& taps,
     return c;
 }
 
+// Vectors of N points in calls of 0 .. max whole vectors.
+stream_case<core::fft_stream>
+fft_case(size_t N, const core::fft_stream_options& o, size_t vectors, uint32_t seed)
+{
+    stream_case<core::fft_stream> c;
+    c.make = [N, o](core::device_context::sptr context) {
+        return std::make_unique<core::fft_stream>(context, N, o);
+    };
+    c.input = random_signal(N * vectors, seed);
+    std::mt19937 rng(seed + 1);
+    const size_t most = o.max_input_samples / N;
+    for (size_t left = vectors; left > 0;) {
+        const size_t n =
+            std::min(left, std::uniform_int_distribution<size_t>(0, most)(rng));
+        c.chunks.push_back(n * N);
+        left -= n;
+    }
+    return c;
+}
+
 } // namespace
+
+// ---- the FFT of vectors -----------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(fft_vectors_match_the_reference)
+{
+    const size_t N = 60;
+    core::fft_stream_options o;
+    o.window = random_reals(N, 90);
+    o.shift = true;
+    o.max_input_samples = 7 * N;
+    auto c = fft_case(N, o, 50, 91);
+    check_split(c, 2, "N=60, window and shift");
+    // The single engine's output, vector by vector, against float64.
+    const auto engine = c.make(devices().front());
+    core::stream_pipeline pipeline(devices().front(), *engine, depth);
+    const stream_output got =
+        run_stream(pipeline, std::vector<core::fft_stream*>{ engine.get() }, c);
+    core::fft_options plan;
+    plan.window = o.window;
+    plan.shift = true;
+    std::vector<cdouble> want;
+    for (size_t v = 0; v < 50; ++v) {
+        const auto x =
+            std::vector<cfloat>(c.input.begin() + v * N, c.input.begin() + (v + 1) * N);
+        const auto X = wideband_reference::fft(x, plan);
+        want.insert(want.end(), X.begin(), X.end());
+    }
+    check_accuracy(got.samples, want, 1e-6, "fft_stream N=60");
+}
+
+BOOST_AUTO_TEST_CASE(fft_vectors_with_a_new_window)
+{
+    core::fft_stream_options o;
+    o.max_input_samples = 5 * 128;
+    auto c = fft_case(128, o, 40, 95);
+    c.before_chunk[c.chunks.size() / 2] = [](core::fft_stream& e) {
+        e.set_window(random_reals(128, 96));
+    };
+    check_split(c, 3, "N=128, a window from the middle on");
+    check_rejected([] { core::fft_stream::check(devices().front()->info(), 0, {}); },
+                   { "fft_size" });
+    core::fft_stream_options wrong;
+    wrong.window.assign(5, 1.0f);
+    check_rejected([&] { core::fft_stream::check(devices().front()->info(), 4, wrong); },
+                   { "window has 5 values" });
+}
 
 // ---- the channelizer ------------------------------------------------------
 
