@@ -41,7 +41,8 @@ namespace wideband {
  * core::splittable_engine. The block's constructor names the gr::block base
  * itself (GNU Radio's blocks inherit it virtually). Input items are
  * samples_per_item complex samples (1, or a vector's length), D input items
- * per output item; the output items hold elements_per_item() samples.
+ * per output item; a chunk's output has elements_per_item() samples per output
+ * item, over all the outputs.
  */
 template <class Api, class Engine>
 class streaming_block : public Api, public opencl_block, public work_guard
