@@ -18,18 +18,6 @@ namespace wideband {
 
 namespace {
 
-// Why a window cannot be used, or "" when it can. Non-finite values are taken,
-// as by the in-tree block: GNU Radio's own window functions give NaN for
-// fft_size 1.
-std::string window_problem(const std::vector<float>& window, size_t fft_size)
-{
-    if (!window.empty() && window.size() != fft_size)
-        return "window has " + std::to_string(window.size()) +
-               " values; it must be empty (no window) or have fft_size (" +
-               std::to_string(fft_size) + ") values";
-    return "";
-}
-
 // The block's input and output signature. Checks the arguments first, before
 // anything is built, so that bad ones give one clear message instead of an
 // io_signature or OpenCL error.
@@ -43,7 +31,8 @@ gr::io_signature::sptr checked_signature(int fft_size,
         throw std::invalid_argument("wideband.fft_vcc: fft_size must be 1.." +
                                     std::to_string(largest) + " (got " +
                                     std::to_string(fft_size) + ")");
-    if (const std::string problem = window_problem(window, size_t(fft_size));
+    if (const std::string problem =
+            core::fft_stream::window_problem(window, size_t(fft_size));
         !problem.empty())
         throw std::invalid_argument("wideband.fft_vcc: " + problem);
     // Outputs name gr-wideband's buffer type (device-resident to gr-wideband
@@ -130,7 +119,7 @@ cl::Event fft_vcc_impl::run_direct(core::fft_stream& engine,
 // off into an exception in a running (GUI) flowgraph. The error is logged.
 bool fft_vcc_impl::set_window(const std::vector<float>& window)
 {
-    if (const std::string problem = window_problem(window, d_fft_size);
+    if (const std::string problem = core::fft_stream::window_problem(window, d_fft_size);
         !problem.empty()) {
         d_logger->error("set_window: {:s}. Keeping the current window.", problem);
         return false;

@@ -24,10 +24,9 @@ namespace {
 
 void check_window(const std::vector<float>& window, size_t fft_size)
 {
-    if (!window.empty() && window.size() != fft_size)
-        fail("window has " + std::to_string(window.size()) +
-             " values; it must be empty (no window) or have fft_size (" +
-             std::to_string(fft_size) + ") values");
+    if (const std::string problem = fft_stream::window_problem(window, fft_size);
+        !problem.empty())
+        fail(problem);
 }
 
 size_t max_vectors_for(size_t fft_size, const fft_stream_options& options)
@@ -36,6 +35,15 @@ size_t max_vectors_for(size_t fft_size, const fft_stream_options& options)
 }
 
 } // namespace
+
+std::string fft_stream::window_problem(const std::vector<float>& window, size_t fft_size)
+{
+    if (!window.empty() && window.size() != fft_size)
+        return "window has " + std::to_string(window.size()) +
+               " values; it must be empty (no window) or have fft_size (" +
+               std::to_string(fft_size) + ") values";
+    return "";
+}
 
 void fft_stream::check(const device_info& device,
                        size_t fft_size,

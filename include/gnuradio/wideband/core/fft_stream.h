@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -61,6 +62,13 @@ public:
      */
     static void
     check(const device_info& device, size_t fft_size, const fft_stream_options& options);
+
+    /*!
+     * \brief Why \p window cannot be used for vectors of \p fft_size points,
+     * or "" when it can (empty, or fft_size values; non-finite values are
+     * taken, as GNU Radio's fft_vcc takes them).
+     */
+    static std::string window_problem(const std::vector<float>& window, size_t fft_size);
 
     size_t fft_size() const { return d_fft_size; }
     //! Vectors one call transforms at most.
