@@ -10,7 +10,7 @@
  * as branch-filter outputs straight from the input window (pfb_fir.cl: the
  * samples and taps are read once per use, adjacent work-items on adjacent
  * branches, so the reads are coalesced), the M-point FFT runs on chip
- * (fft_stages.cl), and only the mapped channels are written:
+ * (fft_stages.cl), and only the mapped channels are written, from out_offset on:
  *
  *   CHANNEL_MAJOR  out[slot * out_stride + f]   (one row per output stream)
  *   otherwise      out[f * slots + slot]        (one vector per frame)
@@ -54,9 +54,11 @@ pfb_channelize(__global const float2* window,
                __global const int* next_slot,
                uint slots,
                __global float2* out,
+               IDX out_offset,
                IDX out_stride,
                TWIDDLE_SPACE const float2* stage_twiddles)
 {
+    out += out_offset;
     TILE_SETUP(frames)
 #define LOAD_POINT(t, p) pfb_fft_input(window, last_of_first, rotation0, t, p, taps)
 #define STORE_POINT(t, s, x) \

@@ -73,19 +73,21 @@ __kernel void pfb_fir_frames(__global const float2* window,
 
 /*
  * The mapped channels out of all M (channel-major spectra: channel c's frames at
- * spectra[c * frames ...]), into the output layout: CHANNEL_MAJOR
- * out[slot * out_stride + f], else frame-major out[f * slots + slot].
+ * spectra[c * frames ...]), into the output layout from out_offset on:
+ * CHANNEL_MAJOR out[slot * out_stride + f], else frame-major out[f * slots + slot].
  */
 __kernel void pfb_gather_channels(__global const float2* spectra,
                                   uint frames,
                                   __global const uint* channel_of_slot,
                                   uint slots,
                                   __global float2* out,
+                                  IDX out_offset,
                                   IDX out_stride)
 {
     const uint f = get_global_id(0), slot = get_global_id(1);
     if (f >= frames || slot >= slots)
         return;
+    out += out_offset;
     const float2 x = spectra[(IDX)channel_of_slot[slot] * frames + f];
 #if CHANNEL_MAJOR
     out[(IDX)slot * out_stride + f] = x;

@@ -100,19 +100,6 @@ void fft_vcc_impl::apply_settings(core::fft_stream& engine)
     engine.set_window(d_window);
 }
 
-cl::Event fft_vcc_impl::run_direct(core::fft_stream& engine,
-                                   const cl::CommandQueue& queue,
-                                   const cl::Buffer& input,
-                                   size_t input_offset,
-                                   const cl::Buffer& output,
-                                   size_t output_offset,
-                                   size_t vectors,
-                                   const std::vector<cl::Event>& after)
-{
-    return engine.enqueue_at(
-        queue, input, input_offset, output, output_offset, vectors, after);
-}
-
 // A wrong length returns false and keeps the current window, as
 // gr::fft::fft_vcc does, rather than throwing: set_window() is GRC's callback for
 // a changed variable, and a drop-in must not turn what the in-tree block shrugs

@@ -34,17 +34,6 @@ private:
     make_engine(const core::device_context::sptr& context) override;
     void apply_settings(core::fft_stream& engine) override;
     size_t elements_per_item() const override { return d_fft_size; }
-    // Device-resident neighbours: each call's vectors transformed from the
-    // input buffer straight into the output buffer.
-    bool runs_direct() const override { return true; }
-    cl::Event run_direct(core::fft_stream& engine,
-                         const cl::CommandQueue& queue,
-                         const cl::Buffer& input,
-                         size_t input_offset,
-                         const cl::Buffer& output,
-                         size_t output_offset,
-                         size_t vectors,
-                         const std::vector<cl::Event>& after) override;
     core::fft_stream_options engine_options(const std::vector<float>& window) const;
 
     const size_t d_fft_size;

@@ -32,7 +32,8 @@ namespace wideband {
  * It owns the devices (one, or several to spread chunks over), the engines
  * and the pipeline, built when the flowgraph starts (a stream starts from
  * zero state, with the settings of that moment), general_work()
- * (pipelined_work) or, on device-resident edges, run_direct(),
+ * (pipelined_work) or, on device-resident edges, the engine's
+ * run_in_place(),
  * settings applied between chunks, tags (input item k to output item
  * floor(k / D) of every output), start(), stop(), forecast(),
  * check_topology() and latency().
@@ -92,8 +93,12 @@ public:
     {
         // Output waiting in the pipeline needs no input, which also lets the end
         // of a stream flush it; otherwise any input is worth a call.
+        // In place, a call needs one whole step (direct_work() says when a step
+        // cannot fit a chunk).
         ninput_items_required[0] =
-            (d_work && d_work->pending()) ? 0 : int(d_direct ? d_decimation : 1);
+            (d_work && d_work->pending()) ? 0
+            : d_direct ? int(std::min(direct_step_items(), max_input_items()))
+                       : 1;
     }
 
     int general_work(int noutput_items,
@@ -170,31 +175,6 @@ protected:
         d_work->move_out(chunk, first * e, count * e, 0, outputs[0], at * e);
     }
 
-    /*!
-     * \brief Whether the block can run device-resident streams without the
-     * pipeline (see run_direct()): engines that keep nothing between calls.
-     */
-    virtual bool runs_direct() const { return false; }
-    /*!
-     * \brief On device-resident edges (one device, the input and the one
-     * output in its memory): enqueues \p engine on \p items input items read
-     * straight from \p input at complex element \p input_offset, written
-     * straight to \p output at \p output_offset, once \p after are done; returns
-     * its event. No copy in or out, no chunk in flight: the device's queue
-     * orders it with the neighbours' kernels.
-     */
-    virtual cl::Event run_direct(Engine& /* engine */,
-                                 const cl::CommandQueue& /* queue */,
-                                 const cl::Buffer& /* input */,
-                                 size_t /* input_offset */,
-                                 const cl::Buffer& /* output */,
-                                 size_t /* output_offset */,
-                                 size_t /* items */,
-                                 const std::vector<cl::Event>& /* after */)
-    {
-        throw std::logic_error("run_direct() of a block that does not run direct");
-    }
-
     //! The settings' lock: setters change them under it, then settings_changed().
     std::mutex& settings_mutex() const { return d_settings_mutex; }
     //! The settings changed: the engines get them before the next chunk.
@@ -208,6 +188,7 @@ protected:
         const size_t step = d_decimation * d_samples_per_item;
         return d_config.max_input_samples(step) / d_samples_per_item * d_samples_per_item;
     }
+    size_t max_input_items() const { return max_input_samples() / d_samples_per_item; }
     pipelined_work& work() { return *d_work; }
     //! Whether chunks stay on the device (set at the first call of a stream).
     bool chunks_on_device() const { return d_pipeline->output_on_device(); }
@@ -235,43 +216,58 @@ private:
         d_outputs.clear();
         for (size_t o = 0; o < outputs; ++o)
             d_outputs.push_back(output_port(*this, int(o)));
-        d_direct = runs_direct() && d_contexts.size() == 1 && outputs == 1 &&
+        d_direct = d_contexts.size() == 1 && outputs == 1 &&
                    d_input.where == stream_port::kind::device &&
-                   d_outputs[0].where == stream_port::kind::device;
+                   d_outputs[0].where == stream_port::kind::device &&
+                   d_engines.front()->runs_in_place() &&
+                   direct_step_items() <= max_input_items();
         if (d_direct)
             d_direct_queue = d_contexts.front()->create_queue();
         else
             d_work->bind(d_input, d_outputs, output_on_device(d_outputs));
     }
 
-    //! run_direct() on what the buffers hold: returns the items produced.
+    //! Input items one in-place step needs (at least one).
+    size_t direct_step_items() const
+    {
+        const size_t samples = d_engines.front()->in_place_step_samples();
+        return std::max<size_t>(1,
+                                (samples + d_samples_per_item - 1) / d_samples_per_item);
+    }
+
+    /*!
+     * The engine's run_in_place() on what the buffers hold, straight from the
+     * input buffer into the output buffer: no copy, no chunk in flight (the
+     * device's queue orders the call with the neighbours' kernels). Returns
+     * the items produced.
+     */
     size_t direct_work(
         size_t available, size_t room, const void* input, void* output, size_t& consumed)
     {
-        const size_t items =
-            std::min({ available / d_decimation,
-                       room,
-                       max_input_samples() / (d_decimation * d_samples_per_item) });
-        consumed = items * d_decimation;
-        if (items == 0)
-            return 0;
+        if (direct_step_items() > max_input_items())
+            throw std::invalid_argument(
+                "one step of the engine needs " + std::to_string(direct_step_items()) +
+                " input items, more than a chunk of " +
+                std::to_string(max_input_items()) +
+                " (WIDEBAND_CHUNK_SAMPLES): raise the chunk size or use fewer taps");
         const stream_port& in = d_input;
         const stream_port& out = d_outputs[0];
         std::vector<cl::Event> after = in.buffer->read_after();
         for (const cl::Event& e : out.buffer->write_after())
             after.push_back(e);
-        const cl::Event done = run_direct(*d_engines.front(),
-                                          d_direct_queue,
-                                          in.buffer->device_memory(),
-                                          in.element_offset(input),
-                                          out.buffer->device_memory(),
-                                          out.element_offset(output),
-                                          items,
-                                          after);
+        const size_t e = elements_per_item();
+        const auto r = d_engines.front()->run_in_place(
+            d_direct_queue,
+            { in.buffer->device_memory(),
+              in.element_offset(input),
+              std::min(available * d_samples_per_item, max_input_samples()) },
+            { out.buffer->device_memory(), out.element_offset(output), room * e },
+            after);
         d_direct_queue.flush();
-        in.buffer->read_by(this, done);
-        out.buffer->written_by(done);
-        return items;
+        in.buffer->read_by(this, r.done);
+        out.buffer->written_by(r.done);
+        consumed = r.consumed / d_samples_per_item;
+        return r.produced / e;
     }
 
     int stream_work(int noutput_items,
@@ -348,7 +344,7 @@ private:
     bool d_stream_begins = true;
     stream_port d_input;
     std::vector<stream_port> d_outputs;
-    bool d_direct = false; // this stream runs direct (see run_direct())
+    bool d_direct = false; // this stream runs in place (see direct_work())
     cl::CommandQueue d_direct_queue;
 };
 

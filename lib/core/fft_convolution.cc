@@ -83,18 +83,22 @@ cl::Event fft_convolution::enqueue(const cl::CommandQueue& queue,
                                    const cl::Buffer& spectrum,
                                    const cl::Buffer& output,
                                    const std::vector<cl::Event>& wait,
-                                   size_t batch) const
+                                   size_t batch,
+                                   size_t input_offset,
+                                   size_t output_offset) const
 {
     batch = checked_batch("fft_convolution", batch, d_options.batch);
     if (input() == output())
         fail("input and output must be different buffers");
-    check_buffer("fft_convolution", "input", input, input_elements(batch));
-    check_buffer("fft_convolution", "output", output, output_elements(batch));
+    check_buffer("fft_convolution", "input", input, input_offset + input_elements(batch));
+    check_buffer(
+        "fft_convolution", "output", output, output_offset + output_elements(batch));
     check_buffer("fft_convolution",
                  "spectrum",
                  spectrum,
                  d_options.spectrum_per_transform ? batch * d_size : d_size);
-    return d_program->run(queue, input, output, &spectrum, wait, batch);
+    return d_program->run(
+        queue, input, output, &spectrum, wait, batch, input_offset, output_offset);
 }
 
 } // namespace core

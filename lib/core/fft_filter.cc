@@ -299,6 +299,58 @@ size_t fft_filter::run(const cl::CommandQueue& queue,
     return r.outputs;
 }
 
+size_t fft_filter::in_place_step_samples() const
+{
+    return d_impl->current.L - d_impl->window->history();
+}
+
+stream_engine::in_place_result
+fft_filter::run_in_place(const cl::CommandQueue& queue,
+                         const span& input,
+                         const span& output,
+                         const std::vector<cl::Event>& wait)
+{
+    impl& im = *d_impl;
+    const taps_setup& s = im.current;
+    const size_t per_block = s.B / im.D;
+    const stream_window::in_place_split split = im.window->split_in_place(
+        input.count, std::min(s.max_blocks, output.count / per_block), s.B, s.L);
+    in_place_result r{ split.consumed, split.steps * per_block, cl::Event() };
+    if (!split.steps) {
+        queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &r.done);
+        return r;
+    }
+    fault::check_enqueue();
+    std::vector<cl::Event> deps = wait;
+    im.window->prepare(queue, deps);
+    im.window->copy_head(queue, input, split, deps);
+    cl::Event event;
+    if (split.head_steps) {
+        event = s.convolution->enqueue(queue,
+                                       im.window->buffer(),
+                                       s.spectrum,
+                                       output.buffer,
+                                       deps,
+                                       split.head_steps,
+                                       0,
+                                       output.offset);
+        deps.assign(1, event);
+    }
+    if (split.steps > split.head_steps) {
+        event = s.convolution->enqueue(queue,
+                                       input.buffer,
+                                       s.spectrum,
+                                       output.buffer,
+                                       deps,
+                                       split.steps - split.head_steps,
+                                       input.offset + split.body_start,
+                                       output.offset + split.head_steps * per_block);
+        deps.assign(1, event);
+    }
+    im.window->advance_in_place(queue, input, split, deps, r.done);
+    return r;
+}
+
 void fft_filter::set_taps(const std::vector<std::complex<float>>& taps)
 {
     check_taps(taps);

@@ -136,6 +136,28 @@ size_t fft_stream::run(const cl::CommandQueue& queue,
     return samples;
 }
 
+stream_engine::in_place_result
+fft_stream::run_in_place(const cl::CommandQueue& queue,
+                         const span& input,
+                         const span& output,
+                         const std::vector<cl::Event>& wait)
+{
+    const size_t vectors =
+        std::min({ input.count / d_fft_size, output.count / d_fft_size, d_max_vectors });
+    in_place_result r{ vectors * d_fft_size, vectors * d_fft_size, cl::Event() };
+    if (vectors == 0)
+        queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &r.done);
+    else
+        r.done = enqueue_at(queue,
+                            input.buffer,
+                            input.offset,
+                            output.buffer,
+                            output.offset,
+                            vectors,
+                            wait);
+    return r;
+}
+
 size_t fft_stream::continue_at(uint64_t position)
 {
     if (position % d_fft_size)

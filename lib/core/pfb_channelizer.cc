@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -148,6 +149,20 @@ public:
      * engine as it was.
      */
     void configure(std::vector<float> new_taps, std::vector<size_t> new_map);
+    /*
+     * Enqueues the kernels for \p frames frames, from frame \p first_frame of
+     * the stream, whose first frame's last sample is \p input[last_of_first],
+     * written from element \p out_offset of \p output on.
+     */
+    cl::Event launch(const cl::CommandQueue& queue,
+                     const cl::Buffer& input,
+                     size_t last_of_first,
+                     uint64_t first_frame,
+                     size_t frames,
+                     const cl::Buffer& output,
+                     size_t out_offset,
+                     size_t row_stride,
+                     const std::vector<cl::Event>& deps);
     kernel_set build_kernels(size_t taps_per_branch) const;
     std::string options(size_t taps_per_branch) const;
 };
@@ -349,75 +364,163 @@ pfb_channelizer::result pfb_channelizer::enqueue(const cl::CommandQueue& queue,
                                     " bytes; this call writes " +
                                     std::to_string(needed * 8));
 
-    const size_t last_of_first = im.K * im.M - 1;
-    // (q0 + 2) * D mod M without overflow for any frame count
-    const cl_uint rotation0 =
-        static_cast<cl_uint>(((im.frames_done + 2) % im.M) * im.D % im.M);
     fault::check_enqueue();
-    impl::kernel_set& ks = im.kernels;
     std::vector<cl::Event> deps = wait;
     im.window->prepare(queue, deps);
     cl::Event event;
-    auto chain = [&]() { deps.assign(1, event); };
-    // The polyphase FIR's inputs, the same parameters in both kernels that compute it.
-    auto set_fir_inputs = [&](kernel_args& k) {
-        k.set("window", im.window->buffer());
-        k.set("last_of_first", static_cast<cl_uint>(last_of_first));
-        k.set("rotation0", rotation0);
-        k.set("frames", static_cast<cl_uint>(frames));
-        k.set("taps", im.taps_buffer);
-    };
-
     if (frames > 0) {
-        if (ks.fused) {
-            kernel_args& k = ks.channelize;
-            set_fir_inputs(k);
-            k.set("first_slot", im.first_slot);
-            k.set("next_slot", im.next_slot);
-            k.set("slots", static_cast<cl_uint>(slots));
-            k.set("out", output);
-            k.set("out_stride", static_cast<cl_uint>(row_stride));
-            k.set("stage_twiddles", ks.stage_twiddles);
-            const size_t groups = ceil_div(frames, ks.pass.group);
-            queue.enqueueNDRangeKernel(k.ready(),
-                                       cl::NullRange,
-                                       cl::NDRange(groups * ks.pass.work_group_size()),
-                                       cl::NDRange(ks.pass.work_group_size()),
-                                       deps.empty() ? nullptr : &deps,
-                                       &event);
-            chain();
-        } else {
-            set_fir_inputs(ks.fir);
-            ks.fir.set("fft_input", ks.fft_input);
-            queue.enqueueNDRangeKernel(ks.fir.ready(),
-                                       cl::NullRange,
-                                       cl::NDRange(ceil_div(im.M * frames, 64) * 64),
-                                       cl::NDRange(64),
-                                       deps.empty() ? nullptr : &deps,
-                                       &event);
-            chain();
-            event = ks.fft->enqueue(queue, ks.fft_input, ks.spectra, deps, frames);
-            chain();
-            ks.gather.set("spectra", ks.spectra);
-            ks.gather.set("frames", static_cast<cl_uint>(im.max_frames));
-            ks.gather.set("channel_of_slot", im.channel_of_slot);
-            ks.gather.set("slots", static_cast<cl_uint>(slots));
-            ks.gather.set("out", output);
-            ks.gather.set("out_stride", static_cast<cl_uint>(row_stride));
-            queue.enqueueNDRangeKernel(ks.gather.ready(),
-                                       cl::NullRange,
-                                       cl::NDRange(frames, slots),
-                                       cl::NullRange,
-                                       &deps,
-                                       &event);
-            chain();
-        }
+        event = im.launch(queue,
+                          im.window->buffer(),
+                          im.K * im.M - 1,
+                          im.frames_done,
+                          frames,
+                          output,
+                          0,
+                          row_stride,
+                          deps);
+        deps.assign(1, event);
     }
 
     // Keep the history and the leftover for the next call.
     im.frames_done += frames;
     im.window->advance(queue, samples, frames * im.D, deps, event);
     return { frames, event };
+}
+
+cl::Event pfb_channelizer::impl::launch(const cl::CommandQueue& queue,
+                                        const cl::Buffer& input,
+                                        size_t last_of_first,
+                                        uint64_t first_frame,
+                                        size_t frames,
+                                        const cl::Buffer& output,
+                                        size_t out_offset,
+                                        size_t row_stride,
+                                        const std::vector<cl::Event>& deps)
+{
+    const size_t slots = map.size();
+    // (q0 + 2) * D mod M without overflow for any frame count
+    const cl_uint rotation0 = static_cast<cl_uint>(((first_frame + 2) % M) * D % M);
+    kernel_set& ks = kernels;
+    cl::Event event;
+    std::vector<cl::Event> after = deps;
+    // The polyphase FIR's inputs, the same parameters in both kernels that compute it.
+    auto set_fir_inputs = [&](kernel_args& k) {
+        k.set("window", input);
+        k.set("last_of_first", static_cast<cl_uint>(last_of_first));
+        k.set("rotation0", rotation0);
+        k.set("frames", static_cast<cl_uint>(frames));
+        k.set("taps", taps_buffer);
+    };
+    auto set_outputs = [&](kernel_args& k) {
+        k.set("slots", static_cast<cl_uint>(slots));
+        k.set("out", output);
+        k.set("out_offset", static_cast<cl_uint>(out_offset));
+        k.set("out_stride", static_cast<cl_uint>(row_stride));
+    };
+    if (ks.fused) {
+        kernel_args& k = ks.channelize;
+        set_fir_inputs(k);
+        k.set("first_slot", first_slot);
+        k.set("next_slot", next_slot);
+        set_outputs(k);
+        k.set("stage_twiddles", ks.stage_twiddles);
+        const size_t groups = ceil_div(frames, ks.pass.group);
+        queue.enqueueNDRangeKernel(k.ready(),
+                                   cl::NullRange,
+                                   cl::NDRange(groups * ks.pass.work_group_size()),
+                                   cl::NDRange(ks.pass.work_group_size()),
+                                   after.empty() ? nullptr : &after,
+                                   &event);
+        return event;
+    }
+    set_fir_inputs(ks.fir);
+    ks.fir.set("fft_input", ks.fft_input);
+    queue.enqueueNDRangeKernel(ks.fir.ready(),
+                               cl::NullRange,
+                               cl::NDRange(ceil_div(M * frames, 64) * 64),
+                               cl::NDRange(64),
+                               after.empty() ? nullptr : &after,
+                               &event);
+    after.assign(1, event);
+    event = ks.fft->enqueue(queue, ks.fft_input, ks.spectra, after, frames);
+    after.assign(1, event);
+    ks.gather.set("spectra", ks.spectra);
+    ks.gather.set("frames", static_cast<cl_uint>(max_frames));
+    ks.gather.set("channel_of_slot", channel_of_slot);
+    set_outputs(ks.gather);
+    queue.enqueueNDRangeKernel(ks.gather.ready(),
+                               cl::NullRange,
+                               cl::NDRange(frames, slots),
+                               cl::NullRange,
+                               &after,
+                               &event);
+    return event;
+}
+
+bool pfb_channelizer::runs_in_place() const
+{
+    // Channel-major rows of several channels go to several streams.
+    return d_impl->layout == channel_layout::frame_major || d_impl->map.size() == 1;
+}
+
+size_t pfb_channelizer::in_place_step_samples() const { return d_impl->D; }
+
+stream_engine::in_place_result
+pfb_channelizer::run_in_place(const cl::CommandQueue& queue,
+                              const span& input,
+                              const span& output,
+                              const std::vector<cl::Event>& wait)
+{
+    impl& im = *d_impl;
+    if (!runs_in_place())
+        throw std::logic_error("pfb_channelizer: run_in_place() with channel-major "
+                               "rows of several channels");
+    if (std::max(input.offset + input.count, output.offset + output.count) >
+        std::numeric_limits<cl_uint>::max())
+        throw std::invalid_argument(
+            "pfb_channelizer: an in-place call on buffers of 2^32 elements or more");
+    const size_t slots = im.map.size();
+    const stream_window::in_place_split split = im.window->split_in_place(
+        input.count, std::min(im.max_frames, output.count / slots), im.D, im.K * im.M);
+    in_place_result r{ split.consumed, split.steps * slots, cl::Event() };
+    if (!split.steps) {
+        queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &r.done);
+        return r;
+    }
+    fault::check_enqueue();
+    std::vector<cl::Event> deps = wait;
+    im.window->prepare(queue, deps);
+    im.window->copy_head(queue, input, split, deps);
+    const size_t last_of_first = im.K * im.M - 1;
+    // One row per channel: the rows are the one output (a single channel).
+    const size_t row_stride = split.steps;
+    if (split.head_steps) {
+        deps.assign(1,
+                    im.launch(queue,
+                              im.window->buffer(),
+                              last_of_first,
+                              im.frames_done,
+                              split.head_steps,
+                              output.buffer,
+                              output.offset,
+                              row_stride,
+                              deps));
+    }
+    if (split.steps > split.head_steps) {
+        deps.assign(1,
+                    im.launch(queue,
+                              input.buffer,
+                              input.offset + split.body_start + last_of_first,
+                              im.frames_done + split.head_steps,
+                              split.steps - split.head_steps,
+                              output.buffer,
+                              output.offset + split.head_steps * slots,
+                              row_stride,
+                              deps));
+    }
+    im.frames_done += split.steps;
+    im.window->advance_in_place(queue, input, split, deps, r.done);
+    return r;
 }
 
 size_t pfb_channelizer::max_output_elements() const

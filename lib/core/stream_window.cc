@@ -155,6 +155,84 @@ void stream_window::advance(const cl::CommandQueue& queue,
     d_current = other;
 }
 
+stream_window::in_place_split stream_window::split_in_place(size_t available,
+                                                            size_t max_steps,
+                                                            size_t step,
+                                                            size_t reach) const
+{
+    if (d_leftover || d_split || reach < d_history + step)
+        throw std::logic_error("stream_window: an in-place call on a window that "
+                               "holds a leftover, serves a split stream or has a "
+                               "step that reads less than itself");
+    in_place_split split;
+    if (available + d_history < reach)
+        return split;
+    split.steps = std::min((available + d_history - reach) / step + 1, max_steps);
+    split.head_steps = std::min(split.steps, (d_history + step - 1) / step);
+    if (split.head_steps)
+        split.head_samples = (split.head_steps - 1) * step + reach - d_history;
+    if (split.steps > split.head_steps)
+        split.body_start = split.head_steps * step - d_history;
+    split.consumed = split.steps * step;
+    return split;
+}
+
+void stream_window::copy_head(const cl::CommandQueue& queue,
+                              const stream_engine::span& source,
+                              const in_place_split& split,
+                              std::vector<cl::Event>& deps)
+{
+    if (!split.head_samples)
+        return;
+    cl::Event event;
+    queue.enqueueCopyBuffer(source.buffer,
+                            d_window[d_current],
+                            source.offset * 8,
+                            keep() * 8,
+                            split.head_samples * 8,
+                            deps.empty() ? nullptr : &deps,
+                            &event);
+    deps.assign(1, event);
+}
+
+void stream_window::advance_in_place(const cl::CommandQueue& queue,
+                                     const stream_engine::span& source,
+                                     const in_place_split& split,
+                                     const std::vector<cl::Event>& deps,
+                                     cl::Event& done)
+{
+    // New sample i is window element history + i: the history for the next
+    // call starts at element `consumed` of the stream [window | source].
+    const size_t from_window =
+        d_history > split.consumed ? d_history - split.consumed : 0;
+    const size_t from_source = d_history - from_window;
+    const int other = 1 - d_current;
+    std::vector<cl::Event> wait = deps;
+    if (from_window) {
+        queue.enqueueCopyBuffer(d_window[d_current],
+                                d_window[other],
+                                split.consumed * 8,
+                                0,
+                                from_window * 8,
+                                wait.empty() ? nullptr : &wait,
+                                &done);
+        wait.assign(1, done);
+    }
+    if (from_source) {
+        queue.enqueueCopyBuffer(source.buffer,
+                                d_window[other],
+                                (source.offset + split.consumed - from_source) * 8,
+                                from_window * 8,
+                                from_source * 8,
+                                wait.empty() ? nullptr : &wait,
+                                &done);
+    }
+    if (!d_history)
+        queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &done);
+    d_carried = true;
+    d_current = other;
+}
+
 } // namespace core
 } // namespace wideband
 } // namespace gr

@@ -88,6 +88,44 @@ public:
                  const std::vector<cl::Event>& deps,
                  cl::Event& done);
 
+    /*!
+     * \brief How a call whose new samples are read in place (another buffer,
+     * stream_engine::run_in_place()) splits between the window and that buffer.
+     *
+     * Output step s of the call reads the \p reach samples that start \p
+     * history() samples before new sample s * \p step. The first steps reach
+     * into the samples kept from earlier calls: they read the window, into which
+     * their new samples are copied behind the kept ones (copy_head()). The
+     * others read the buffer in place.
+     */
+    struct in_place_split {
+        size_t steps = 0;        //!< output steps of the call
+        size_t head_steps = 0;   //!< the first ones, which read the window
+        size_t head_samples = 0; //!< new samples they read
+        size_t consumed = 0;     //!< new samples the call consumes
+        //! Where in the buffer step head_steps's samples begin, from new sample 0.
+        size_t body_start = 0;
+    };
+    //! The split for \p available new samples and at most \p max_steps steps.
+    in_place_split
+    split_in_place(size_t available, size_t max_steps, size_t step, size_t reach) const;
+    //! Copies the head's new samples from \p source behind the kept samples,
+    //! after the pending history work and \p deps (updated).
+    void copy_head(const cl::CommandQueue& queue,
+                   const stream_engine::span& source,
+                   const in_place_split& split,
+                   std::vector<cl::Event>& deps);
+    /*!
+     * After an in-place call (\p deps): the history for the next call, the last
+     * history() samples up to new sample split.consumed, goes to the front of
+     * the other window, from \p source and the kept samples.
+     */
+    void advance_in_place(const cl::CommandQueue& queue,
+                          const stream_engine::span& source,
+                          const in_place_split& split,
+                          const std::vector<cl::Event>& deps,
+                          cl::Event& done);
+
 private:
     void allocate(size_t capacity);
 

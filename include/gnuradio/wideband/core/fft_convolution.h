@@ -61,6 +61,7 @@ public:
 
     /*!
      * \param spectrum N (or batch * N with spectrum_per_transform) complex values
+     * \param input_offset, output_offset complex elements the layouts start at
      * \throws std::invalid_argument when a buffer is too small or batch is out of range
      */
     cl::Event enqueue(const cl::CommandQueue& queue,
@@ -68,7 +69,9 @@ public:
                       const cl::Buffer& spectrum,
                       const cl::Buffer& output,
                       const std::vector<cl::Event>& wait = {},
-                      size_t batch = 0) const;
+                      size_t batch = 0,
+                      size_t input_offset = 0,
+                      size_t output_offset = 0) const;
 
     size_t size() const { return d_size; }
     const fft_convolution_options& options() const { return d_options; }

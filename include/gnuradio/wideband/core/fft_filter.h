@@ -114,6 +114,14 @@ public:
                const std::vector<cl::Event>& wait,
                cl::Event& done) override;
 
+    //! In place, the steps are whole FFT blocks (block_step() samples).
+    bool runs_in_place() const override { return true; }
+    size_t in_place_step_samples() const override;
+    in_place_result run_in_place(const cl::CommandQueue& queue,
+                                 const span& input,
+                                 const span& output,
+                                 const std::vector<cl::Event>& wait) override;
+
     // splittable_engine: the history is taps - 1 samples.
     size_t history_samples() const override;
     size_t continue_at(uint64_t position) override;

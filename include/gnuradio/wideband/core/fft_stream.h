@@ -35,7 +35,7 @@ struct WIDEBAND_CORE_API fft_stream_options {
 /*!
  * \brief A stream of vectors of fft_size complex samples, each transformed:
  * fft_plan as a streaming engine, for the pipelines (chunks in flight,
- * several devices) and for device-resident streams (enqueue_at(), no copy).
+ * several devices) and for device-resident streams (run_in_place(), no copy).
  *
  * A call's samples are whole vectors; no state is carried between calls
  * (history 0, one output step per vector). Not thread-safe, except
@@ -81,6 +81,32 @@ public:
      */
     void set_window(const std::vector<float>& window);
 
+    // stream_engine
+    region input_region() const override;
+    size_t max_input_samples() const override { return d_max_vectors * d_fft_size; }
+    size_t max_output_elements() const override { return max_input_samples(); }
+    size_t input_regions() const override { return 2; }
+    //! \throws std::invalid_argument unless \p samples is whole vectors
+    size_t run(const cl::CommandQueue& queue,
+               size_t samples,
+               const cl::Buffer& output,
+               const std::vector<cl::Event>& wait,
+               cl::Event& done) override;
+
+    //! In place, the steps are vectors.
+    bool runs_in_place() const override { return true; }
+    size_t in_place_step_samples() const override { return d_fft_size; }
+    in_place_result run_in_place(const cl::CommandQueue& queue,
+                                 const span& input,
+                                 const span& output,
+                                 const std::vector<cl::Event>& wait) override;
+
+    // splittable_engine: every vector is an output step of its own.
+    size_t decimation() const override { return d_fft_size; }
+    size_t history_samples() const override { return 0; }
+    size_t continue_at(uint64_t position) override;
+
+private:
     /*!
      * \brief Transforms \p vectors vectors (at most max_vectors()) from \p
      * input at complex element \p input_offset into \p output at \p
@@ -94,24 +120,6 @@ public:
                          size_t vectors,
                          const std::vector<cl::Event>& wait = {});
 
-    // stream_engine
-    region input_region() const override;
-    size_t max_input_samples() const override { return d_max_vectors * d_fft_size; }
-    size_t max_output_elements() const override { return max_input_samples(); }
-    size_t input_regions() const override { return 2; }
-    //! \throws std::invalid_argument unless \p samples is whole vectors
-    size_t run(const cl::CommandQueue& queue,
-               size_t samples,
-               const cl::Buffer& output,
-               const std::vector<cl::Event>& wait,
-               cl::Event& done) override;
-
-    // splittable_engine: every vector is an output step of its own.
-    size_t decimation() const override { return d_fft_size; }
-    size_t history_samples() const override { return 0; }
-    size_t continue_at(uint64_t position) override;
-
-private:
     std::shared_ptr<const fft_plan> make_plan(const std::vector<float>& window) const;
     std::shared_ptr<const fft_plan> plan() const;
 

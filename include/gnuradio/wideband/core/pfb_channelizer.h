@@ -158,6 +158,14 @@ public:
                const cl::Buffer& output,
                const std::vector<cl::Event>& wait,
                cl::Event& done) override;
+    //! In place, the steps are frames; needs one output stream (frame-major
+    //! output, or a single channel).
+    bool runs_in_place() const override;
+    size_t in_place_step_samples() const override;
+    in_place_result run_in_place(const cl::CommandQueue& queue,
+                                 const span& input,
+                                 const span& output,
+                                 const std::vector<cl::Event>& wait) override;
 
     /*!
      * New taps, used from the next enqueue() on. The history is kept; when the

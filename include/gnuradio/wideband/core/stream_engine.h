@@ -13,15 +13,18 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 namespace gr {
 namespace wideband {
 namespace core {
 
-// The streaming contract between the engines (fft_filter, pfb_channelizer)
-// and what drives them (stream_pipeline, multi_device_pipeline, the blocks'
-// streaming_block): complex float samples in, D input samples per output step.
+// The streaming contract between the engines (fft_filter, pfb_channelizer,
+// fft_stream) and what drives them (stream_pipeline, multi_device_pipeline, the
+// blocks' streaming_block): complex float samples in, D input samples per
+// output step. Chunks reach an engine through its own input region (run()), or,
+// on a device-resident stream, are read where they are (run_in_place()).
 
 /*!
  * \brief A streaming engine as the pipeline drives it: complex samples in at a
@@ -59,6 +62,48 @@ public:
                        const cl::Buffer& output,
                        const std::vector<cl::Event>& wait,
                        cl::Event& done) = 0;
+
+    //! Complex elements of a device buffer: \p count of them from \p offset on.
+    struct span {
+        cl::Buffer buffer;
+        size_t offset;
+        size_t count;
+    };
+    struct in_place_result {
+        size_t consumed; //!< input samples
+        size_t produced; //!< output elements
+        cl::Event done;  //!< after which they are there
+    };
+    /*!
+     * \brief Whether run_in_place() works with these settings (an engine that
+     * writes its outputs to several places of a chunk, for example, cannot
+     * write them straight into one stream).
+     */
+    virtual bool runs_in_place() const { return false; }
+    /*!
+     * \brief New samples that run_in_place() needs at least for one output step.
+     */
+    virtual size_t in_place_step_samples() const { return max_input_samples(); }
+    /*!
+     * \brief A call on samples that are on the engine's device already, in
+     * another buffer (the upstream block's), read where they are, with the
+     * outputs written straight into \p output: no copy in or out.
+     *
+     * Takes the whole output steps whose samples are all in \p input (at most
+     * max_input_samples()) and whose outputs fit \p output.count, once \p wait
+     * completes; what they need of earlier samples the engine keeps from its
+     * last call. A stream is run by one kind of call only: run_in_place()
+     * throughout, or run(). Outputs and consumption are in whole steps, so a
+     * stream's last samples short of a step make no output (as in GNU Radio's
+     * blocks that work in blocks of samples).
+     */
+    virtual in_place_result run_in_place(const cl::CommandQueue& /* queue */,
+                                         const span& /* input */,
+                                         const span& /* output */,
+                                         const std::vector<cl::Event>& /* wait */)
+    {
+        throw std::logic_error("run_in_place() of an engine that does not run in place");
+    }
 };
 
 /*!

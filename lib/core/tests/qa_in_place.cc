@@ -1,0 +1,300 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/*
+ * Streams run in place (stream_engine::run_in_place(): the samples read where
+ * they are, in another buffer, the outputs written straight into another), for
+ * fft_filter, pfb_channelizer and fft_stream: against the same engine run
+ * through its own input window (run()), call for call on the samples each
+ * in-place call consumed, bit for bit (to rounding where a filter block reads
+ * past its step), and against the float64 reference.
+ * The samples arrive in random pieces and the output room varies, as GNU
+ * Radio's buffers hand them over; set_taps() comes between calls. Every
+ * output element past the ones a call produced must keep its poison.
+ */
+
+#define BOOST_TEST_MODULE qa_in_place
+#include <boost/test/unit_test.hpp>
+
+#include "conv_check.h"
+#include "reference.h"
+
+#include <gnuradio/wideband/core/fft_filter.h>
+#include <gnuradio/wideband/core/fft_stream.h>
+#include <gnuradio/wideband/core/pfb_channelizer.h>
+
+#include <algorithm>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace conv_check;
+using core::stream_engine;
+
+BOOST_TEST_GLOBAL_FIXTURE(compile_report);
+
+namespace {
+
+// Elements in front of the stream in its buffer and in front of the outputs:
+// offsets that no power of two divides.
+constexpr size_t input_lead = 37;
+constexpr size_t output_lead = 11;
+
+// Called before in-place call k, with both engines.
+template <class Engine>
+using between_calls = std::function<void(size_t k, Engine& in_place, Engine& windowed)>;
+
+struct stream_result {
+    std::vector<cfloat> in_place, windowed;
+    size_t consumed = 0;
+};
+
+/*
+ * Streams x through \p in_place with run_in_place() and, on the samples each
+ * call consumed, through \p windowed with run(); \p step_elements output
+ * elements per step.
+ */
+template <class Engine>
+stream_result run_both(Engine& in_place,
+                       Engine& windowed,
+                       const std::vector<cfloat>& x,
+                       uint32_t seed,
+                       const between_calls<Engine>& settings = {})
+{
+    std::vector<cfloat> stored(input_lead, poison());
+    stored.insert(stored.end(), x.begin(), x.end());
+    stored.resize(stored.size() + 64, poison());
+    const cl::Buffer input = device_buffer(stored);
+    const size_t capacity = output_lead + 4 * x.size() + 4096;
+    const cl::Buffer output = poisoned_buffer(capacity);
+    const cl::Buffer scratch = poisoned_buffer(windowed.max_output_elements() + 1);
+    const cl::CommandQueue& q = queue();
+
+    std::mt19937 rng(seed);
+    auto uniform = [&](size_t lo, size_t hi) {
+        return std::uniform_int_distribution<size_t>(lo, hi)(rng);
+    };
+    const size_t max = in_place.max_input_samples();
+    stream_result r;
+    size_t arrived = 0, produced = 0;
+    for (size_t k = 0; r.consumed < x.size() && k < 100000; ++k) {
+        if (settings)
+            settings(k, in_place, windowed);
+        // A piece arrives (often less than a step, sometimes nothing); the
+        // room is anything from none to plenty.
+        arrived = std::min(x.size(), arrived + uniform(0, max / 2));
+        const size_t room = uniform(0, 3) == 0 ? uniform(0, 64) : uniform(0, 4 * max);
+        const size_t available = std::min(arrived - r.consumed, max);
+        const stream_engine::in_place_result step = in_place.run_in_place(
+            q,
+            { input, input_lead + r.consumed, available },
+            { output, output_lead + produced, std::min(room, capacity - produced) },
+            {});
+        step.done.wait();
+        BOOST_REQUIRE(step.consumed <= available);
+        BOOST_REQUIRE(step.produced <= room);
+        if (step.consumed > 0) {
+            // The same samples through the window.
+            stream_engine::region w = windowed.input_region();
+            q.enqueueWriteBuffer(w.buffer,
+                                 CL_TRUE,
+                                 w.offset * sizeof(cfloat),
+                                 step.consumed * sizeof(cfloat),
+                                 x.data() + r.consumed);
+            cl::Event done;
+            const size_t elements = windowed.run(q, step.consumed, scratch, {}, done);
+            done.wait();
+            const std::vector<cfloat> got = read_back(scratch, elements);
+            r.windowed.insert(r.windowed.end(), got.begin(), got.end());
+        }
+        r.consumed += step.consumed;
+        produced += step.produced;
+        if (arrived == x.size() && step.consumed == 0 && room >= 4 * max / 2)
+            break; // the rest is short of a step
+    }
+    const std::vector<cfloat> all = read_back(output, capacity);
+    r.in_place.assign(all.begin() + output_lead, all.begin() + output_lead + produced);
+    size_t written_elsewhere = 0;
+    for (size_t k = 0; k < capacity; ++k)
+        if ((k < output_lead || k >= output_lead + produced) && !is_poison(all[k]))
+            ++written_elsewhere;
+    BOOST_TEST(written_elsewhere == 0,
+               written_elsewhere << " elements written outside "
+                                 << "the outputs produced");
+    return r;
+}
+
+std::vector<cfloat> complex_taps(size_t count, uint32_t seed)
+{
+    std::vector<cfloat> taps = random_signal(count, seed);
+    for (auto& t : taps)
+        t /= float(count);
+    return taps;
+}
+
+std::vector<float> real_taps(size_t count, uint32_t seed)
+{
+    std::vector<float> taps = random_reals(count, seed);
+    for (auto& t : taps)
+        t /= float(count);
+    return taps;
+}
+
+// The reference's channels of each frame, frame after frame.
+std::vector<cdouble> frame_major(const wideband_reference::frames_by_channel& frames)
+{
+    std::vector<cdouble> v;
+    for (size_t f = 0; f < frames.front().size(); ++f)
+        for (const auto& channel : frames)
+            v.push_back(channel[f]);
+    return v;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(fft_filter_in_place)
+{
+    struct shape {
+        size_t taps, decimation, fft_size;
+    };
+    // The first steps reading the kept samples: one block; three blocks (the
+    // history longer than two steps).
+    for (const shape s : { shape{ 41, 1, 0 }, shape{ 300, 3, 512 } }) {
+        BOOST_TEST_CONTEXT(s.taps << " taps, decimation " << s.decimation)
+        {
+            core::fft_filter_options o;
+            o.taps = complex_taps(s.taps, 1);
+            o.decimation = s.decimation;
+            o.fft_size = s.fft_size;
+            o.max_input_samples = 3000;
+            core::fft_filter a(context(), o), b(context(), o);
+            BOOST_TEST(a.runs_in_place());
+            BOOST_TEST(a.in_place_step_samples() >= a.block_step());
+            const std::vector<cfloat> x = random_signal(40000, 2);
+            const stream_result r = run_both(a, b, x, 3);
+            check_identical(r.in_place, r.windowed, "in place against the window");
+            BOOST_TEST(x.size() - r.consumed < a.in_place_step_samples());
+            check_accuracy(
+                r.in_place,
+                wideband_reference::fir(x, o.taps, s.decimation, 0, r.in_place.size()),
+                1e-5,
+                "against the float64 reference");
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(fft_filter_set_taps_in_place)
+{
+    core::fft_filter_options o;
+    o.taps = complex_taps(300, 4);
+    o.decimation = 3;
+    o.fft_size = 512;
+    o.max_input_samples = 3000;
+    core::fft_filter a(context(), o), b(context(), o);
+    const std::vector<std::vector<cfloat>> taps = { complex_taps(120, 5),
+                                                    complex_taps(350, 6),
+                                                    complex_taps(2000, 7) };
+    const stream_result r = run_both<core::fft_filter>(
+        a, b, random_signal(60000, 8), 9, [&](size_t k, auto& x, auto& y) {
+            if (k % 15 == 14 && k / 15 < taps.size()) {
+                x.set_taps(taps[k / 15]);
+                y.set_taps(taps[k / 15]);
+            }
+        });
+    BOOST_TEST(a.taps() == taps.back());
+    BOOST_TEST(r.in_place.size() > 10000);
+    // Where a block reads past its last step (fewer than D samples), in place
+    // it reads the next samples and the window zeros: the outputs do not depend
+    // on them, their rounding does.
+    check_accuracy(r.in_place,
+                   std::vector<cdouble>(r.windowed.begin(), r.windowed.end()),
+                   1e-6,
+                   "in place against the window");
+}
+
+BOOST_AUTO_TEST_CASE(pfb_channelizer_in_place)
+{
+    struct shape {
+        size_t channels, taps;
+        double oversample;
+        std::vector<size_t> map;
+        core::channel_layout layout;
+        size_t max_fused;
+    };
+    const shape shapes[] = {
+        // fused, every channel of each frame in turn
+        { 8, 40, 1.0, {}, core::channel_layout::frame_major, 0 },
+        // FIR kernel, FFT and gather; one channel, oversampled
+        { 16, 64, 2.0, { 3 }, core::channel_layout::channel_major, 4 },
+    };
+    for (const shape& s : shapes) {
+        BOOST_TEST_CONTEXT(s.channels << " channels, r " << s.oversample)
+        {
+            core::pfb_channelizer_options o;
+            o.channels = s.channels;
+            o.taps = real_taps(s.taps, 10);
+            o.oversample_rate = s.oversample;
+            o.channel_map = s.map;
+            o.layout = s.layout;
+            o.max_input_samples = 2048;
+            o.max_fused_channels = s.max_fused;
+            core::pfb_channelizer a(context(), o), b(context(), o);
+            BOOST_TEST(a.runs_in_place());
+            BOOST_TEST(a.fused() == (s.max_fused == 0));
+            const std::vector<cfloat> x = random_signal(30000, 11);
+            const std::vector<std::vector<float>> taps = { real_taps(s.taps * 2, 12),
+                                                           real_taps(s.taps / 2, 13) };
+            const stream_result r = run_both<core::pfb_channelizer>(
+                a, b, x, 14, [&](size_t k, auto& p, auto& q) {
+                    if (k == 40 || k == 80) {
+                        p.set_taps(taps[k / 40 - 1]);
+                        q.set_taps(taps[k / 40 - 1]);
+                    }
+                });
+            check_identical(r.in_place, r.windowed, "in place against the window");
+            BOOST_TEST(x.size() - r.consumed < a.decimation());
+
+            // The stream before the first set_taps against the reference.
+            core::pfb_channelizer c(context(), o), d(context(), o);
+            const stream_result plain = run_both(c, d, x, 15);
+            const std::vector<size_t> channels =
+                s.map.empty() ? std::vector<size_t>{ 0, 1, 2, 3, 4, 5, 6, 7 } : s.map;
+            const size_t frames = plain.in_place.size() / channels.size();
+            check_accuracy(
+                plain.in_place,
+                frame_major(wideband_reference::pfb_channelizer(
+                    x, o.taps, s.channels, c.decimation(), channels, 0, frames)),
+                1e-5,
+                "against the float64 reference");
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(pfb_channelizer_rows_of_several_channels_stay_in_the_window)
+{
+    core::pfb_channelizer_options o;
+    o.channels = 8;
+    o.taps = real_taps(40, 16);
+    o.layout = core::channel_layout::channel_major;
+    core::pfb_channelizer a(context(), o);
+    BOOST_TEST(!a.runs_in_place());
+    const cl::Buffer b = poisoned_buffer(64);
+    BOOST_CHECK_THROW(a.run_in_place(queue(), { b, 0, 64 }, { b, 0, 64 }, {}),
+                      std::logic_error);
+}
+
+BOOST_AUTO_TEST_CASE(fft_stream_in_place)
+{
+    core::fft_stream_options o;
+    o.max_input_samples = 1024;
+    core::fft_stream a(context(), 32, o), b(context(), 32, o);
+    const std::vector<cfloat> x = random_signal(20000, 17);
+    const stream_result r = run_both(a, b, x, 18);
+    check_identical(r.in_place, r.windowed, "in place against the window");
+    BOOST_TEST(x.size() - r.consumed < 32u);
+}
