@@ -169,17 +169,12 @@ the first K and r): all channels frame-major, and --subset channels spread over
 the band, channel-major.
 )";
 
-const char* const examples = R"(Examples:
-  wideband_channelizer_bench                     the issue's grid on the GPU
+const char* const examples =
+    R"(  wideband_channelizer_bench                     the issue's grid on the GPU
   wideband_channelizer_bench --channels 1024 --taps-per-branch 16 --oversample 2
   wideband_channelizer_bench --device cpu --samples-log2 14 --channels 16,64 --reps 2
   wideband_channelizer_bench --no-transfers --csv channelizer.csv
   wideband_channelizer_bench --device gpu:all --channels 1024 --taps-per-branch 16
-
-Exit status: 0 done, every check passed; 1 an OpenCL or other run-time error, or
-a measurement that failed; 2 a bad command line or a --device that matches no
-device; 3 an output failed its check (err above 1e-4, non-finite values or a
-wrong frame count); 4 stopped by --time-limit (every check made passed).
 )";
 
 // ---- taps and the float64 reference ------------------------------------------
@@ -318,19 +313,10 @@ public:
         print_table();
         if (d_opt.transfers && d_devices.size() > 1)
             print_device_scaling();
-        std::vector<const measurement*> all;
-        for (const auto& m : d_results)
-            all.push_back(&m);
-        return verdict(all, not_run ? std::to_string(not_run) + " rows" : "");
+        return verdict(d_results, not_run ? std::to_string(not_run) + " rows" : "");
     }
 
 private:
-    void ensure_signal(size_t samples)
-    {
-        for (size_t n = d_signal.size(); n < samples; ++n)
-            d_signal.push_back(signal_sample(n));
-    }
-
     void print_header() const
     {
         print_device_header(program_name, d_ctx->info());
@@ -346,72 +332,6 @@ private:
         std::cout << "\n# taps: Blackman-windowed sinc, K*M taps; check: float64 direct "
                      "formula, err limit "
                   << fmt("%g", max_rel_err) << std::endl;
-    }
-
-    /*
-     * Three calls from zero history into NaN-filled output: a full one, a shorter one
-     * that leaves samples short of a frame (when D > 1), a full one again; sampled
-     * frames of sampled channels of each against the float64 formula.
-     */
-    check_stats check_engine(core::pfb_channelizer& engine,
-                             const row_config& row,
-                             const cl::Buffer& out,
-                             size_t stride)
-    {
-        const cl::CommandQueue& q = d_compute;
-        const size_t max = engine.max_input_samples(), D = engine.decimation();
-        const size_t outputs = engine.outputs();
-        const size_t sizes[] = { max, std::min(max, max / 3 + D / 2 + 1), max };
-        ensure_signal(sizes[0] + sizes[1] + sizes[2]);
-        const size_t out_bytes = out.getInfo<CL_MEM_SIZE>();
-        auto x = [&](uint64_t k) { return d_signal[k]; };
-        check_stats s;
-        uint64_t pos = 0; // samples before the call
-        for (size_t n : sizes) {
-            const auto region = engine.input_region();
-            if (region.capacity < n) {
-                s.problem = "input_region() capacity " + std::to_string(region.capacity) +
-                            " < " + std::to_string(n);
-                break;
-            }
-            write_region(q, region, d_signal.data() + pos, n);
-            q.enqueueFillBuffer(out, quiet_nan_bits, 0, out_bytes);
-            const uint64_t first = pos / D;
-            const size_t expected = size_t((pos + n) / D - first);
-            const auto result = engine.enqueue(q, n, out, stride);
-            q.finish();
-            if (result.frames != expected && s.problem.empty())
-                s.problem = std::to_string(result.frames) + " frames, expected " +
-                            std::to_string(expected);
-            for (size_t f : sample_indices(std::min(result.frames, expected)))
-                for (size_t slot : checked_channels(outputs)) {
-                    const size_t index =
-                        row.frame_major ? f * outputs + slot : slot * stride + f;
-                    cfloat got;
-                    q.enqueueReadBuffer(
-                        out, CL_TRUE, index * sizeof(cfloat), sizeof got, &got);
-                    s.add(reference_output(x, engine, row.M, slot, first + f), got);
-                }
-            pos += n;
-        }
-        return s;
-    }
-
-    // Zero history, then the test signal in the new-sample part of both input windows
-    // (a call of no samples moves to the other window), so that timed calls read
-    // initialised data.
-    void
-    prime_windows(core::pfb_channelizer& engine, const cl::Buffer& out, size_t stride)
-    {
-        d_compute.finish();
-        engine.reset();
-        ensure_signal(engine.max_input_samples()); // not while writes from it are queued
-        for (size_t w = 0; w < engine_windows; ++w) {
-            const auto region = engine.input_region();
-            write_region(d_compute, region, d_signal.data(), region.capacity);
-            engine.enqueue(d_compute, 0, out, stride);
-        }
-        d_compute.finish();
     }
 
     result measure_device_resident(size_t index,
@@ -432,12 +352,36 @@ private:
                                          : "FIR, FFT plan, gather") +
                      ", D=" + std::to_string(engine.decimation()) + ", " +
                      std::to_string(engine.frames_for(m.samples)) + " frames per call";
-            m.check = check_engine(engine, row, out, stride);
-            prime_windows(engine, out, stride);
-            auto call = [&](const cl::CommandQueue& q) {
-                engine.enqueue(q, m.samples, out, stride);
-            };
-            m.time = d_timer.measure(call, {}, d_opt.warmup, d_opt.reps);
+            // Sampled frames of sampled channels against the float64 formula.
+            const size_t outputs = engine.outputs();
+            auto x = [this](uint64_t k) { return d_signal[k]; };
+            m.check = check_three_calls(
+                engine,
+                engine.decimation(),
+                out,
+                "frames",
+                [&](size_t n) {
+                    return engine.enqueue(d_compute, n, out, stride).frames;
+                },
+                [&](check_stats& s, size_t frames, uint64_t first) {
+                    for (size_t f : sample_indices(frames))
+                        for (size_t slot : checked_channels(outputs)) {
+                            const size_t i =
+                                row.frame_major ? f * outputs + slot : slot * stride + f;
+                            cfloat got;
+                            d_compute.enqueueReadBuffer(
+                                out, CL_TRUE, i * sizeof(cfloat), sizeof got, &got);
+                            s.add(reference_output(x, engine, row.M, slot, first + f),
+                                  got);
+                        }
+                });
+            m.time = time_calls(engine,
+                                m.samples,
+                                d_opt.warmup,
+                                d_opt.reps,
+                                [&](const cl::CommandQueue& q, size_t n) {
+                                    engine.enqueue(q, n, out, stride);
+                                });
         } catch (const std::exception&) {
             m.fail();
             drain();
@@ -473,13 +417,13 @@ private:
                 device_out.emplace_back(
                     d_ctx->context(), CL_MEM_READ_WRITE, out_elements * sizeof(cfloat));
             const size_t ring = input_ring * chunk;
-            ensure_signal(ring);
+            const cfloat* const signal_ring = signal(ring);
             const core::pinned_buffer host_in(d_ctx, ring * sizeof(cfloat));
             const core::pinned_buffer host_out(
                 d_ctx, output_slots * out_elements * sizeof(cfloat));
             cfloat* const in_ring = static_cast<cfloat*>(host_in.data());
             cfloat* const out_slots = static_cast<cfloat*>(host_out.data());
-            std::copy(d_signal.begin(), d_signal.begin() + ring, in_ring);
+            std::copy(signal_ring, signal_ring + ring, in_ring);
 
             struct call_record {
                 uint64_t first = 0;
@@ -613,21 +557,20 @@ private:
                      " samples over " + std::to_string(n) + " device" +
                      (n > 1 ? "s" : "") + ", " + std::to_string(d_opt.depth) +
                      " in flight per device";
-            ensure_signal(input_ring * chunk);
+            const size_t ring = input_ring * chunk;
+            const cfloat* const x = signal(ring);
             std::vector<cfloat> sink(std::max<size_t>(engine.max_output_elements(), 1));
-
             struct point {
                 uint64_t frame;
                 size_t slot;
                 cfloat value;
             };
-            std::vector<point> points;
-            bool sampling = true; // the warm-up sequence's outputs
+            std::vector<point> points; // sampled outputs of the untimed sequence
             uint64_t frames_out = 0;
-            auto take = [&](const cfloat* y, size_t elements) {
+            auto take = [&](const cfloat* y, size_t elements, int sequence) {
                 core::host_copy(sink.data(), y, elements * sizeof(cfloat));
                 const size_t frames = elements / outputs;
-                for (size_t f : sampling ? sample_indices(frames) : std::vector<size_t>())
+                for (size_t f : sequence ? std::vector<size_t>() : sample_indices(frames))
                     for (size_t slot : checked_channels(outputs))
                         points.push_back({ frames_out + f,
                                            slot,
@@ -635,28 +578,17 @@ private:
                                                                 : slot * frames + f] });
                 frames_out += frames;
             };
-            size_t chunk_index = 0;
-            auto sequence = [&] {
-                const double ms = stream_sequence(*p.pipeline,
-                                                  d_signal.data(),
-                                                  input_ring,
-                                                  chunk,
-                                                  calls,
-                                                  chunk_index,
-                                                  take);
-                sampling = false;
-                return ms;
-            };
-            m.time = repeat(sequence, d_opt.transfer_reps);
-
-            const uint64_t expected = uint64_t(chunk_index) * chunk / engine.decimation();
+            m.time = stream_chunks(
+                *p.pipeline, x, input_ring, chunk, calls, d_opt.transfer_reps, take);
+            const uint64_t expected =
+                uint64_t(calls) * (d_opt.transfer_reps + 1) * chunk / engine.decimation();
             if (frames_out != expected)
-                m.check.problem = std::to_string(frames_out) + " frames, expected " +
-                                  std::to_string(expected);
-            const size_t ring = input_ring * chunk;
-            auto x = [&](uint64_t k) { return d_signal[k % ring]; };
+                m.check.fail(std::to_string(frames_out) + " frames, expected " +
+                             std::to_string(expected));
+            auto stream = [&](uint64_t k) { return x[k % ring]; };
             for (const point& p : points)
-                m.check.add(reference_output(x, engine, row.M, p.slot, p.frame), p.value);
+                m.check.add(reference_output(stream, engine, row.M, p.slot, p.frame),
+                            p.value);
         } catch (const std::exception&) {
             m.fail();
         }
@@ -776,12 +708,72 @@ private:
                1e9;
     }
 
+    // The figures of a result: the CSV's columns, and the table's.
+    columns<result> result_columns() const
+    {
+        using r = const result&;
+        const double ceiling = copy_ceiling_gbs(d_copies);
+        auto row = [this](r m) -> const row_config& { return d_rows[m.row]; };
+        // Device-resident rows have a copy ceiling, the first device's transfers a bus.
+        auto resident = [](r m, value v) { return m.device_resident() ? v : value(); };
+        auto bus = [](r m, double v) {
+            return m.device_resident() || m.devices > 1 ? value() : value(v);
+        };
+        return columns<result>{
+            { "table", "", 0, [](r) { return "channelizer"; }, true },
+            { "M", "", 0, [row](r m) { return row(m).M; }, true },
+            { "K", "", 0, [row](r m) { return row(m).K; }, true },
+            { "r", "", 0, [row](r m) { return rate_text(row(m).r); }, true },
+            { "D", "", 0, [row](r m) { return row(m).decimation(); }, true },
+            { "output",
+              "",
+              0,
+              [row](r m) {
+                  return row(m).map.empty() ? (row(m).frame_major ? "all frame-major"
+                                                                  : "all channel-major")
+                                            : "subset channel-major";
+              },
+              true },
+            { "outputs", "", 0, [row](r m) { return row(m).outputs(); }, true },
+            { "variant", "", 0, [](r m) { return m.variant; }, true },
+            { "devices", "", 0, [](r m) { return m.devices; }, true },
+            { "fused", "", 0, [](r m) { return m.fused; } },
+        } + measured<result>("samples,calls,status,median_ms,min_ms,max_ms,b2b_ms") +
+               columns<result>{
+                   { "Gsps", "Gsps", 8, [](r m) { return m.gsps(); } },
+                   { "Gsps_b2b",
+                     "",
+                     0,
+                     [=](r m) { return resident(m, m.per_second_b2b() / 1e9); } },
+                   { "GBs", "GB/s", 8, [=](r m) { return resident(m, m.gbs()); } },
+                   { "pct_copy",
+                     "%copy",
+                     6,
+                     [=](r m) {
+                         return resident(m, value(100 * m.gbs() / ceiling, "%.0f"));
+                     } },
+                   { "pcie_limit_Gsps",
+                     "",
+                     0,
+                     [=](r m) { return bus(m, pcie_limit_gsps(row(m), "overlap")); } },
+                   { "pcie_serial_limit_Gsps",
+                     "",
+                     0,
+                     [=](r m) { return bus(m, pcie_limit_gsps(row(m), "serial")); } },
+                   { "pct_limit",
+                     "",
+                     0,
+                     [=](r m) {
+                         return bus(m,
+                                    100 * m.gsps() / pcie_limit_gsps(row(m), m.variant));
+                     } },
+               } +
+               measured<result>("rel_err,points_checked,nonfinite,setup_ms,note");
+    }
+
     void print_table() const
     {
         const double ceiling = copy_ceiling_gbs(d_copies);
-        auto percent = [](double part, double whole) {
-            return whole > 0 ? fmt("%.0f", 100 * part / whole) : "-";
-        };
         std::cout
             << "\nPolyphase channelizer on " << d_ctx->info().name
             << ": input Gsamples/s; device-resident 2^" << d_opt.samples_log2
@@ -803,125 +795,89 @@ private:
             << ".\nerr: relative L2 error against float64 over sampled outputs, ! = "
                "check failed\n";
 
-        std::vector<text_table::group> groups = {
+        const columns<result> all = result_columns();
+        auto of = [this](const char* variant) {
+            return [this, variant](size_t i) { return find(i, variant); };
+        };
+        auto row = [this](size_t i) -> const row_config& { return d_rows[i]; };
+        auto engine_ran = [of](size_t i) {
+            const result* e = of("engine")(i);
+            return e && e->ok() ? e : nullptr;
+        };
+        std::vector<table_group> groups = {
             { "",
-              { { "M", 6 }, { "K", 4 }, { "r", 4 }, { "output", 10 }, { "path", 7 } } },
-            { "engine, device-resident",
-              { { "ms", 9 }, { "Gsps", 8 }, { "GB/s", 8 }, { "%copy", 6 } } }
+              { { "", "M", 6, [row](size_t i) { return row(i).M; } },
+                { "", "K", 4, [row](size_t i) { return row(i).K; } },
+                { "", "r", 4, [row](size_t i) { return rate_text(row(i).r); } },
+                { "",
+                  "output",
+                  10,
+                  [row](size_t i) -> value {
+                      return !row(i).map.empty()
+                                 ? std::to_string(row(i).map.size()) + " ch"
+                             : row(i).frame_major ? "frame-maj"
+                                                  : "all";
+                  } },
+                { "",
+                  "path",
+                  7,
+                  [=](size_t i) -> value {
+                      const result* e = engine_ran(i);
+                      return !e ? "-" : e->fused ? "fused" : "passes";
+                  } } } },
+            group("engine, device-resident",
+                  of("engine"),
+                  { pick(all, "median_ms", "ms", 9),
+                    pick(all, "Gsps"),
+                    pick(all, "GBs"),
+                    pick(all, "pct_copy") })
         };
         if (d_opt.unfused)
-            groups.push_back({ "FIR+FFT", { { "Gsps", 8 }, { "x", 6 } } });
-        if (d_opt.transfers)
-            groups.push_back(
-                { "with transfers (Gsps)",
-                  { { "serial", 8 }, { "overlap", 8 }, { "lim", 8 }, { "%lim", 6 } } });
-        groups.push_back(row_error::group());
-        const text_table table(groups);
-        table.print_header(std::cout);
-        for (size_t i = 0; i < d_rows.size(); ++i) {
-            const row_config& row = d_rows[i];
-            const result* e = find(i, "engine");
-            const result* u = find(i, "unfused");
-            const result* s = find(i, "serial");
-            const result* o = find(i, "overlap");
-            row_error err;
-            const std::string output = !row.map.empty()
-                                           ? std::to_string(row.map.size()) + " ch"
-                                       : row.frame_major ? "frame-maj"
-                                                         : "all";
-            std::vector<text_table::cells> cells = {
-                { std::to_string(row.M),
-                  std::to_string(row.K),
-                  rate_text(row.r),
-                  output,
-                  e && e->ok() ? (e->fused ? "fused" : "passes") : "-" },
-                cells_of(e,
-                         [&](const result& m) {
-                             return text_table::cells{ number(m.time.median_ms),
-                                                       number(m.gsps()),
-                                                       number(m.gbs()),
-                                                       percent(m.gbs(), ceiling) };
-                         })
+            groups.push_back(group(
+                "FIR+FFT",
+                of("unfused"),
+                { pick(all, "Gsps"),
+                  { "", "x", 6, [=](const result& u) -> value {
+                       const result* e = engine_ran(u.row);
+                       return e ? value(u.time.median_ms / e->time.median_ms, "%.2f")
+                                : "-";
+                   } } }));
+        if (d_opt.transfers) {
+            auto limit = [=](size_t i) {
+                return row(i).decimation() ? value(pcie_limit_gsps(row(i), "overlap"))
+                                           : value("-");
             };
-            err.add(e);
-            if (d_opt.unfused) {
-                cells.push_back(cells_of(u, [&](const result& m) {
-                    return text_table::cells{
-                        number(m.gsps()),
-                        e && e->ok() ? fmt("%.2f", m.time.median_ms / e->time.median_ms)
-                                     : "-"
-                    };
-                }));
-                err.add(u);
-            }
-            if (d_opt.transfers) {
-                auto rate = [](const result* m) {
-                    return m && m->ok() ? number(m->gsps()) : m ? m->status : "";
-                };
-                const double limit = pcie_limit_gsps(row, "overlap");
-                cells.push_back({ rate(s),
-                                  rate(o),
-                                  row.decimation() ? number(limit) : "-",
-                                  o && o->ok() ? percent(o->gsps(), limit) : "-" });
-                err.add(s);
-                err.add(o);
-            }
-            cells.push_back(err.cells());
-            table.print_row(std::cout, cells);
+            auto percent = [=](size_t i) -> value {
+                const result* o = of("overlap")(i);
+                const double lim = pcie_limit_gsps(row(i), "overlap");
+                return o && o->ok() && lim > 0 ? value(100 * o->gsps() / lim, "%.0f")
+                                               : "-";
+            };
+            groups.push_back({ "with transfers (Gsps)",
+                               { cell_of(of("serial"), pick(all, "Gsps", "serial", 8)),
+                                 cell_of(of("overlap"), pick(all, "Gsps", "overlap", 8)),
+                                 { "", "lim", 8, limit },
+                                 { "", "%lim", 6, percent } } });
         }
-        for (const auto& m : d_results)
-            if (m.status == "failed")
-                std::cout << "  " << d_rows[m.row].describe() << " " << m.variant << ": "
-                          << m.status << ": " << m.note << "\n";
-        std::cout << std::flush;
+        groups.push_back(error_group([=](size_t i) {
+            return std::vector<const measurement*>{
+                of("engine")(i), of("unfused")(i), of("serial")(i), of("overlap")(i)
+            };
+        }));
+        harness::print_table(std::cout, groups, d_rows.size());
+        print_failures(d_results, [this](const result& m) {
+            return d_rows[m.row].describe() + " " + m.variant;
+        });
     }
 
     void write_csv()
     {
-        d_csv.header(
-            "table,M,K,r,D,output,outputs,variant,devices,fused,samples,calls,status,"
-            "median_ms,min_ms,max_ms,b2b_ms,Gsps,Gsps_b2b,GBs,pct_copy,"
-            "pcie_limit_Gsps,pcie_serial_limit_Gsps,pct_limit,rel_err,points_checked,"
-            "nonfinite,setup_ms,note");
+        const columns<result> all = result_columns();
+        d_csv.header(all);
         add_bandwidth_rows(
             d_csv, d_copies, d_pcie, { { "calls", std::to_string(d_opt.calls()) } });
-        const double ceiling = copy_ceiling_gbs(d_copies);
-        for (const auto& m : d_results) {
-            const row_config& r = d_rows[m.row];
-            csv_file::fields f = {
-                { "table", "channelizer" },
-                { "M", std::to_string(r.M) },
-                { "K", std::to_string(r.K) },
-                { "r", rate_text(r.r) },
-                { "D", std::to_string(r.decimation()) },
-                { "output",
-                  r.map.empty()
-                      ? (r.frame_major ? "all frame-major" : "all channel-major")
-                      : "subset channel-major" },
-                { "outputs", std::to_string(r.outputs()) },
-                { "variant", m.variant },
-                { "devices", std::to_string(m.devices) },
-            };
-            m.add_csv(f);
-            if (m.ok()) {
-                f["fused"] = std::to_string(int(m.fused));
-                f["Gsps"] = csv_file::number(m.gsps());
-                if (m.device_resident()) {
-                    f["Gsps_b2b"] = csv_file::number(m.per_second_b2b() / 1e9);
-                    f["GBs"] = csv_file::number(m.gbs());
-                    if (ceiling > 0)
-                        f["pct_copy"] = csv_file::number(100 * m.gbs() / ceiling);
-                } else if (m.devices == 1) { // the first device's bus
-                    f["pcie_limit_Gsps"] =
-                        csv_file::number(pcie_limit_gsps(r, "overlap"));
-                    f["pcie_serial_limit_Gsps"] =
-                        csv_file::number(pcie_limit_gsps(r, "serial"));
-                    f["pct_limit"] =
-                        csv_file::number(100 * m.gsps() / pcie_limit_gsps(r, m.variant));
-                }
-            }
-            d_csv.row(f);
-        }
+        for (const auto& m : d_results)
+            d_csv.row(all, m, m.ok());
         d_csv.finish();
     }
 
@@ -930,7 +886,6 @@ private:
     bench_options d_opt;
     cl::CommandQueue d_upload, d_download; // no profiling
     std::vector<row_config> d_rows;
-    std::vector<cfloat> d_signal;
     std::vector<result> d_results;
 };
 
@@ -940,5 +895,11 @@ private:
 int main(int argc, char** argv)
 {
     return bench_main<bench, bench_options>(
-        program_name, argc, argv, declare_options, about, examples);
+        program_name,
+        argc,
+        argv,
+        declare_options,
+        about,
+        examples,
+        "err above 1e-4, non-finite values or a wrong frame count");
 }

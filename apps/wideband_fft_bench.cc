@@ -160,18 +160,12 @@ must be unchanged. FFTW runs on the host arrays, timed on the host.
 )";
 }
 
-const char* const examples = R"(Examples:
-  wideband_fft_bench                     all sizes, 1 GiB per launch, on the GPU
+const char* const examples =
+    R"(  wideband_fft_bench                     all sizes, 1 GiB per launch, on the GPU
   wideband_fft_bench --device cpu --total-log2 16 --sizes 64,1000,17 --reps 5
   wideband_fft_bench --libs wideband,copy --variants fwd --sizes 4096
   wideband_fft_bench --small-batch --csv fft_bench.csv
-
-Exit status: 0 done, every check of ours passed; 1 an OpenCL or other run-time
-error, or a plan of ours that failed; 2 a bad command line or a --device that
-matches no device; 3 an output of ours failed its check (non-finite values,
-error above 1e-5, or a changed input).
 )";
-
 
 // ---- the check against float64 ------------------------------------------
 
@@ -396,32 +390,30 @@ private:
 
 // ---- results ------------------------------------------------------------
 
-struct result {
+struct result : measurement {
     result(std::string lib, std::string variant, size_t n, size_t batch)
         : lib(std::move(lib)), variant(std::move(variant)), n(n), batch(batch)
     {
+        check = check_stats(max_rel_err);
+        samples = n * batch;
     }
     std::string lib;     // wideband, vkfft, clfft, fftw
     std::string variant; // fwd, inv, inplace
     size_t n, batch;
-    std::string status = "ok"; // ok, unsupported, failed
-    std::string note;          // plan description, or why it did not run
-    double setup_ms = nan_value;
-    timing time;
-    check_stats check{ max_rel_err };
     size_t rows = 0; // rows compared with float64
     bool input_checked = false, input_intact = true;
 
-    bool ok() const { return status == "ok"; }
-    bool passed() const { return ok() && check.passed() && input_intact; }
-    double points() const { return double(n) * double(batch); }
-    double gpts() const { return points() / (time.median_ms * 1e-3) / 1e9; }
+    double gpts() const { return per_second() / 1e9; }
     double gbs() const { return gpts() * bytes_per_point; }
-    double gbs_b2b() const
-    {
-        return points() * bytes_per_point / (time.b2b_ms * 1e-3) / 1e9;
-    }
+    double gbs_b2b() const { return per_second_b2b() * bytes_per_point / 1e9; }
     std::string name() const { return lib + (lib == "wideband" ? " " + variant : ""); }
+    void input_is(bool intact)
+    {
+        input_checked = true;
+        input_intact = intact;
+        if (!intact)
+            check.fail("input changed");
+    }
 
     // Adds the sample rows of `out` against the float64 transform of those of `in`,
     // and counts non-finite values over the whole output.
@@ -442,15 +434,14 @@ struct result {
     }
 };
 
-struct latency {
+// One execution as a block issues it (the small-batch table).
+struct latency : measurement {
     latency(std::string lib, size_t n, size_t batch)
         : lib(std::move(lib)), n(n), batch(batch)
     {
     }
     std::string lib;
     size_t n, batch;
-    std::string status = "ok";
-    std::string note;
     wall_timing wall;
     double device_us = nan_value;
     double msps() const { return double(n) * double(batch) / wall.median_us; }
@@ -541,21 +532,12 @@ public:
             print_latency_table();
         print_table();
 
-        bool plan_failed = false, check_failed = false;
-        for (const auto& m : d_results) {
-            if (m.lib != "wideband")
-                continue;
-            plan_failed |= !m.ok();
-            check_failed |= m.ok() && !m.passed();
-        }
-        if (plan_failed)
-            return 1;
-        if (check_failed) {
-            std::cout << "CHECK FAILED: an output of ours was wrong (marked ! above)"
-                      << std::endl;
-            return 3;
-        }
-        return 0;
+        // Only our results decide: a peer may decline a length or be off.
+        std::vector<const measurement*> ours;
+        for (const auto& m : d_results)
+            if (m.lib == "wideband")
+                ours.push_back(&m);
+        return verdict(ours, "");
     }
 
 private:
@@ -703,9 +685,7 @@ private:
             m.compare(d_host_in.data(), d_host_out.data());
             if (!restore) {
                 q.enqueueReadBuffer(d_in, CL_TRUE, 0, bytes, d_host_out.data());
-                m.input_checked = true;
-                m.input_intact =
-                    std::memcmp(d_host_out.data(), d_host_in.data(), bytes) == 0;
+                m.input_is(std::memcmp(d_host_out.data(), d_host_in.data(), bytes) == 0);
                 if (!m.input_intact)
                     q.enqueueWriteBuffer(d_in, CL_TRUE, 0, bytes, d_host_in.data());
             }
@@ -741,8 +721,7 @@ private:
             std::fill(out, out + points, cfloat(NAN, NAN));
             plan.execute(in, out);
             m.compare(in, out);
-            m.input_checked = true;
-            m.input_intact = std::equal(in, in + points, d_host_in.begin());
+            m.input_is(std::equal(in, in + points, d_host_in.begin()));
         } catch (const std::exception&) {
             std::tie(m.status, m.note) = current_failure();
         }
@@ -840,6 +819,76 @@ private:
         return nullptr;
     }
 
+    // The figures of a result: the CSV's columns, and the table's.
+    columns<result> result_columns() const
+    {
+        using r = const result&;
+        const double ceiling = copy_ceiling_gbs(d_copies, d_total * sizeof(cfloat));
+        return columns<result>{
+            { "table", "", 0, [](r) { return "fft"; }, true },
+            { "lib", "", 0, [](r m) { return m.lib; }, true },
+            { "variant", "", 0, [](r m) { return m.variant; }, true },
+            { "N", "", 0, [](r m) { return m.n; }, true },
+            { "batch", "", 0, [](r m) { return m.batch; }, true },
+            { "points", "", 0, [](r m) { return m.n * m.batch; }, true },
+            { "median_ms", "ms", 8, [](r m) { return m.time.median_ms; } },
+            { "Gpts", "Gpt/s", 8, [](r m) { return m.gpts(); } },
+            { "GBs", "GB/s", 7, [](r m) { return m.gbs(); } },
+            { "GBs_b2b", "", 0, [](r m) { return m.gbs_b2b(); } },
+            { "pct_copy",
+              "%copy",
+              6,
+              [ceiling](r m) {
+                  return m.lib == "fftw" ? value()
+                                         : value(100 * m.gbs() / ceiling, "%.0f");
+              } },
+            { "err", // the table's
+              "err",
+              9,
+              [](r m) {
+                  return fmt("%.1e", m.check.rel_err()) + (m.passed() ? " " : "!");
+              } },
+            { "rows_checked", "", 0, [](r m) { return m.rows; } },
+            { "input_intact",
+              "",
+              0,
+              [](r m) { return m.input_checked ? value(m.input_intact) : value(); } },
+            { "%fwd", // the table's
+              "%fwd",
+              5,
+              [this](r m) -> value {
+                  const result* fwd = find("wideband", "fwd", m.n);
+                  return fwd && fwd->ok()
+                             ? value(100 * fwd->time.median_ms / m.time.median_ms, "%.0f")
+                             : "-";
+              } },
+        } +
+               measured<result>(
+                   "status,min_ms,max_ms,b2b_ms,rel_err,nonfinite,setup_ms,note");
+    }
+
+    columns<latency> latency_columns() const
+    {
+        using r = const latency&;
+        return columns<latency>{
+            { "table", "", 0, [](r) { return "latency"; }, true },
+            { "lib", "", 0, [](r l) { return l.lib; }, true },
+            { "variant", "", 0, [](r) { return "fwd"; }, true },
+            { "N", "", 0, [](r l) { return l.n; }, true },
+            { "batch", "", 0, [](r l) { return l.batch; }, true },
+            { "points", "", 0, [](r l) { return l.n * l.batch; }, true },
+            { "median_ms", "", 0, [](r l) { return l.device_us * 1e-3; }, true },
+            { "Gpts",
+              "",
+              0,
+              [](r l) { return l.ok() ? l.msps() * 1e-3 : nan_value; },
+              true },
+            { "wall_median_us", "wall", 14, [](r l) { return l.wall.median_us; }, true },
+            { "wall_min_us", "", 0, [](r l) { return l.wall.min_us; }, true },
+            { "Msps", "Msps", 7, [](r l) { return l.msps(); } }, // the table's
+        } + measured<latency>("status,note");
+    }
+
     void print_latency_table() const
     {
         std::vector<std::string> libs;
@@ -851,105 +900,44 @@ private:
                "enqueue + clFinish\n(FFTW: of fftwf_execute), dev = device time (tick "
                "kernels), microseconds, median of "
             << d_opt.small_reps << "; Msps = points per wall time\n";
-        std::string header = pad("N", 8) + pad("batch", 8) + pad("points", 8) + " |";
-        for (const auto& lib : libs)
-            header += pad(lib + " wall", 14) + (lib == "fftw" ? "" : pad("dev", 8)) +
-                      pad("Msps", 7) + " |";
-        std::cout << header << "\n" << std::string(header.size(), '-') << "\n";
+        std::vector<std::pair<size_t, size_t>> rows; // N, points
         for (size_t n : d_opt.small_sizes)
-            for (size_t points : d_opt.small_points) {
-                if (n > points)
-                    continue;
-                const size_t batch = points / n;
-                std::string line = pad(std::to_string(n), 8) +
-                                   pad(std::to_string(batch), 8) +
-                                   pad(std::to_string(n * batch), 8) + " |";
-                for (const auto& lib : libs) {
-                    const bool dev = lib != "fftw";
-                    std::string cells(dev ? 29 : 21, ' ');
+            for (size_t points : d_opt.small_points)
+                if (n <= points)
+                    rows.push_back({ n, points / n * n });
+        const columns<latency> all = latency_columns();
+        std::vector<table_group> groups = {
+            { "",
+              { { "", "N", 8, [=](size_t i) { return rows[i].first; } },
+                { "",
+                  "batch",
+                  8,
+                  [=](size_t i) { return rows[i].second / rows[i].first; } },
+                { "", "points", 8, [=](size_t i) { return rows[i].second; } } } }
+        };
+        for (const auto& lib : libs) {
+            columns<latency> cells = { pick(all, "wall_median_us", lib + " wall", 14) };
+            if (lib != "fftw")
+                cells.push_back(
+                    { "", "dev", 8, [](const latency& l) { return l.device_us; } });
+            cells.push_back(pick(all, "Msps"));
+            groups.push_back(group(
+                "",
+                [=](size_t i) -> const latency* {
                     for (const auto& l : d_latencies)
-                        if (l.lib == lib && l.n == n && l.batch == batch)
-                            cells = l.status != "ok"
-                                        ? pad(l.status, cells.size())
-                                        : pad(number(l.wall.median_us), 14) +
-                                              (dev ? pad(number(l.device_us), 8) : "") +
-                                              pad(number(l.msps()), 7);
-                    line += cells + " |";
-                }
-                std::cout << line << "\n";
-            }
+                        if (l.lib == lib && l.n * l.batch == rows[i].second &&
+                            l.n == rows[i].first)
+                            return &l;
+                    return nullptr;
+                },
+                cells));
+        }
+        harness::print_table(std::cout, groups, rows.size());
     }
 
     void print_table() const
     {
-        // One group of columns per library and variant, and the cells of a result.
-        struct group {
-            std::string lib, variant;
-            text_table::group columns;
-            std::function<text_table::cells(const result&)> cells;
-        };
         const double ceiling = copy_ceiling_gbs(d_copies, d_total * sizeof(cfloat));
-        auto err = [](const result& m) {
-            return fmt("%.1e", m.check.rel_err()) + (m.passed() ? " " : "!");
-        };
-        auto percent_of_forward = [this](const result& m) {
-            const result* fwd = find("wideband", "fwd", m.n);
-            return fwd && fwd->ok()
-                       ? fmt("%.0f", 100 * fwd->time.median_ms / m.time.median_ms)
-                       : std::string("-");
-        };
-        std::vector<group> groups;
-        if (d_opt.use("wideband") && d_opt.variant("fwd"))
-            groups.push_back({ "wideband",
-                               "fwd",
-                               { "wideband forward",
-                                 { { "ms", 8 },
-                                   { "Gpt/s", 8 },
-                                   { "GB/s", 7 },
-                                   { "%copy", 6 },
-                                   { "err", 9 } } },
-                               [&](const result& m) {
-                                   return text_table::cells{
-                                       number(m.time.median_ms),
-                                       number(m.gpts()),
-                                       number(m.gbs()),
-                                       ceiling > 0 ? fmt("%.0f", 100 * m.gbs() / ceiling)
-                                                   : "-",
-                                       err(m)
-                                   };
-                               } });
-        for (const auto& [v, title] :
-             { std::pair("inv", "inverse"), std::pair("inplace", "in-place") })
-            if (d_opt.use("wideband") && d_opt.variant(v))
-                groups.push_back(
-                    { "wideband",
-                      v,
-                      { title, { { "Gpt/s", 8 }, { "%fwd", 5 }, { "err", 9 } } },
-                      [&](const result& m) {
-                          return text_table::cells{ number(m.gpts()),
-                                                    percent_of_forward(m),
-                                                    err(m) };
-                      } });
-        for (const auto& [lib, title] :
-             { std::pair("vkfft", "VkFFT"), std::pair("clfft", "clFFT") })
-            if (d_opt.use(lib))
-                groups.push_back(
-                    { lib,
-                      "fwd",
-                      { title, { { "Gpt/s", 8 }, { "GB/s", 7 }, { "err", 9 } } },
-                      [&](const result& m) {
-                          return text_table::cells{ number(m.gpts()),
-                                                    number(m.gbs()),
-                                                    err(m) };
-                      } });
-        if (d_opt.use("fftw"))
-            groups.push_back({ "fftw",
-                               "fwd",
-                               { "FFTW (CPU)", { { "Gpt/s", 8 }, { "err", 9 } } },
-                               [&](const result& m) {
-                                   return text_table::cells{ number(m.gpts()), err(m) };
-                               } });
-
         std::cout << "\nBatched complex float32 FFT on " << d_ctx->info().name << ", 2^"
                   << d_opt.total_log2
                   << " points per launch. GB/s counts 16 B per point; %copy: "
@@ -960,20 +948,35 @@ private:
                   << "; %fwd: forward time / this time;\nerr: relative L2 error against "
                      "float64, ! = check failed (non-finite output, err > 1e-5 or input "
                      "changed)\n";
-        std::vector<text_table::group> columns = { { "",
-                                                     { { "N", 8 }, { "batch", 8 } } } };
-        for (const auto& g : groups)
-            columns.push_back(g.columns);
-        const text_table table(columns);
-        table.print_header(std::cout);
-        for (size_t n : d_opt.sizes) {
-            std::vector<text_table::cells> row = {
-                { std::to_string(n), std::to_string(std::max<size_t>(1, d_total / n)) }
+        // One group of columns per library and variant.
+        const columns<result> all = result_columns();
+        auto of = [this](const std::string& lib, const std::string& variant) {
+            return [=](size_t i) { return find(lib, variant, d_opt.sizes[i]); };
+        };
+        std::vector<table_group>
+            groups = { { "",
+                         { { "", "N", 8, [this](size_t i) { return d_opt.sizes[i]; } },
+                           { "", "batch", 8, [this](size_t i) {
+                                return std::max<size_t>(1, d_total / d_opt.sizes[i]);
+                            } } } } };
+        const std::vector<std::tuple<std::string, std::string, std::string, std::string>>
+            shown = {
+                { "wideband", "fwd", "wideband forward", "median_ms,Gpts,GBs,pct_copy" },
+                { "wideband", "inv", "inverse", "Gpts,%fwd" },
+                { "wideband", "inplace", "in-place", "Gpts,%fwd" },
+                { "vkfft", "fwd", "VkFFT", "Gpts,GBs" },
+                { "clfft", "fwd", "clFFT", "Gpts,GBs" },
+                { "fftw", "fwd", "FFTW (CPU)", "Gpts" }
             };
-            for (const auto& g : groups)
-                row.push_back(cells_of(find(g.lib, g.variant, n), g.cells));
-            table.print_row(std::cout, row);
+        for (const auto& [lib, variant, title, names] : shown) {
+            if (!d_opt.use(lib) || (lib == "wideband" && !d_opt.variant(variant)))
+                continue;
+            columns<result> cells;
+            for (const auto& name : split("", names + ",err"))
+                cells.push_back(pick(all, name));
+            groups.push_back(group(title, of(lib, variant), cells));
         }
+        harness::print_table(std::cout, groups, d_opt.sizes.size());
         for (const auto& m : d_results)
             if (!m.ok())
                 std::cout << "  " << m.name() << " N=" << m.n << ": " << m.status << ": "
@@ -983,59 +986,17 @@ private:
 
     void write_csv()
     {
-        using csv = csv_file;
         d_csv.header(
             "table,lib,variant,N,batch,points,status,median_ms,min_ms,max_ms,b2b_ms,"
             "Gpts,GBs,GBs_b2b,pct_copy,rel_err,nonfinite,rows_checked,input_intact,"
             "wall_median_us,wall_min_us,setup_ms,note");
-        for (const auto& c : d_copies) {
-            csv::fields f = { { "table", "copy" },
-                              { "lib", "clEnqueueCopyBuffer" },
-                              { "variant", c.when },
-                              { "points", std::to_string(c.bytes / sizeof(cfloat)) },
-                              { "status", c.status },
-                              { "GBs", csv::number(c.status == "ok" ? c.gbs() : NAN) },
-                              { "note", c.note } };
-            csv::add_timing(f, c.time);
-            d_csv.row(f);
-        }
-        const double ceiling = copy_ceiling_gbs(d_copies, d_total * sizeof(cfloat));
-        auto base = [](const char* table, const auto& m, const std::string& variant) {
-            return csv::fields{ { "table", table },
-                                { "lib", m.lib },
-                                { "variant", variant },
-                                { "N", std::to_string(m.n) },
-                                { "batch", std::to_string(m.batch) },
-                                { "points", std::to_string(m.n * m.batch) },
-                                { "status", m.status },
-                                { "note", m.note } };
-        };
-        for (const auto& m : d_results) {
-            csv::fields f = base("fft", m, m.variant);
-            f["setup_ms"] = csv::number(m.setup_ms);
-            if (m.ok()) {
-                csv::add_timing(f, m.time);
-                f["Gpts"] = csv::number(m.gpts());
-                f["GBs"] = csv::number(m.gbs());
-                f["GBs_b2b"] = csv::number(m.gbs_b2b());
-                if (ceiling > 0 && m.lib != "fftw")
-                    f["pct_copy"] = csv::number(100 * m.gbs() / ceiling);
-                f["rel_err"] = csv::number(m.check.rel_err());
-                f["nonfinite"] = std::to_string(m.check.nonfinite);
-                f["rows_checked"] = std::to_string(m.rows);
-                if (m.input_checked)
-                    f["input_intact"] = std::to_string(int(m.input_intact));
-            }
-            d_csv.row(f);
-        }
-        for (const auto& l : d_latencies) {
-            csv::fields f = base("latency", l, "fwd");
-            f["median_ms"] = csv::number(l.device_us * 1e-3);
-            f["Gpts"] = csv::number(l.status == "ok" ? l.msps() * 1e-3 : NAN);
-            f["wall_median_us"] = csv::number(l.wall.median_us);
-            f["wall_min_us"] = csv::number(l.wall.min_us);
-            d_csv.row(f);
-        }
+        add_bandwidth_rows(d_csv, d_copies, {});
+        const columns<result> results = result_columns();
+        for (const auto& m : d_results)
+            d_csv.row(results, m, m.ok());
+        const columns<latency> latencies = latency_columns();
+        for (const auto& l : d_latencies)
+            d_csv.row(latencies, l);
         d_csv.finish();
     }
 
@@ -1058,5 +1019,11 @@ private:
 int main(int argc, char** argv)
 {
     return bench_main<bench, bench_options>(
-        program_name, argc, argv, declare_options, about(), examples);
+        program_name,
+        argc,
+        argv,
+        declare_options,
+        about(),
+        examples,
+        "ours only: non-finite values, error above 1e-5, or a changed input");
 }

@@ -228,20 +228,15 @@ middle, last of a call) finite, sampled points against the direct sum in
 float64. err = relative L2 error over the sampled points; above 1e-4 fails.
 )";
 
-const std::string examples = R"(Examples:
-  wideband_filter_bench                          the issue's grid on the GPU
+const std::string examples =
+    R"(  wideband_filter_bench                          the issue's grid on the GPU
   wideband_filter_bench --no-conv --taps 1024 --decimation 1,4
   wideband_filter_bench --no-filter --pairs 50x50 --conv-sizes 1024..65536
   wideband_filter_bench --device cpu --samples-log2 14 --chunk-log2 12
       --stream-log2 14 --taps 16,100 --pairs 2x3 --conv-sizes 32,100 --reps 2
   wideband_filter_bench --time-limit 240 --csv filter.csv
   wideband_filter_bench --device gpu:all --no-conv --no-fftw --taps 64,1024
-
-Exit status: 0 done, every check passed; 1 an OpenCL or other run-time error, or
-a measurement that failed; 2 a bad command line or a --device that matches no
-device; 3 an output failed its check (err above 1e-4, non-finite values or a
-wrong output count); 4 stopped by --time-limit (every check made passed).
-)" + std::string(have_fftw ? "" : "\n(built without FFTW: no CPU columns)\n");
+)" + std::string(have_fftw ? "" : "(built without FFTW: no CPU columns)\n");
 
 // ---- taps and the float64 references -------------------------------------------
 
@@ -505,74 +500,6 @@ private:
 
     // ---- FIR filter ----------------------------------------------------------
 
-    /*
-     * Three calls from zero history into NaN-filled output: `max` samples, a shorter
-     * call (which leaves samples short of an output when D > 1), `max` again; every
-     * output of each must be finite, sampled ones are compared with the float64 sum.
-     */
-    check_stats
-    check_filter_engine(core::fft_filter& engine, const cl::Buffer& out, size_t max)
-    {
-        const cl::CommandQueue& q = d_compute;
-        const size_t D = engine.decimation(), T = engine.taps().size();
-        const size_t per_block = engine.block_step() / D;
-        const size_t sizes[] = { max, std::min(max, max / 3 + D / 2 + 1), max };
-        const size_t out_bytes = out.getInfo<CL_MEM_SIZE>();
-        const sample_fn x = signal_sample;
-        std::vector<cfloat> input, output;
-        check_stats s;
-        uint64_t pos = 0; // samples before the call
-        engine.reset();
-        for (size_t n : sizes) {
-            const auto region = engine.input_region();
-            if (region.capacity < n) {
-                s.fail("input_region() capacity " + std::to_string(region.capacity) +
-                       " < " + std::to_string(n));
-                break;
-            }
-            input.resize(n);
-            fill_signal(d_pool, input.data(), pos, n);
-            write_region(q, region, input.data(), n, true);
-            q.enqueueFillBuffer(out, quiet_nan_bits, 0, out_bytes);
-            const uint64_t first = pos / D;
-            const size_t expected = size_t((pos + n) / D - first);
-            const auto result = engine.enqueue(q, n, out);
-            q.finish();
-            if (result.outputs != expected)
-                s.fail(std::to_string(result.outputs) + " outputs, expected " +
-                       std::to_string(expected));
-            const size_t got = std::min(result.outputs, expected);
-            output.resize(std::max<size_t>(got, 1));
-            if (got)
-                q.enqueueReadBuffer(out, CL_TRUE, 0, got * sizeof(cfloat), output.data());
-            s.scan(output.data(), got);
-            const size_t b = per_block;
-            const std::vector<size_t> edges = { T - 2, T - 1, T,     b - 1,
-                                                b,     b + 1, 2 * b, 3 * b - 1 };
-            for (size_t i : sample_indices(got, edges, 16))
-                s.add(filter_reference(x, engine.taps(), D, first + i), output[i]);
-            pos += n;
-        }
-        return s;
-    }
-
-    // Zero history, then the test signal in the new-sample part of both input regions
-    // (a call of no samples moves to the other one), so that timed calls read
-    // initialised data.
-    void prime_filter(core::fft_filter& engine, const cl::Buffer& out)
-    {
-        d_compute.finish();
-        engine.reset();
-        std::vector<cfloat> input(engine.max_input_samples());
-        fill_signal(d_pool, input.data(), 0, input.size());
-        for (size_t w = 0; w < engine.input_regions(); ++w) {
-            const auto region = engine.input_region();
-            write_region(d_compute, region, input.data(), region.capacity, true);
-            engine.enqueue(d_compute, 0, out);
-        }
-        d_compute.finish();
-    }
-
     filter_measurement measure_filter_device(size_t index)
     {
         const filter_row& row = d_rows[index];
@@ -591,12 +518,35 @@ private:
                                          " exceeds the device's allocation limit: use a "
                                          "smaller --samples-log2");
             cl::Buffer out(d_ctx->context(), CL_MEM_READ_WRITE, out_bytes);
-            m.check = check_filter_engine(engine, out, m.samples);
-            prime_filter(engine, out);
-            auto call = [&](const cl::CommandQueue& q) {
-                engine.enqueue(q, m.samples, out);
-            };
-            m.time = d_timer.measure(call, {}, d_opt.warmup, d_opt.reps);
+            // Every output finite; sampled ones (block edges, spread over the call)
+            // against the float64 sum.
+            const size_t T = row.T, b = engine.block_step() / row.D;
+            const std::vector<size_t> edges = { T - 2, T - 1, T,     b - 1,
+                                                b,     b + 1, 2 * b, 3 * b - 1 };
+            std::vector<cfloat> y;
+            m.check = check_three_calls(
+                engine,
+                row.D,
+                out,
+                "outputs",
+                [&](size_t n) { return engine.enqueue(d_compute, n, out).outputs; },
+                [&](check_stats& s, size_t got, uint64_t first) {
+                    y.resize(std::max<size_t>(got, 1));
+                    if (got)
+                        d_compute.enqueueReadBuffer(
+                            out, CL_TRUE, 0, got * sizeof(cfloat), y.data());
+                    s.scan(y.data(), got);
+                    for (size_t i : sample_indices(got, edges, 16))
+                        s.add(filter_reference(
+                                  signal_sample, engine.taps(), row.D, first + i),
+                              y[i]);
+                });
+            m.time = time_calls(
+                engine,
+                m.samples,
+                d_opt.warmup,
+                d_opt.reps,
+                [&](const cl::CommandQueue& q, size_t n) { engine.enqueue(q, n, out); });
         } catch (const std::exception&) {
             m.fail();
             drain();
@@ -637,19 +587,15 @@ private:
                 (d_opt.copy_out ? ", outputs copied out" : ", outputs read in place");
 
             const size_t ring = input_ring * chunk;
-            std::vector<cfloat> host_in(ring);
-            fill_signal(d_pool, host_in.data(), 0, ring);
+            const cfloat* const x = signal(ring);
             std::vector<cfloat> sink(std::max<size_t>(engine.max_output_elements(), 1));
-
             struct sample_record {
                 uint64_t index;
                 cfloat value;
             };
             std::deque<std::vector<sample_record>> records; // the last 3 chunks'
-            uint64_t submitted = 0, delivered = 0;          // samples in, outputs out
-            size_t chunk_index = 0;
-            check_stats counts; // output count problems
-            auto take = [&](const cfloat* y, size_t n) {
+            uint64_t delivered = 0;                         // outputs
+            auto take = [&](const cfloat* y, size_t n, int) {
                 if (d_opt.copy_out) {
                     core::host_copy(sink.data(), y, n * sizeof(cfloat));
                     y = sink.data();
@@ -662,28 +608,19 @@ private:
                     records.pop_front();
                 delivered += n;
             };
-            auto sequence = [&] {
-                const double ms = stream_sequence(*p.pipeline,
-                                                  host_in.data(),
-                                                  input_ring,
-                                                  chunk,
-                                                  calls,
-                                                  chunk_index,
-                                                  take);
-                submitted += chunk * calls;
-                if (delivered != submitted / row.D)
-                    counts.fail(std::to_string(delivered) + " outputs after " +
-                                std::to_string(submitted) + " samples, expected " +
-                                std::to_string(submitted / row.D));
-                return ms;
-            };
-            m.time = repeat(sequence, d_opt.transfer_reps);
+            m.time = stream_chunks(
+                *p.pipeline, x, input_ring, chunk, calls, d_opt.transfer_reps, take);
+            const uint64_t submitted =
+                uint64_t(chunk) * calls * (d_opt.transfer_reps + 1);
+            if (delivered != submitted / row.D)
+                m.check.fail(std::to_string(delivered) + " outputs after " +
+                             std::to_string(submitted) + " samples, expected " +
+                             std::to_string(submitted / row.D));
             // The stream is the ring of host chunks, repeating.
-            auto x = [&](uint64_t k) { return host_in[k % ring]; };
-            m.check = counts;
+            auto stream = [&](uint64_t k) { return x[k % ring]; };
             for (const auto& r : records)
                 for (const auto& s : r)
-                    m.check.add(filter_reference(x, engine.taps(), row.D, s.index),
+                    m.check.add(filter_reference(stream, engine.taps(), row.D, s.index),
                                 s.value);
         } catch (const std::exception&) {
             m.fail();
@@ -1117,6 +1054,138 @@ private:
         return pcie_limit(d_pcie, 8.0 / double(D)) / 1e6;
     }
 
+    // The figures of a FIR filter measurement: the CSV's columns, and the table's.
+    columns<filter_measurement> filter_columns() const
+    {
+        using r = const filter_measurement&;
+        const double ceiling = copy_ceiling_gbs(d_copies);
+        auto row = [this](r m) -> const filter_row& { return d_rows[m.row]; };
+        auto gbs = [row](r m) { return m.msps() * 1e-3 * row(m).bytes_per_sample(); };
+        auto device = [](r m, value v) { return m.variant == "device" ? v : value(); };
+        auto transfers = [](r m, value v) {
+            return m.variant == "transfers" ? v : value();
+        };
+        return columns<filter_measurement>{
+            { "table", "", 0, [](r) { return "filter"; }, true },
+            { "taps", "", 0, [row](r m) { return row(m).T; }, true },
+            { "D", "", 0, [row](r m) { return row(m).D; }, true },
+            { "fft_size",
+              "FFT",
+              8,
+              [](r m) { return m.fft_size ? value(m.fft_size) : value(); },
+              true },
+            { "variant", "", 0, [](r m) { return m.variant; }, true },
+            { "chunk",
+              "",
+              0,
+              [=](r m) { return transfers(m, size_t(1) << m.chunk_log2); },
+              true },
+            { "devices", "", 0, [=](r m) { return transfers(m, m.devices); }, true },
+        } +
+               measured<filter_measurement>(
+                   "samples,calls,status,median_ms,min_ms,max_ms,b2b_ms") +
+               columns<filter_measurement>{
+                   { "Msps", "Msps", 8, [](r m) { return m.msps(); } },
+                   { "Msps_b2b",
+                     "",
+                     0,
+                     [=](r m) { return device(m, m.per_second_b2b() / 1e6); } },
+                   { "GBs", "GB/s", 7, [=](r m) { return device(m, gbs(m)); } },
+                   { "pct_copy",
+                     "%copy",
+                     6,
+                     [=](r m) {
+                         return device(m, value(100 * gbs(m) / ceiling, "%.0f"));
+                     } },
+                   { "pcie_limit_Msps",
+                     "",
+                     0,
+                     [=](r m) { return transfers(m, pcie_limit_msps(row(m).D)); } },
+                   { "speedup",
+                     "",
+                     0,
+                     [this](r m) -> value {
+                         const filter_measurement* c = find(m.row, "fftw");
+                         if (m.variant == "fftw" || !c || !c->ok())
+                             return {};
+                         return m.msps() / c->msps();
+                     } },
+               } +
+               measured<filter_measurement>(
+                   "rel_err,points_checked,nonfinite,setup_ms,note");
+    }
+
+    // The figures of a batched convolution cell on the GPU or with FFTW.
+    struct conv_side {
+        const conv_cell& c;
+        bool gpu;
+        const measurement& m() const { return gpu ? c.gpu : c.cpu; }
+        timing time() const { return gpu ? c.gpu.time : c.cpu_time(); }
+        bool estimated() const { return gpu ? c.gpu_estimated : c.cpu_scaled(); }
+        bool ok() const { return m().ok(); }
+    };
+    static columns<conv_side> conv_columns()
+    {
+        using r = const conv_side&;
+        auto gpu = [](r s, value v) { return s.gpu ? v : value(); };
+        auto fm = [](const std::string& name, double timing::*t) -> column<conv_side> {
+            return { name, "", 0, [t](r s) { return s.time().*t; } };
+        };
+        return {
+            { "table", "", 0, [](r) { return "conv"; }, true },
+            { "M", "", 0, [](r s) { return s.c.shape.M; }, true },
+            { "J", "", 0, [](r s) { return s.c.shape.J; }, true },
+            { "pairs", "", 0, [](r s) { return s.c.pairs(); }, true },
+            { "N", "", 0, [](r s) { return s.c.N; }, true },
+            { "fft_size",
+              "",
+              0,
+              [](r s) { return s.c.fft_size ? value(s.c.fft_size) : value(); },
+              true },
+            { "variant", "", 0, [](r s) { return s.gpu ? "gpu" : "fftw"; }, true },
+            { "pairs_per_call", "", 0, [=](r s) { return gpu(s, s.c.per_call); } },
+            { "pairs_timed",
+              "",
+              0,
+              [](r s) {
+                  return !s.gpu              ? s.c.cpu_pairs
+                         : s.c.gpu_estimated ? s.c.per_call
+                                             : s.c.pairs();
+              } },
+            { "calls", "", 0, [=](r s) { return gpu(s, s.c.gpu.calls); } },
+            { "status", "", 0, [](r s) { return s.m().status; }, true },
+            { "estimated", "", 0, [](r s) { return s.estimated(); } },
+            fm("median_ms", &timing::median_ms),
+            fm("min_ms", &timing::min_ms),
+            fm("max_ms", &timing::max_ms),
+            fm("b2b_ms", &timing::b2b_ms),
+            { "GBs", "", 0, [](r s) { return s.c.gbs(s.time().median_ms); } },
+            { "Gpoints_per_s",
+              "",
+              0,
+              [](r s) { return s.c.gpoints(s.time().median_ms); } },
+            { "speedup",
+              "",
+              0,
+              [=](r s) {
+                  return gpu(s,
+                             s.c.cpu.ok() ? value(s.c.cpu_ms() / s.c.gpu_ms()) : value());
+              } },
+            { "rel_err", "", 0, [](r s) { return s.m().check.rel_err(); } },
+            { "points_checked", "", 0, [](r s) { return s.m().check.points; } },
+            { "nonfinite", "", 0, [](r s) { return s.m().check.nonfinite; } },
+            { "setup_ms", "", 0, [=](r s) { return s.m().setup_ms; }, true },
+            { "note",
+              "",
+              0,
+              [](r s) {
+                  return s.gpu && s.ok() && s.m().note.empty() ? s.c.describe
+                                                               : s.m().note;
+              },
+              true },
+        };
+    }
+
     void print_filter_table() const
     {
         const double ceiling = copy_ceiling_gbs(d_copies);
@@ -1141,84 +1210,76 @@ private:
         std::cout << ".\nerr: the largest relative L2 error of the row's checks against "
                      "float64, ! = check failed\n";
 
-        std::vector<text_table::group> groups = {
-            { "", { { "taps", 6 }, { "D", 3 }, { "FFT", 8 } } },
-            { "GPU device-resident",
-              { { "ms", 8 }, { "Msps", 9 }, { "GB/s", 7 }, { "%copy", 6 } } }
+        const columns<filter_measurement> all = filter_columns();
+        auto of = [this](const char* variant, size_t chunk_log2 = 0) {
+            return [=](size_t i) { return find(i, variant, chunk_log2); };
+        };
+        auto ran = [](const filter_measurement* m) { return m && m->ok() ? m : nullptr; };
+        auto best_transfer = [=](size_t i) {
+            double best = 0;
+            for (size_t c : d_opt.chunk_log2)
+                if (const filter_measurement* t = ran(find(i, "transfers", c)))
+                    best = std::max(best, t->msps());
+            return best;
+        };
+        auto row = [this](size_t i) -> const filter_row& { return d_rows[i]; };
+        std::vector<table_group> groups = {
+            { "",
+              { { "", "taps", 6, [row](size_t i) { return row(i).T; } },
+                { "", "D", 3, [row](size_t i) { return row(i).D; } },
+                { "",
+                  "FFT",
+                  8,
+                  [=](size_t i) -> value {
+                      const filter_measurement* e = find(i, "device");
+                      return e && e->fft_size ? value(e->fft_size) : "-";
+                  } } } },
+            group("GPU device-resident",
+                  of("device"),
+                  { pick(all, "median_ms", "ms", 8),
+                    pick(all, "Msps", "Msps", 9),
+                    pick(all, "GBs"),
+                    pick(all, "pct_copy") })
         };
         if (d_opt.transfers) {
-            text_table::group g{ "with transfers, Msps", {} };
+            table_group g{ "with transfers, Msps", {} };
             for (size_t c : d_opt.chunk_log2)
-                g.columns.push_back({ "2^" + std::to_string(c), 8 });
-            g.columns.push_back({ "lim", 8 });
+                g.cells.push_back(cell_of(
+                    of("transfers", c), pick(all, "Msps", "2^" + std::to_string(c), 8)));
+            g.cells.push_back(
+                { "", "lim", 8, [=](size_t i) { return pcie_limit_msps(row(i).D); } });
             groups.push_back(g);
         }
         if (d_opt.fftw)
             groups.push_back(
-                { "FFTW (CPU)",
-                  { { "FFT", 8 }, { "Msps", 8 }, { "x dev", 8 }, { "xfer", 7 } } });
-        groups.push_back(row_error::group());
-        const text_table table(groups);
-        table.print_header(std::cout);
-        for (size_t i = 0; i < d_rows.size(); ++i) {
-            const filter_row& row = d_rows[i];
-            const filter_measurement* e = find(i, "device");
-            const filter_measurement* f = find(i, "fftw");
-            row_error err;
-            std::vector<text_table::cells> cells = {
-                { std::to_string(row.T),
-                  std::to_string(row.D),
-                  e && e->fft_size ? std::to_string(e->fft_size) : "-" },
-                cells_of(e,
-                         [&](const filter_measurement& m) {
-                             const double gbs = m.msps() * 1e-3 * row.bytes_per_sample();
-                             return text_table::cells{
-                                 number(m.time.median_ms),
-                                 number(m.msps()),
-                                 number(gbs),
-                                 ceiling > 0 ? fmt("%.0f", 100 * gbs / ceiling) : "-"
-                             };
-                         })
-            };
-            err.add(e);
-            double best_transfer = 0;
-            if (d_opt.transfers) {
-                text_table::cells t;
-                for (size_t c : d_opt.chunk_log2) {
-                    const filter_measurement* m = find(i, "transfers", c);
-                    t.push_back(m && m->ok() ? number(m->msps()) : m ? m->status : "");
-                    if (m && m->ok())
-                        best_transfer = std::max(best_transfer, m->msps());
-                    err.add(m);
-                }
-                t.push_back(number(pcie_limit_msps(row.D)));
-                cells.push_back(t);
-            }
-            if (d_opt.fftw) {
-                cells.push_back(cells_of(f, [&](const filter_measurement& m) {
-                    return text_table::cells{
-                        std::to_string(m.fft_size),
-                        number(m.msps()),
-                        e && e->ok() ? ratio_text(e->msps() / m.msps()) : "-",
-                        best_transfer > 0 ? ratio_text(best_transfer / m.msps()) : "-"
-                    };
-                }));
-                err.add(f);
-            }
-            cells.push_back(err.cells());
-            table.print_row(std::cout, cells);
-        }
-        for (const auto& m : d_filter)
-            if (m.status == "failed")
-                std::cout << "  " << d_rows[m.row].describe() << " " << m.variant
-                          << (m.variant == "transfers"
-                                  ? " 2^" + std::to_string(m.chunk_log2)
-                                  : "")
-                          << (m.devices > 1
-                                  ? " on " + std::to_string(m.devices) + " devices"
-                                  : "")
-                          << ": " << m.status << ": " << m.note << "\n";
-        std::cout << std::flush;
+                group("FFTW (CPU)",
+                      of("fftw"),
+                      { pick(all, "fft_size", "FFT", 8),
+                        pick(all, "Msps"),
+                        { "",
+                          "x dev",
+                          8,
+                          [=](const filter_measurement& f) -> value {
+                              const filter_measurement* e = ran(find(f.row, "device"));
+                              return e ? ratio_text(e->msps() / f.msps()) : "-";
+                          } },
+                        { "", "xfer", 7, [=](const filter_measurement& f) -> value {
+                             const double best = best_transfer(f.row);
+                             return best > 0 ? ratio_text(best / f.msps()) : "-";
+                         } } }));
+        groups.push_back(error_group([this](size_t i) {
+            std::vector<const measurement*> all = { find(i, "device"), find(i, "fftw") };
+            for (size_t c : d_opt.chunk_log2)
+                all.push_back(find(i, "transfers", c));
+            return all;
+        }));
+        harness::print_table(std::cout, groups, d_rows.size());
+        print_failures(d_filter, [this](const filter_measurement& m) {
+            return d_rows[m.row].describe() + " " + m.variant +
+                   (m.variant == "transfers" ? " 2^" + std::to_string(m.chunk_log2)
+                                             : "") +
+                   (m.devices > 1 ? " on " + std::to_string(m.devices) + " devices" : "");
+        });
     }
 
     void print_conv_table() const
@@ -1232,51 +1293,57 @@ private:
         std::cout
             << ".\n~ = estimated (GPU: from calls, a set exceeding --conv-budget; FFTW: "
                "a subset of the pairs, scaled); ! = a check failed\n";
-        std::vector<text_table::group> groups = { { "", { { "N", 6 } } } };
-        for (const auto& s : d_opt.pairs) {
-            text_table::group g{ s.text() + " (" + std::to_string(s.pairs()) + " pairs)",
-                                 { { "GPU ms", 11 }, { "GB/s", 8 } } };
+        // A set's time: ~ when estimated, ! when its check failed.
+        auto ms = [](const conv_side& s) -> value {
+            if (!s.ok())
+                return s.m().status;
+            return (s.estimated() ? "~" : "") + number(s.time().median_ms) +
+                   (s.m().check.passed() ? "" : "!");
+        };
+        static const measurement ran;
+        std::vector<table_group> groups = {
+            { "", { { "", "N", 6, [this](size_t i) { return d_opt.conv_sizes[i]; } } } }
+        };
+        for (const auto& shape : d_opt.pairs) {
+            auto cell = [this, shape](size_t i) -> const conv_cell* {
+                for (const auto& c : d_cells)
+                    if (c.N == d_opt.conv_sizes[i] && c.shape.M == shape.M &&
+                        c.shape.J == shape.J)
+                        return &c;
+                return nullptr;
+            };
+            auto side = [cell](bool gpu, auto figure) {
+                return [=](size_t i) { return figure(conv_side{ *cell(i), gpu }); };
+            };
+            table_group g{ shape.text() + " (" + std::to_string(shape.pairs()) +
+                               " pairs)",
+                           { { "", "GPU ms", 11, side(true, ms) },
+                             { "",
+                               "GB/s",
+                               8,
+                               side(true,
+                                    [](const conv_side& s) -> value {
+                                        return s.ok() ? value(s.c.gbs(s.c.gpu_ms())) : "";
+                                    }) } },
+                           [this, cell](size_t i) -> const measurement* {
+                               const conv_cell* c = cell(i);
+                               const bool none = c && !c->gpu.ok() &&
+                                                 (!d_opt.fftw || !c->cpu.ok()) &&
+                                                 c->gpu.status == c->cpu.status;
+                               return !c ? nullptr : none ? &c->gpu : &ran;
+                           } };
             if (d_opt.fftw)
-                g.columns.insert(g.columns.end(), { { "FFTW ms", 11 }, { "x", 6 } });
+                g.cells.insert(
+                    g.cells.end(),
+                    { { "", "FFTW ms", 11, side(false, ms) },
+                      { "", "x", 6, side(false, [](const conv_side& s) -> value {
+                            return s.ok() && s.c.gpu.ok()
+                                       ? ratio_text(s.c.cpu_ms() / s.c.gpu_ms())
+                                       : "-";
+                        }) } });
             groups.push_back(g);
         }
-        const text_table table(groups);
-        table.print_header(std::cout);
-        auto ms_text = [](bool estimated, double ms, const measurement& m) {
-            return (estimated ? "~" : "") + number(ms) + (m.check.passed() ? "" : "!");
-        };
-        for (size_t N : d_opt.conv_sizes) {
-            std::vector<text_table::cells> cells = { { std::to_string(N) } };
-            for (const auto& s : d_opt.pairs) {
-                const auto c =
-                    std::find_if(d_cells.begin(), d_cells.end(), [&](const conv_cell& c) {
-                        return c.N == N && c.shape.M == s.M && c.shape.J == s.J;
-                    });
-                if (c == d_cells.end() ||
-                    (!c->gpu.ok() && (!d_opt.fftw || !c->cpu.ok()) &&
-                     c->gpu.status == c->cpu.status)) {
-                    cells.push_back(c == d_cells.end()
-                                        ? text_table::cells{}
-                                        : text_table::cells{ c->gpu.status });
-                    continue;
-                }
-                text_table::cells t = {
-                    c->gpu.ok() ? ms_text(c->gpu_estimated, c->gpu_ms(), c->gpu)
-                                : c->gpu.status,
-                    c->gpu.ok() ? number(c->gbs(c->gpu_ms())) : ""
-                };
-                if (d_opt.fftw) {
-                    t.push_back(c->cpu.ok()
-                                    ? ms_text(c->cpu_scaled(), c->cpu_ms(), c->cpu)
-                                    : c->cpu.status);
-                    t.push_back(c->cpu.ok() && c->gpu.ok()
-                                    ? ratio_text(c->cpu_ms() / c->gpu_ms())
-                                    : "-");
-                }
-                cells.push_back(t);
-            }
-            table.print_row(std::cout, cells);
-        }
+        harness::print_table(std::cout, groups, d_opt.conv_sizes.size());
         for (const auto& c : d_cells) {
             if (c.gpu.status == "failed")
                 std::cout << "  " << c.label() << " GPU: failed: " << c.gpu.note << "\n";
@@ -1294,79 +1361,14 @@ private:
             "b2b_ms,Msps,Msps_b2b,GBs,pct_copy,pcie_limit_Msps,Gpoints_per_s,speedup,"
             "rel_err,points_checked,nonfinite,setup_ms,note");
         add_bandwidth_rows(d_csv, d_copies, d_pcie);
-        const double ceiling = copy_ceiling_gbs(d_copies);
-        for (const auto& m : d_filter) {
-            const filter_row& r = d_rows[m.row];
-            csv_file::fields f = { { "table", "filter" },
-                                   { "taps", std::to_string(r.T) },
-                                   { "D", std::to_string(r.D) },
-                                   { "variant", m.variant } };
-            m.add_csv(f);
-            if (m.variant == "transfers") {
-                f["chunk"] = std::to_string(size_t(1) << m.chunk_log2);
-                f["devices"] = std::to_string(m.devices);
-            }
-            if (m.fft_size)
-                f["fft_size"] = std::to_string(m.fft_size);
-            if (m.ok()) {
-                f["Msps"] = csv_file::number(m.msps());
-                if (m.variant == "device") {
-                    const double gbs = m.msps() * 1e-3 * r.bytes_per_sample();
-                    f["Msps_b2b"] = csv_file::number(m.per_second_b2b() / 1e6);
-                    f["GBs"] = csv_file::number(gbs);
-                    if (ceiling > 0)
-                        f["pct_copy"] = csv_file::number(100 * gbs / ceiling);
-                }
-                if (m.variant == "transfers")
-                    f["pcie_limit_Msps"] = csv_file::number(pcie_limit_msps(r.D));
-                const filter_measurement* c = find(m.row, "fftw");
-                if (m.variant != "fftw" && c && c->ok())
-                    f["speedup"] = csv_file::number(m.msps() / c->msps());
-            }
-            d_csv.row(f);
-        }
+        const columns<filter_measurement> filter = filter_columns();
+        for (const auto& m : d_filter)
+            d_csv.row(filter, m, m.ok());
+        const columns<conv_side> conv = conv_columns();
         for (const auto& c : d_cells) {
-            const csv_file::fields base = {
-                { "table", "conv" },
-                { "M", std::to_string(c.shape.M) },
-                { "J", std::to_string(c.shape.J) },
-                { "pairs", std::to_string(c.pairs()) },
-                { "N", std::to_string(c.N) },
-                { "fft_size", c.fft_size ? std::to_string(c.fft_size) : "" }
-            };
-            csv_file::fields g = base;
-            g["variant"] = "gpu";
-            c.gpu.add_csv(g);
-            if (c.gpu.ok()) {
-                g.erase("samples");
-                g["pairs_per_call"] = std::to_string(c.per_call);
-                g["pairs_timed"] =
-                    std::to_string(c.gpu_estimated ? c.per_call : c.pairs());
-                g["estimated"] = std::to_string(int(c.gpu_estimated));
-                g["GBs"] = csv_file::number(c.gbs(c.gpu_ms()));
-                g["Gpoints_per_s"] = csv_file::number(c.gpoints(c.gpu_ms()));
-                if (c.cpu.ok())
-                    g["speedup"] = csv_file::number(c.cpu_ms() / c.gpu_ms());
-                if (g["note"].empty())
-                    g["note"] = c.describe;
-            }
-            d_csv.row(g);
-            if (c.cpu.status == "skipped")
-                continue;
-            csv_file::fields h = base;
-            h["variant"] = "fftw";
-            c.cpu.add_csv(h);
-            if (c.cpu.ok()) {
-                h.erase("samples");
-                h.erase("calls");
-                h.erase("setup_ms");
-                h["pairs_timed"] = std::to_string(c.cpu_pairs);
-                h["estimated"] = std::to_string(int(c.cpu_scaled()));
-                csv_file::add_timing(h, c.cpu_time());
-                h["GBs"] = csv_file::number(c.gbs(c.cpu_ms()));
-                h["Gpoints_per_s"] = csv_file::number(c.gpoints(c.cpu_ms()));
-            }
-            d_csv.row(h);
+            d_csv.row(conv, { c, true }, c.gpu.ok());
+            if (c.cpu.status != "skipped")
+                d_csv.row(conv, { c, false }, c.cpu.ok());
         }
         d_csv.finish();
     }
@@ -1398,5 +1400,11 @@ private:
 int main(int argc, char** argv)
 {
     return bench_main<bench, bench_options>(
-        program_name, argc, argv, declare_options, about, examples);
+        program_name,
+        argc,
+        argv,
+        declare_options,
+        about,
+        examples,
+        "err above 1e-4, non-finite values or a wrong output count");
 }

@@ -138,14 +138,9 @@ flowgraph prints where the data of its edges lives (device / pinned host /
 host, see wideband.input_memory()).
 )";
 
-const char* const examples = R"(Examples:
-  wideband_flowgraph_bench --device gpu
+const char* const examples = R"(  wideband_flowgraph_bench --device gpu
   wideband_flowgraph_bench --device gpu --channels 64,1024 --baseline --csv fg.csv
   wideband_flowgraph_bench --device cpu --seconds 0.5 --channels 16 --chain-taps 32
-
-Exit status: 0 done; 1 an OpenCL, GNU Radio or other run-time error (e.g. a
-flowgraph that made no progress); 2 a bad command line or a --device that
-matches no device.
 )";
 
 // ---- test blocks ------------------------------------------------------------
@@ -242,12 +237,26 @@ private:
 
 // ---- measurements ----------------------------------------------------------
 
-struct row {
+struct row : measurement {
+    row(std::string flowgraph,
+        std::string what,
+        std::string edges,
+        double msps,
+        double gbs = nan_value)
+        : flowgraph(std::move(flowgraph)),
+          what(std::move(what)),
+          edges(std::move(edges)),
+          msps(msps),
+          gbs(gbs)
+    {
+    }
     std::string flowgraph;
     std::string what;
     std::string edges; // where the data of the edges lives
-    double msps = nan_value;
-    double gbs = nan_value; // PCIe rows
+    double msps;
+    double gbs;               // PCIe rows: the bus's; else input samples' (8 B each)
+    double ratio = nan_value; // of `ratio_of`
+    std::string ratio_of;
 };
 
 class bench
@@ -306,7 +315,7 @@ private:
                std::tuple("device->host, pinned", "d2h", 1),
                std::tuple("both at once, pinned (each way)", "both", 2),
                std::tuple("host->device, pageable", "h2d-pageable", 1) })
-            add({ "pcie", what, "", nan_value, pcie_gbs(pcie, direction) / ways });
+            add(row("pcie", what, "", nan_value, pcie_gbs(pcie, direction) / ways));
     }
 
     gr::basic_block_sptr make_source() const
@@ -348,7 +357,7 @@ private:
         if (last == first)
             throw std::runtime_error("flowgraph '" + tb->name() +
                                      "' made no progress in the timed window");
-        add({ tb->name(), what, edges, double(last - first) / seconds / 1e6 * scale });
+        add(row(tb->name(), what, edges, double(last - first) / seconds / 1e6 * scale));
     }
 
     void measure_source()
@@ -592,39 +601,54 @@ private:
             if (r.flowgraph == "alone" &&
                 (std::isnan(slowest_alone) || r.msps < slowest_alone))
                 slowest_alone = r.msps;
-        std::cout << "\n"
-                  << std::left << std::setw(10) << "flowgraph" << std::setw(58) << "what"
-                  << std::right << std::setw(8) << "Msps" << std::setw(9) << "GB/s in"
-                  << "  ratio" << std::endl;
-        if (d_csv.enabled())
-            d_csv.header("flowgraph,what,edges,msps,gbs,ratio,ratio_of");
-        for (const auto& r : d_rows) {
-            const double in_gbs = std::isnan(r.msps) ? r.gbs : r.msps * 8e-3;
-            double ratio = nan_value;
-            std::string of;
+        for (auto& r : d_rows) {
+            if (!std::isnan(r.msps))
+                r.gbs = r.msps * 8e-3;
             if (r.flowgraph == "host-in") {
-                ratio = in_gbs / h2d;
-                of = "of pinned host->device";
+                r.ratio = r.gbs / h2d;
+                r.ratio_of = "of pinned host->device";
             } else if (r.flowgraph == "chain" && r.what.rfind("feed", 0) == 0) {
-                ratio = r.msps / slowest_alone;
-                of = "of the slowest block alone";
+                r.ratio = r.msps / slowest_alone;
+                r.ratio_of = "of the slowest block alone";
             }
-            std::cout << std::left << std::setw(10) << r.flowgraph << std::setw(58)
-                      << r.what << std::right << std::setw(8)
-                      << (std::isnan(r.msps) ? "" : harness::fmt("%.0f", r.msps))
-                      << std::setw(9) << harness::fmt("%.1f", in_gbs)
-                      << (std::isnan(ratio) ? ""
-                                            : "  " + harness::fmt("%.2f ", ratio) + of)
-                      << std::endl;
-            if (d_csv.enabled())
-                d_csv.row({ { "flowgraph", r.flowgraph },
-                            { "what", r.what },
-                            { "edges", r.edges },
-                            { "msps", csv_file::number(r.msps) },
-                            { "gbs", csv_file::number(in_gbs) },
-                            { "ratio", csv_file::number(ratio) },
-                            { "ratio_of", of } });
         }
+        using r = const row&;
+        const columns<row> all = {
+            { "flowgraph", "flowgraph", -10, [](r x) { return x.flowgraph; } },
+            { "what", "what", -58, [](r x) { return x.what; } },
+            { "edges", "", 0, [](r x) { return x.edges; } },
+            { "msps",
+              "Msps",
+              8,
+              [](r x) {
+                  return std::isnan(x.msps) ? value("") : value(x.msps, "%.0f");
+              } },
+            { "gbs", "GB/s in", 9, [](r x) { return value(x.gbs, "%.1f"); } },
+            { "ratio", "", 0, [](r x) { return x.ratio; } },
+            { "ratio_of", "", 0, [](r x) { return x.ratio_of; } },
+        };
+        const column<row> ratio = { "", "  ratio", 0, [](r x) {
+                                       return std::isnan(x.ratio)
+                                                  ? value("")
+                                                  : "  " +
+                                                        harness::fmt("%.2f ", x.ratio) +
+                                                        x.ratio_of;
+                                   } };
+        std::cout << "\n";
+        harness::print_table(std::cout,
+                             { group("",
+                                     [this](size_t i) { return &d_rows[i]; },
+                                     { pick(all, "flowgraph"),
+                                       pick(all, "what"),
+                                       pick(all, "msps"),
+                                       pick(all, "gbs"),
+                                       ratio }) },
+                             d_rows.size());
+        if (!d_csv.enabled())
+            return;
+        d_csv.header(all);
+        for (const auto& x : d_rows)
+            d_csv.row(all, x);
     }
 
     bench_options d_opt;
@@ -638,5 +662,5 @@ private:
 int main(int argc, char** argv)
 {
     return bench_main<bench, bench_options>(
-        program, argc, argv, declare_options, about, examples);
+        program, argc, argv, declare_options, about, examples, "");
 }

@@ -199,10 +199,33 @@ void option_table::parse(int argc, char** argv) const
     }
 }
 
+namespace {
+
+// `text` on lines of at most 80 characters after `line` (indented to `indent`).
+void wrap(std::ostream& out, std::string line, const std::string& text, size_t indent)
+{
+    std::istringstream words(text);
+    std::string word;
+    bool first = true;
+    while (words >> word) {
+        if (!first && line.size() + 1 + word.size() > 81) {
+            out << line << "\n";
+            line.clear();
+            first = true;
+        }
+        line += first ? std::string(indent - std::min(indent, line.size()), ' ') + word
+                      : " " + word;
+        first = false;
+    }
+    out << line << "\n";
+}
+
+} // namespace
+
 // "  --name METAVAR" in 26 columns, the help wrapped at 80.
 void option_table::print(std::ostream& out) const
 {
-    constexpr size_t indent = 26, width = 81;
+    constexpr size_t indent = 26;
     out << "Options:\n";
     for (const auto& [to, help] : d_lines) {
         if (help.empty())
@@ -213,23 +236,30 @@ void option_table::print(std::ostream& out) const
             out << line << "\n";
             line.clear();
         }
-        std::istringstream words(help);
-        std::string word;
-        bool first = true;
-        while (words >> word) {
-            if (!first && line.size() + 1 + word.size() > width) {
-                out << line << "\n";
-                line.clear();
-                first = true;
-            }
-            if (first)
-                line += std::string(indent - line.size(), ' ') + word;
-            else
-                line += " " + word;
-            first = false;
-        }
-        out << line << "\n";
+        wrap(out, line, help, indent);
     }
+}
+
+bool option_table::has(const std::string& name) const
+{
+    return std::any_of(
+        d_lines.begin(), d_lines.end(), [&](const line& l) { return l.to.name == name; });
+}
+
+std::string exit_statuses(const std::string& checked, bool time_limit)
+{
+    std::ostringstream out;
+    wrap(out,
+         "",
+         "Exit status: 0 done" +
+             std::string(checked.empty() ? "" : ", every check passed") +
+             "; 1 an OpenCL or other run-time error, or a measurement that failed; 2 a "
+             "bad command line or a --device that matches no device" +
+             (checked.empty() ? "" : "; 3 an output failed its check (" + checked + ")") +
+             (time_limit ? "; 4 stopped by --time-limit (every check made passed)" : "") +
+             ".",
+         0);
+    return out.str();
 }
 
 option_table::line time_limit::option(const std::string& units)
@@ -646,50 +676,147 @@ std::string check_stats::text() const
     return t + (passed() ? "" : "  CHECK FAILED");
 }
 
-// ---- results: table and CSV -------------------------------------------------
+// ---- measurements -----------------------------------------------------------
 
-size_t text_table::group::width() const
+void measurement::fail() { set_status("failed", current_error_text()); }
+
+void measurement::set_status(const std::string& s, const std::string& why)
 {
-    size_t w = 0;
-    for (const auto& c : columns)
-        w += c.width;
-    return w;
+    status = s;
+    note = why;
 }
 
-void text_table::print_header(std::ostream& out) const
+void measurement::print(const std::string& name,
+                        const std::string& figures,
+                        bool b2b,
+                        size_t indent) const
 {
+    std::cout << "  " << name
+              << std::string(name.size() + 2 < indent ? indent - 2 - name.size() : 1,
+                             ' ');
+    if (!ok()) {
+        std::cout << status << ": " << note << std::endl;
+        return;
+    }
+    const std::string margin(indent, ' ');
+    std::cout << fmt("%.4f ms", time.median_ms) << fmt(" (min %.4f", time.min_ms)
+              << (b2b ? fmt(", b2b %.4f)", time.b2b_ms) : std::string(")")) << "  "
+              << figures << "\n"
+              << margin << check.text() << "\n"
+              << margin << (std::isnan(setup_ms) ? "" : fmt("setup %.0f ms: ", setup_ms))
+              << note << std::endl;
+}
+
+// ---- results: one description for the table and the CSV ---------------------
+
+std::string value::table() const
+{
+    if (!d_is_number)
+        return d_text;
+    if (!std::isfinite(d_number))
+        return "-";
+    return d_format ? fmt(d_format, d_number) : number(d_number);
+}
+
+std::string value::csv() const
+{
+    return d_is_number ? csv_file::number(d_number) : d_text;
+}
+
+columns<measurement> measured_columns(const std::string& names)
+{
+    using m = const measurement&;
+    static const columns<measurement> all = {
+        { "samples", "", 0, [](m r) { return r.samples; } },
+        { "calls", "", 0, [](m r) { return r.calls; } },
+        { "status", "", 0, [](m r) { return r.status; }, true },
+        { "median_ms", "", 0, [](m r) { return r.time.median_ms; } },
+        { "min_ms", "", 0, [](m r) { return r.time.min_ms; } },
+        { "max_ms", "", 0, [](m r) { return r.time.max_ms; } },
+        { "b2b_ms", "", 0, [](m r) { return r.time.b2b_ms; } },
+        { "rel_err", "", 0, [](m r) { return r.check.rel_err(); } },
+        { "points_checked", "", 0, [](m r) { return r.check.points; } },
+        { "nonfinite", "", 0, [](m r) { return r.check.nonfinite; } },
+        { "setup_ms", "", 0, [](m r) { return r.setup_ms; }, true },
+        { "note",
+          "",
+          0,
+          [](m r) {
+              return r.note + (!r.ok() || r.check.problem.empty()
+                                   ? ""
+                                   : (r.note.empty() ? "" : "; ") + r.check.problem);
+          },
+          true },
+    };
+    columns<measurement> chosen;
+    for (const auto& name : split("", names))
+        chosen.push_back(*std::find_if(
+            all.begin(), all.end(), [&](const auto& c) { return c.name == name; }));
+    return chosen;
+}
+
+table_group error_group(std::function<std::vector<const measurement*>(size_t)> checks)
+{
+    auto err = [checks](size_t row) -> value {
+        double worst = 0;
+        bool passed = true, any = false;
+        for (const measurement* m : checks(row)) {
+            if (!m || !m->ok())
+                continue;
+            any = true;
+            passed &= m->passed();
+            const double r = m->check.rel_err();
+            worst = std::isnan(r) || std::isnan(worst) ? nan_value : std::max(worst, r);
+        }
+        return any ? fmt("%.1e", worst) + (passed ? " " : "!") : "-";
+    };
+    return { "", { { "", "err", 9, err } } };
+}
+
+void print_table(std::ostream& out, const std::vector<table_group>& groups, size_t rows)
+{
+    auto cell = [](const std::string& text, int width) {
+        const size_t w = size_t(std::abs(width));
+        const std::string fill(text.size() < w ? w - text.size() : 0, ' ');
+        return width < 0 ? text + fill : fill + text;
+    };
+    auto width = [](const table_group& g) {
+        size_t w = 0;
+        for (const auto& c : g.cells)
+            w += size_t(std::abs(c.width));
+        return w;
+    };
     std::string titles, headers;
-    for (size_t g = 0; g < d_groups.size(); ++g) {
-        const group& gr = d_groups[g];
-        const std::string title = g ? " " + gr.title : gr.title;
-        titles +=
-            title +
-            std::string(gr.width() + 1 - std::min(gr.width() + 1, title.size()), ' ');
-        for (const auto& c : gr.columns)
-            headers += pad(c.header, c.width);
-        if (g + 1 < d_groups.size()) {
+    for (size_t g = 0; g < groups.size(); ++g) {
+        const std::string title = g ? " " + groups[g].title : groups[g].title;
+        const size_t w = width(groups[g]) + 1;
+        titles += title + std::string(w - std::min(w, title.size()), ' ');
+        for (const auto& c : groups[g].cells)
+            headers += cell(c.header, c.width);
+        if (g + 1 < groups.size()) {
             titles += "|";
             headers += " |";
         }
     }
-    out << titles << "\n" << headers << "\n" << std::string(headers.size(), '-') << "\n";
-}
-
-void text_table::print_row(std::ostream& out, const std::vector<cells>& by_group) const
-{
-    std::string line;
-    for (size_t g = 0; g < d_groups.size(); ++g) {
-        const group& gr = d_groups[g];
-        const cells& c = g < by_group.size() ? by_group[g] : cells{};
-        if (c.size() == gr.columns.size())
-            for (size_t i = 0; i < c.size(); ++i)
-                line += pad(c[i], gr.columns[i].width);
-        else
-            line += pad(c.empty() ? "" : c.front(), gr.width());
-        if (g + 1 < d_groups.size())
-            line += " |";
+    if (std::any_of(
+            groups.begin(), groups.end(), [](auto& g) { return !g.title.empty(); }))
+        out << titles << "\n";
+    out << headers << "\n" << std::string(headers.size(), '-') << "\n";
+    for (size_t row = 0; row < rows; ++row) {
+        std::string line;
+        for (size_t g = 0; g < groups.size(); ++g) {
+            const table_group& gr = groups[g];
+            const measurement* m = gr.source ? gr.source(row) : nullptr;
+            if (gr.source && (!m || !m->ok()))
+                line += pad(m ? m->status : "", width(gr));
+            else
+                for (const auto& c : gr.cells)
+                    line += cell(c.get(row).table(), c.width);
+            if (g + 1 < groups.size())
+                line += " |";
+        }
+        out << line << "\n";
     }
-    out << line << "\n";
 }
 
 csv_file::csv_file(const std::string& path) : d_path(path)
@@ -722,11 +849,6 @@ void csv_file::finish()
         throw std::runtime_error("cannot write " + d_path);
 }
 
-std::string csv_file::number(double value)
-{
-    return std::isfinite(value) ? fmt("%.6g", value) : std::string();
-}
-
 std::string csv_file::field(const std::string& text)
 {
     if (text.find_first_of(",\"") == std::string::npos)
@@ -737,6 +859,11 @@ std::string csv_file::field(const std::string& text)
     return quoted + "\"";
 }
 
+std::string csv_file::number(double value)
+{
+    return std::isfinite(value) ? fmt("%.6g", value) : std::string();
+}
+
 void csv_file::add_timing(fields& f, const timing& t)
 {
     f["median_ms"] = number(t.median_ms);
@@ -745,89 +872,25 @@ void csv_file::add_timing(fields& f, const timing& t)
     f["b2b_ms"] = number(t.b2b_ms);
 }
 
-void csv_file::add_check(fields& f, const check_stats& c)
-{
-    f["rel_err"] = number(c.rel_err());
-    f["points_checked"] = std::to_string(c.points);
-    f["nonfinite"] = std::to_string(c.nonfinite);
-    if (!c.problem.empty())
-        f["note"] += (f["note"].empty() ? "" : "; ") + c.problem;
-}
-
-// ---- measurements -----------------------------------------------------------
-
-void measurement::fail() { set_status("failed", current_error_text()); }
-
-void measurement::set_status(const std::string& s, const std::string& why)
-{
-    status = s;
-    note = why;
-}
-
-void measurement::print(const std::string& name,
-                        const std::string& figures,
-                        bool b2b,
-                        size_t indent) const
-{
-    std::cout << "  " << name
-              << std::string(name.size() + 2 < indent ? indent - 2 - name.size() : 1,
-                             ' ');
-    if (!ok()) {
-        std::cout << status << ": " << note << std::endl;
-        return;
-    }
-    const std::string margin(indent, ' ');
-    std::cout << fmt("%.4f ms", time.median_ms) << fmt(" (min %.4f", time.min_ms)
-              << (b2b ? fmt(", b2b %.4f)", time.b2b_ms) : std::string(")")) << "  "
-              << figures << "\n"
-              << margin << check.text() << "\n"
-              << margin << (std::isnan(setup_ms) ? "" : fmt("setup %.0f ms: ", setup_ms))
-              << note << std::endl;
-}
-
-void measurement::add_csv(csv_file::fields& f) const
-{
-    f["status"] = status;
-    f["note"] = note;
-    f["setup_ms"] = csv_file::number(setup_ms);
-    if (!ok())
-        return;
-    f["samples"] = std::to_string(samples);
-    f["calls"] = std::to_string(calls);
-    csv_file::add_timing(f, time);
-    csv_file::add_check(f, check);
-}
-
-void row_error::add(const measurement* m)
-{
-    if (!m || !m->ok())
-        return;
-    d_any = true;
-    d_passed &= m->passed();
-    const double r = m->check.rel_err();
-    d_worst = std::isnan(r) || std::isnan(d_worst) ? nan_value : std::max(d_worst, r);
-}
-
-text_table::cells row_error::cells() const
-{
-    return { d_any ? fmt("%.1e", d_worst) + (d_passed ? " " : "!") : "-" };
-}
-
 void add_bandwidth_rows(csv_file& csv,
                         const std::vector<copy_measurement>& copies,
                         const std::vector<pcie_measurement>& pcie,
                         const csv_file::fields& pcie_extra)
 {
     auto row = [&](csv_file::fields f, const auto& m, double gbs) {
-        f["samples"] = std::to_string(m.bytes / sizeof(cfloat));
+        f["samples"] = f["points"] = std::to_string(m.bytes / sizeof(cfloat));
         f["status"] = m.status;
         f["GBs"] = csv_file::number(m.status == "ok" ? gbs : nan_value);
         f["note"] = m.note;
         csv_file::add_timing(f, m.time);
         csv.row(f);
     };
+    // With a lib column (the FFT bench's), the copy is the lib and `when` the variant.
+    const bool lib = csv.has("lib");
     for (const auto& c : copies)
-        row({ { "table", "copy" }, { "variant", "clEnqueueCopyBuffer " + c.when } },
+        row({ { "table", "copy" },
+              { "lib", "clEnqueueCopyBuffer" },
+              { "variant", lib ? c.when : "clEnqueueCopyBuffer " + c.when } },
             c,
             c.gbs());
     for (const auto& p : pcie) {

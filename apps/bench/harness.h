@@ -142,6 +142,7 @@ public:
     //! \throws usage_error for an unknown option or a missing or bad value
     void parse(int argc, char** argv) const;
     void print(std::ostream& out) const; // "Options:" and a line or more each
+    bool has(const std::string& name) const;
 
 private:
     std::vector<line> d_lines;
@@ -351,67 +352,11 @@ struct check_stats {
     std::string text() const; // "err ... over ... points[, problems]"
 };
 
-// ---- results: table and CSV -------------------------------------------------
-
-/*
- * A text table of column groups separated by '|': a title line, a header line
- * and a rule, then one line per row, each group either its cells or one text
- * (a status) across it. scripts/plot_benchmarks reads these tables from logs.
- */
-class text_table
-{
-public:
-    struct column {
-        std::string header;
-        size_t width;
-    };
-    struct group {
-        std::string title;
-        std::vector<column> columns;
-        size_t width() const;
-    };
-    using cells = std::vector<std::string>; // one group's, or one text across it
-
-    explicit text_table(std::vector<group> groups) : d_groups(std::move(groups)) {}
-    void print_header(std::ostream& out) const;
-    void print_row(std::ostream& out, const std::vector<cells>& by_group) const;
-
-private:
-    std::vector<group> d_groups;
-};
-
-/*
- * The CSV of a benchmark: named columns, rows given as name -> text, absent
- * columns empty. Opened when constructed with a path, so a bad one fails at once.
- */
-class csv_file
-{
-public:
-    using fields = std::map<std::string, std::string>;
-
-    csv_file() = default;
-    explicit csv_file(const std::string& path);
-    bool enabled() const { return d_file.is_open(); }
-    void header(const std::string& columns); // comma-separated
-    void row(fields values);
-    void finish(); // \throws std::runtime_error when the file could not be written
-
-    static std::string number(double value);           // empty when not finite
-    static std::string field(const std::string& text); // quoted when needed
-    static void add_timing(fields& f, const timing& t);
-    static void add_check(fields& f, const check_stats& c);
-
-private:
-    std::string d_path;
-    std::ofstream d_file;
-    std::vector<std::string> d_columns;
-};
-
 // ---- measurements -----------------------------------------------------------
 
 //! One measurement of a benchmark: how long, how right, or why it did not run.
 struct measurement {
-    std::string status = "ok"; // ok, failed, skipped, not run
+    std::string status = "ok"; // ok, failed, skipped, not run (fft: unsupported)
     std::string note;
     size_t samples = 0; // input samples (or points) per timed unit
     size_t calls = 1;   // engine calls in it
@@ -434,35 +379,187 @@ struct measurement {
                const std::string& figures,
                bool b2b,
                size_t indent = 20) const;
-    //! status, note and setup_ms; when ok, samples, calls, timing and the check.
-    void add_csv(csv_file::fields& f) const;
+};
+
+// ---- results: one description for the table and the CSV ---------------------
+
+/*
+ * A figure of a result: a number (the table shows number() of it, or `format`;
+ * the CSV six significant figures, nothing when not finite), a count or a text.
+ */
+class value
+{
+public:
+    value() = default;
+    value(double number, const char* format = nullptr)
+        : d_number(number), d_format(format), d_is_number(true)
+    {
+    }
+    template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+    value(I count) : d_text(std::to_string(count))
+    {
+    }
+    value(std::string text) : d_text(std::move(text)) {}
+    value(const char* text) : d_text(text) {}
+    std::string table() const;
+    std::string csv() const; // unquoted
+
+private:
+    double d_number = nan_value;
+    const char* d_format = nullptr;
+    bool d_is_number = false;
+    std::string d_text;
 };
 
 /*
- * A group's cells: those cells(m) gives when m ran, else m's status across the
- * group, blank when there is no m.
+ * A column of results of type R: its CSV column (`name`), its table column
+ * (`header`, in `width` characters, right-aligned, or left-aligned when
+ * negative), or both, and the figure of a result. A result that did not run
+ * has only its `always` columns in the CSV.
  */
-template <class M, class Cells>
-text_table::cells cells_of(const M* m, Cells&& cells)
+template <class R>
+struct column {
+    std::string name;
+    std::string header;
+    int width = 0;
+    std::function<value(const R&)> get;
+    bool always = false;
+};
+template <class R>
+using columns = std::vector<column<R>>;
+
+template <class T>
+std::vector<T> operator+(std::vector<T> a, const std::vector<T>& b)
 {
-    if (!m)
-        return {};
-    if (!m->ok())
-        return { m->status };
-    return cells(*m);
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
 }
 
-//! The err column of a table row: the largest error of its checks, ! if one failed.
-class row_error
+/*
+ * The CSV columns every measurement has, by name: samples, calls, status,
+ * median_ms, min_ms, max_ms, b2b_ms, rel_err, points_checked, nonfinite,
+ * setup_ms and note (a check's problem added to it).
+ */
+columns<measurement> measured_columns(const std::string& names);
+template <class R>
+columns<R> measured(const std::string& names)
+{
+    columns<R> of;
+    for (const auto& c : measured_columns(names))
+        of.push_back({ c.name, c.header, c.width, c.get, c.always });
+    return of;
+}
+
+//! The type of the results find(row) gives.
+template <class Find>
+using found_type =
+    std::remove_cv_t<std::remove_pointer_t<std::invoke_result_t<Find, size_t>>>;
+
+/*
+ * A group of table columns separated by '|' from the next, over the rows'
+ * indices. `source` (may be empty) gives a row's measurement behind the group:
+ * none, the group is blank; one that did not run, its status across the group.
+ */
+struct table_group {
+    std::string title;
+    columns<size_t> cells;
+    std::function<const measurement*(size_t)> source = {};
+};
+
+//! The column of `all` named `name`, under `header` in `width` when given.
+template <class R>
+column<R> pick(const columns<R>& all,
+               const std::string& name,
+               const std::string& header = "",
+               int width = 0)
+{
+    const auto c = std::find_if(
+        all.begin(), all.end(), [&](const column<R>& c) { return c.name == name; });
+    if (c == all.end())
+        throw std::logic_error("no column " + name);
+    column<R> picked = *c;
+    if (!header.empty()) {
+        picked.header = header;
+        picked.width = width;
+    }
+    return picked;
+}
+
+//! The table column of `c` of the result find(row) (a measurement or null): its
+//! status when it did not run, blank when there is none.
+template <class Find>
+column<size_t> cell_of(Find find, const column<found_type<Find>>& c)
+{
+    return { c.name, c.header, c.width, [find, get = c.get](size_t row) -> value {
+                const auto* m = find(row);
+                return !m ? value("") : m->ok() ? get(*m) : value(m->status);
+            } };
+}
+
+//! The group of the columns `of` of the result find(row) (a measurement or null).
+template <class Find>
+table_group group(std::string title, Find find, const columns<found_type<Find>>& of)
+{
+    table_group g{ std::move(title), {}, [find](size_t row) -> const measurement* {
+                      return find(row);
+                  } };
+    for (const auto& c : of)
+        g.cells.push_back(cell_of(find, c));
+    return g;
+}
+
+//! The err column: the largest error of a row's checks, ! when one failed.
+table_group error_group(std::function<std::vector<const measurement*>(size_t)> checks);
+
+/*
+ * A title line, a header line and a rule, then one line for each of `rows`
+ * rows. scripts/plot_benchmarks reads these tables from logs.
+ */
+void print_table(std::ostream& out, const std::vector<table_group>& groups, size_t rows);
+
+/*
+ * The CSV of a benchmark: named columns, rows given as name -> text or by
+ * columns, absent ones empty. Opened when constructed with a path, so a bad one
+ * fails at once.
+ */
+class csv_file
 {
 public:
-    static text_table::group group() { return { "", { { "err", 9 } } }; }
-    void add(const measurement* m);
-    text_table::cells cells() const;
+    using fields = std::map<std::string, std::string>;
+
+    csv_file() = default;
+    explicit csv_file(const std::string& path);
+    bool enabled() const { return d_file.is_open(); }
+    void header(const std::string& columns); // comma-separated
+    template <class R>
+    void header(const columns<R>& of)
+    {
+        std::vector<std::string> names;
+        for (const auto& c : of)
+            names.push_back(c.name);
+        header(join(names));
+    }
+    bool has(const std::string& column) const { return contains(d_columns, column); }
+    void row(fields values);
+    template <class R>
+    void row(const columns<R>& of, const R& r, bool ran = true)
+    {
+        fields f;
+        for (const auto& c : of)
+            if (ran || c.always)
+                f[c.name] = c.get(r).csv();
+        row(f);
+    }
+    void finish(); // \throws std::runtime_error when the file could not be written
+
+    static std::string number(double value);           // empty when not finite
+    static std::string field(const std::string& text); // quoted when needed
+    static void add_timing(fields& f, const timing& t);
 
 private:
-    double d_worst = 0;
-    bool d_passed = true, d_any = false;
+    std::string d_path;
+    std::ofstream d_file;
+    std::vector<std::string> d_columns;
 };
 
 //! The clEnqueueCopyBuffer ("copy") and PCIe ("pcie") rows of a CSV.
@@ -471,47 +568,72 @@ void add_bandwidth_rows(csv_file& csv,
                         const std::vector<pcie_measurement>& pcie,
                         const csv_file::fields& pcie_extra = {});
 
+//! "  what: status: note" of each failed measurement, below a table.
+template <class R, class Name>
+void print_failures(const std::vector<R>& all, Name name)
+{
+    for (const R& m : all)
+        if (m.status == "failed")
+            std::cout << "  " << name(m) << ": " << m.status << ": " << m.note << "\n";
+    std::cout << std::flush;
+}
+
 /*
  * The verdict of a run, printed, as the exit status: 3 a check failed, 1 a
  * measurement failed, 4 `not_run` (what --time-limit left out, "" for none),
  * else 0.
  */
 int verdict(const std::vector<const measurement*>& all, const std::string& not_run);
+template <class R>
+int verdict(const std::vector<R>& all, const std::string& not_run)
+{
+    std::vector<const measurement*> p;
+    for (const auto& m : all)
+        p.push_back(&m);
+    return verdict(p, not_run);
+}
 
 // ---- streaming over several devices ----------------------------------------
 
 /*
- * One timed sequence through a streaming pipeline (core::stream_pipeline or
- * core::multi_device_pipeline) as the GNU Radio blocks drive it: `calls` chunks
- * of `chunk` samples from host memory, stream chunk c from ring + (c %
- * ring_chunks) * chunk (c counts on in `chunk_index`, so the stream is the ring
+ * Streaming through a pipeline (core::stream_pipeline or
+ * core::multi_device_pipeline) as the GNU Radio blocks drive it: one untimed
+ * and `reps` timed sequences of `calls` chunks of `chunk` samples from host
+ * memory, chunk c from ring + (c % ring_chunks) * chunk (the stream is the ring
  * repeating), each submitted as soon as a slot is free; each chunk's output,
- * once on the host, goes to take(output, elements) before it is released.
- * Returns the host wall time in ms.
+ * once on the host, goes to take(output, elements, sequence) (0: the untimed
+ * one) before it is released. The host wall time of the sequences.
  */
 template <class Pipeline, class Take>
-double stream_sequence(Pipeline& pipeline,
-                       const cfloat* ring,
-                       size_t ring_chunks,
-                       size_t chunk,
-                       size_t calls,
-                       size_t& chunk_index,
-                       Take&& take)
+timing stream_chunks(Pipeline& pipeline,
+                     const cfloat* ring,
+                     size_t ring_chunks,
+                     size_t chunk,
+                     size_t calls,
+                     int reps,
+                     Take&& take)
 {
+    size_t chunk_index = 0;
+    int sequence = 0;
     auto take_oldest = [&] {
         pipeline.wait_oldest();
-        take(pipeline.oldest(), pipeline.oldest_elements());
+        take(pipeline.oldest(), pipeline.oldest_elements(), sequence);
         pipeline.pop();
     };
-    const auto start = clock_type::now();
-    for (size_t k = 0; k < calls; ++k, ++chunk_index) {
-        if (!pipeline.can_submit())
-            take_oldest();
-        pipeline.submit(ring + (chunk_index % ring_chunks) * chunk, chunk);
-    }
-    while (pipeline.in_flight() > 0)
-        take_oldest();
-    return ms_since(start);
+    return repeat(
+        [&] {
+            const auto start = clock_type::now();
+            for (size_t k = 0; k < calls; ++k, ++chunk_index) {
+                if (!pipeline.can_submit())
+                    take_oldest();
+                pipeline.submit(ring + (chunk_index % ring_chunks) * chunk, chunk);
+            }
+            while (pipeline.in_flight() > 0)
+                take_oldest();
+            ++sequence;
+            return ms_since(start);
+        },
+        reps);
 }
 
 //! One Engine per device of the first n, and a multi_device_pipeline over them.
@@ -559,8 +681,9 @@ void print_scaling(const std::string& heading,
 /*
  * What a benchmark holds: the devices of --device (streaming runs over the first
  * 1, 2, ... of them), the first (everything else), its timer, a queue without
- * profiling (as a block's), the copy and PCIe figures, the CSV (opened at the
- * start, so that a bad path fails at once) and the progress of its rows.
+ * profiling (as a block's), the test stream, the copy and PCIe figures, the CSV
+ * (opened at the start, so that a bad path fails at once) and the progress of
+ * its rows.
  */
 struct bench_base {
     bench_base(const common_options& o, std::vector<core::device_context::sptr> devices)
@@ -582,11 +705,87 @@ struct bench_base {
         more.insert(more.end(), { &d_timer.queue(), &d_compute });
         harness::drain(more);
     }
+    //! The first n samples of the test stream (signal_sample); the pointer stays
+    //! valid until a longer stream is asked for.
+    const cfloat* signal(size_t n)
+    {
+        for (size_t i = d_signal.size(); i < n; ++i)
+            d_signal.push_back(signal_sample(i));
+        return d_signal.data();
+    }
+
+    /*
+     * The check of a streaming engine (core::pfb_channelizer, core::fft_filter):
+     * three calls from zero history into NaN-filled `out`, of the most samples,
+     * of fewer (leaving samples short of an output when D > 1) and of the most
+     * again; call(n) enqueues one on d_compute and returns its outputs; then
+     * check(stats, outputs, first) compares them, the first being output `first`
+     * of the stream.
+     */
+    template <class Engine, class Call, class Check>
+    check_stats check_three_calls(Engine& engine,
+                                  size_t D,
+                                  const cl::Buffer& out,
+                                  const char* unit,
+                                  Call&& call,
+                                  Check&& check)
+    {
+        const size_t max = engine.max_input_samples();
+        const size_t sizes[] = { max, std::min(max, max / 3 + D / 2 + 1), max };
+        const cfloat* x = signal(sizes[0] + sizes[1] + sizes[2]);
+        check_stats s;
+        uint64_t pos = 0; // samples before the call
+        engine.reset();
+        for (size_t n : sizes) {
+            const auto region = engine.input_region();
+            if (region.capacity < n) {
+                s.fail("input_region() capacity " + std::to_string(region.capacity) +
+                       " < " + std::to_string(n));
+                break;
+            }
+            write_region(d_compute, region, x + pos, n);
+            d_compute.enqueueFillBuffer(
+                out, quiet_nan_bits, 0, out.getInfo<CL_MEM_SIZE>());
+            const uint64_t first = pos / D;
+            const size_t expected = size_t((pos + n) / D - first);
+            const size_t got = call(n);
+            d_compute.finish();
+            if (got != expected)
+                s.fail(std::to_string(got) + " " + unit + ", expected " +
+                       std::to_string(expected));
+            check(s, std::min(got, expected), first);
+            pos += n;
+        }
+        return s;
+    }
+
+    /*
+     * Device time of calls of `samples`: from zero history with the test stream in
+     * the new-sample part of every input region (a call of no samples moves to
+     * the next), so that timed calls read initialised data; call(queue, n)
+     * enqueues one.
+     */
+    template <class Engine, class Call>
+    timing time_calls(Engine& engine, size_t samples, int warmup, int reps, Call&& call)
+    {
+        d_compute.finish();
+        engine.reset();
+        for (size_t w = 0; w < engine.input_regions(); ++w) {
+            const auto region = engine.input_region();
+            write_region(
+                d_compute, region, signal(region.capacity), region.capacity, true);
+            call(d_compute, 0);
+        }
+        d_compute.finish();
+        return d_timer.measure(
+            [&](const cl::CommandQueue& q) { call(q, samples); }, {}, warmup, reps);
+    }
 
     std::vector<core::device_context::sptr> d_devices;
     core::device_context::sptr d_ctx;
     device_timer d_timer;
     cl::CommandQueue d_compute;
+    std::vector<cfloat> d_signal;
     std::vector<copy_measurement> d_copies;
     std::vector<pcie_measurement> d_pcie;
     csv_file d_csv;
@@ -595,13 +794,21 @@ struct bench_base {
 
 // ---- main() ---------------------------------------------------------------
 
+/*
+ * The "Exit status:" paragraph of a --help: `checked` says what fails a check
+ * (none: the program has no status 3); status 4 when the options have
+ * --time-limit.
+ */
+std::string exit_statuses(const std::string& checked, bool time_limit);
+
 /*!
  * The main() of a bench app: its options (declared by declare(), with --device,
  * --csv and --help; a usage mistake: one line, exit 2), --help ("Usage: program
- * [OPTIONS]", `about`, the options, `examples`), the devices (none matching:
- * exit 2), then Bench(options, contexts).run(), or Bench(options, context).run()
- * for a bench of one device (then a device string naming several is a usage
- * mistake); any other error is one line and exit 1.
+ * [OPTIONS]", `about`, the options, `examples`, the exit statuses with what
+ * fails a check, `checked`), the devices (none matching: exit 2), then
+ * Bench(options, contexts).run(), or Bench(options, context).run() for a bench
+ * of one device (then a device string naming several is a usage mistake); any
+ * other error is one line and exit 1.
  */
 template <class Bench, class Options>
 int bench_main(const char* program,
@@ -609,7 +816,8 @@ int bench_main(const char* program,
                char** argv,
                void (*declare)(Options&, option_table&),
                const std::string& about,
-               const std::string& examples)
+               const std::string& examples,
+               const std::string& checked)
 {
     using contexts = std::vector<core::device_context::sptr>;
     constexpr bool several = std::is_constructible_v<Bench, const Options&, contexts>;
@@ -635,7 +843,9 @@ int bench_main(const char* program,
     if (options.help) {
         std::cout << "Usage: " << program << " [OPTIONS]\n\n" << about << "\n";
         table.print(std::cout);
-        std::cout << "\n" << examples;
+        std::cout << "\nExamples:\n"
+                  << examples << "\n"
+                  << exit_statuses(checked, table.has("--time-limit"));
         return 0;
     }
     try {
