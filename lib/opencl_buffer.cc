@@ -214,23 +214,29 @@ void* opencl_buffer::device_move(void* dst, const void* src, size_t bytes)
 {
     const size_t to = byte_offset(dst);
     const size_t from = byte_offset(src);
-    // After every read and write of the items that is still pending.
+    // After every read and write of the items that is still pending; nothing
+    // waits on the host: the move is ordered like the blocks' transfers.
     std::vector<cl::Event> pending = pending_transfers();
-    if (!pending.empty())
-        d_queue.enqueueBarrierWithWaitList(&pending);
+    const std::vector<cl::Event>* after = pending.empty() ? nullptr : &pending;
+    cl::Event moved;
     if (to + bytes <= from || from + bytes <= to) {
-        d_queue.enqueueCopyBuffer(d_device, d_device, from, to, bytes);
+        d_queue.enqueueCopyBuffer(d_device, d_device, from, to, bytes, after, &moved);
     } else {
         // clEnqueueCopyBuffer refuses overlapping ranges: go through a scratch
-        // buffer, kept for the next move.
+        // buffer, kept for the next move (the queue is in order).
         if (d_scratch_bytes < bytes) {
             d_scratch = cl::Buffer(d_context->context(), CL_MEM_READ_WRITE, bytes);
             d_scratch_bytes = bytes;
         }
-        d_queue.enqueueCopyBuffer(d_device, d_scratch, from, 0, bytes);
-        d_queue.enqueueCopyBuffer(d_scratch, d_device, 0, to, bytes);
+        d_queue.enqueueCopyBuffer(d_device, d_scratch, from, 0, bytes, after);
+        d_queue.enqueueCopyBuffer(d_scratch, d_device, 0, to, bytes, nullptr, &moved);
     }
-    d_queue.finish();
+    d_queue.flush();
+    // Reads of the moved items wait for it as for a write; writes into the
+    // place it freed, as for a read.
+    std::lock_guard<std::mutex> lock(d_events_mutex);
+    d_last_write = moved;
+    d_last_read[this] = moved;
     return dst;
 }
 
@@ -298,9 +304,9 @@ bool opencl_buffer::output_blocked_callback(int output_multiple, bool force)
         }));
 }
 
-size_t stream_port::element_offset(const void* pointer) const
+size_t stream_port::element_offset(const void* pointer, size_t element_bytes) const
 {
-    return buffer->byte_offset(pointer) / sizeof(std::complex<float>);
+    return buffer->byte_offset(pointer) / element_bytes;
 }
 
 namespace {

@@ -210,9 +210,9 @@ pfb_channelizer_ccf_impl::pfb_channelizer_ccf_impl(unsigned int numchans,
                                 atten,
                                 vector_output)),
       base(core::device_context::get_all(device),
-           checked_decimation(numchans, oversample_rate)),
+           { checked_decimation(numchans, oversample_rate), 1 }),
       d_numchans(numchans),
-      d_decimation(checked_decimation(numchans, oversample_rate)),
+      d_decimation(unsigned(items().input)),
       d_vector_output(vector_output),
       d_taps(taps.empty() ? create_taps(numchans, atten) : taps),
       d_map(full_map(channel_map, numchans)),
@@ -325,7 +325,7 @@ bool pfb_channelizer_ccf_impl::output_on_device(
 }
 
 // A chunk's output: channel-major rows of its frames, or one vector per frame.
-void pfb_channelizer_ccf_impl::deliver(const gr_complex* chunk,
+void pfb_channelizer_ccf_impl::deliver(const void* chunk,
                                        size_t frames,
                                        size_t first,
                                        size_t count,
@@ -341,9 +341,10 @@ void pfb_channelizer_ccf_impl::deliver(const gr_complex* chunk,
             work().move_out(chunk, s * frames + first, count, s, outputs[s], at);
         return;
     }
+    const auto* rows = static_cast<const gr_complex*>(chunk);
     const auto copy_channel = [&](size_t s) {
         std::memcpy(static_cast<gr_complex*>(outputs[s]) + at,
-                    chunk + s * frames + first,
+                    rows + s * frames + first,
                     count * sizeof(gr_complex));
     };
     if (count * d_slots * sizeof(gr_complex) < 2 * core::parallel_copy_min_bytes)

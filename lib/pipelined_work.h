@@ -10,7 +10,6 @@
 
 #include <gnuradio/block.h>
 #include <gnuradio/buffer_double_mapped.h>
-#include <gnuradio/gr_complex.h>
 #include <gnuradio/wideband/core/host_copy.h>
 #include <gnuradio/wideband/core/multi_device_pipeline.h>
 
@@ -28,7 +27,8 @@ namespace wideband {
  * comes out of the oldest chunk as it is ready, in order, partly when the output buffer
  * is short.
  *
- * A chunk's output is items_per_chunk = elements / elements_per_item items; the
+ * Input samples and output elements are the engines' (their sizes too). A
+ * chunk's output is items_per_chunk = elements / elements_per_item items; the
  * block moves them out in deliver(chunk, chunk_items, first, count, produced),
  * with move_out() for each of its outputs. Input is taken from wherever its
  * buffer keeps it (host, pinned host or device memory; see opencl_buffer).
@@ -47,7 +47,10 @@ public:
      * long as the block lives (a new pipelined_work each run).
      */
     pipelined_work(core::multi_device_pipeline& pipeline, const gr::block& owner)
-        : d_pipeline(pipeline), d_owner(&owner)
+        : d_pipeline(pipeline),
+          d_owner(&owner),
+          d_sample_bytes(pipeline.input_sample_bytes()),
+          d_element_bytes(pipeline.output_element_bytes())
     {
     }
 
@@ -115,7 +118,8 @@ public:
         size_t submitted = 0;
         if (d_pipeline.can_submit() && available > consumed) {
             submitted = std::min(available - consumed, max_chunk);
-            submit(static_cast<const gr_complex*>(input) + consumed, submitted);
+            submit(static_cast<const char*>(input) + consumed * d_sample_bytes,
+                   submitted);
         }
         // Host input went to staging memory in submit(); device reads are
         // ordered by the buffer's events; a DMA from pinned memory may still be
@@ -146,7 +150,7 @@ public:
      * on (of \p chunk, its host copy, unless the output stays on the device), to
      * element \p at of the work() output \p output of output port \p index.
      */
-    void move_out(const gr_complex* chunk,
+    void move_out(const void* chunk,
                   size_t first,
                   size_t count,
                   size_t index,
@@ -154,15 +158,17 @@ public:
                   size_t at)
     {
         const stream_port& port = d_outputs[index];
-        gr_complex* out = static_cast<gr_complex*>(output) + at;
+        const size_t bytes = d_element_bytes;
+        char* out = static_cast<char*>(output) + at * bytes;
         if (!d_pipeline.output_on_device()) {
-            core::host_copy(out, chunk + first, count * sizeof(gr_complex));
+            core::host_copy(
+                out, static_cast<const char*>(chunk) + first * bytes, count * bytes);
         } else if (port.where == stream_port::kind::device) {
             const cl::Event copied =
                 d_pipeline.copy_oldest(first,
                                        count,
                                        port.buffer->device_memory(),
-                                       port.element_offset(output) + at,
+                                       port.element_offset(output, bytes) + at,
                                        port.buffer->write_after());
             if (copied() != nullptr)
                 port.buffer->written_by(copied);
@@ -196,7 +202,7 @@ private:
             }
             const size_t items = d_pipeline.oldest_elements() / elements_per_item;
             const size_t count = std::min(room - produced, items - d_delivered);
-            deliver(d_pipeline.output_on_device() ? nullptr : d_pipeline.oldest(),
+            deliver(d_pipeline.output_on_device() ? nullptr : d_pipeline.oldest<void>(),
                     items,
                     d_delivered,
                     count,
@@ -211,12 +217,12 @@ private:
         }
     }
 
-    void submit(const gr_complex* samples_at, size_t samples)
+    void submit(const void* samples_at, size_t samples)
     {
         switch (d_input.where) {
         case stream_port::kind::device:
             d_pipeline.submit_device(d_input.buffer->device_memory(),
-                                     d_input.element_offset(samples_at),
+                                     d_input.element_offset(samples_at, d_sample_bytes),
                                      samples,
                                      d_input.buffer->read_after());
             d_input.buffer->read_by(d_owner, d_pipeline.source_read());
@@ -237,6 +243,7 @@ private:
     bool d_host_outputs = true; // an output lives in host memory (pinned or not)
     size_t d_delivered = 0;     // items of the oldest chunk already delivered
     size_t d_held = 0;          // pinned input submitted by the last call, not consumed
+    const size_t d_sample_bytes, d_element_bytes; // the engines' input and output
     work_profile d_profile;
 };
 

@@ -8,13 +8,14 @@
 #ifndef INCLUDED_WIDEBAND_STREAMING_BLOCK_H
 #define INCLUDED_WIDEBAND_STREAMING_BLOCK_H
 
-#include "decimated_tags.h"
 #include "pipelined_work.h"
+#include "stream_tags.h"
 #include "work_guard.h"
 #include <gnuradio/wideband/core/stream_config.h>
 #include <gnuradio/wideband/opencl_buffer.h>
 
 #include <algorithm>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -35,15 +36,15 @@ namespace wideband {
  * (pipelined_work) or, on device-resident edges, the engine's
  * run_in_place(),
  * settings applied between chunks, tags (input item k to output item
- * floor(k / D) of every output), start(), stop(), forecast(),
- * check_topology() and latency().
+ * floor(k * output / input) of every output, stream_tags), start(), stop(),
+ * forecast(), check_topology() and latency().
  *
  * \p Api is the block's public class (a gr::block), \p Engine its
  * core::splittable_engine. The block's constructor names the gr::block base
  * itself (GNU Radio's blocks inherit it virtually). Input items are
- * samples_per_item complex samples (1, or a vector's length), D input items
- * per output item; a chunk's output has elements_per_item() samples per output
- * item, over all the outputs.
+ * samples_per_item engine samples (1, or a vector's length), items().input
+ * input items per items().output output items; a chunk's output has
+ * elements_per_item() engine elements per output item, over all the outputs.
  */
 template <class Api, class Engine>
 class streaming_block : public Api, public opencl_block, public work_guard
@@ -81,8 +82,11 @@ public:
             d_pipeline->discard();
         if (d_direct)
             d_direct_queue.finish();
+        d_direct_calls.clear();
         if (d_work && !d_work->profile_report().empty())
             this->d_logger->info("profile: {:s}", d_work->profile_report());
+        if (!d_direct_profile.report().empty())
+            this->d_logger->info("profile, in place: {:s}", d_direct_profile.report());
         d_work.reset();
         d_pipeline.reset();
         d_engines.clear();
@@ -92,13 +96,9 @@ public:
     void forecast(int, gr_vector_int& ninput_items_required) override
     {
         // Output waiting in the pipeline needs no input, which also lets the end
-        // of a stream flush it; otherwise any input is worth a call.
-        // In place, a call needs one whole step (direct_work() says when a step
-        // cannot fit a chunk).
-        ninput_items_required[0] =
-            (d_work && d_work->pending()) ? 0
-            : d_direct ? int(std::min(direct_step_items(), max_input_items()))
-                       : 1;
+        // of a stream flush it; otherwise any input is worth a call (in place
+        // too: the samples short of a step wait in the engine).
+        ninput_items_required[0] = (d_work && d_work->pending()) ? 0 : 1;
     }
 
     int general_work(int noutput_items,
@@ -113,25 +113,27 @@ public:
 
 protected:
     /*!
-     * \p contexts: the devices; \p decimation: input items per output item;
-     * \p samples_per_item: the complex samples of an input item (a vector's
-     * length). Sets the rate, the tag policy and the output multiple (a chunk
-     * per output multiple, so that the input buffer holds two chunks: one to
-     * work on, one for the writer to fill meanwhile).
+     * \p contexts: the devices; \p items: the block's rate, items.output output
+     * items per items.input input items ({D, 1} decimating, {1, I}
+     * interpolating, any rational ratio); \p samples_per_item: the engine's
+     * samples in an input item (a vector's length). Sets the rate, the tag
+     * policy and the output multiple (a chunk per output multiple, so that the
+     * input buffer holds two chunks: one to work on, one for the writer to fill
+     * meanwhile).
      */
     streaming_block(std::vector<core::device_context::sptr> contexts,
-                    size_t decimation,
+                    core::stream_ratio items,
                     size_t samples_per_item = 1)
         : d_contexts(std::move(contexts)),
-          d_decimation(decimation),
+          d_items(items),
           d_samples_per_item(samples_per_item),
           d_config(core::stream_config::for_device(d_contexts.front()->info())),
-          d_tags(decimation)
+          d_tags(items)
     {
-        this->set_relative_rate(1, uint64_t(decimation));
+        this->set_relative_rate(uint64_t(items.output), uint64_t(items.input));
         this->set_tag_propagation_policy(gr::block::TPP_DONT); // d_tags does it
-        this->set_output_multiple(int(
-            std::max<size_t>(1, max_input_samples() / (decimation * samples_per_item))));
+        this->set_output_multiple(
+            int(std::max<size_t>(1, max_input_items() / items.input * items.output)));
     }
 
     //! A new engine on \p context with the current settings (when the
@@ -164,7 +166,7 @@ protected:
      * to item \p at of the outputs. By default one output of the chunk's
      * elements in order.
      */
-    virtual void deliver(const gr_complex* chunk,
+    virtual void deliver(const void* chunk,
                          size_t /* items */,
                          size_t first,
                          size_t count,
@@ -182,10 +184,12 @@ protected:
 
     const std::vector<core::device_context::sptr>& contexts() const { return d_contexts; }
     const core::stream_config& config() const { return d_config; }
+    //! The block's rate: input items per output items.
+    const core::stream_ratio& items() const { return d_items; }
     //! Input samples per engine call: whole input items, at least one step.
     size_t max_input_samples() const
     {
-        const size_t step = d_decimation * d_samples_per_item;
+        const size_t step = d_items.input * d_samples_per_item;
         return d_config.max_input_samples(step) / d_samples_per_item * d_samples_per_item;
     }
     size_t max_input_items() const { return max_input_samples() / d_samples_per_item; }
@@ -206,6 +210,7 @@ private:
         d_work = std::make_unique<pipelined_work>(*d_pipeline, *this);
         d_stream_begins = true;
         d_direct = false;
+        d_direct_profile = work_profile();
     }
 
     //! Reads how the buffers reach the items, at the first call of a stream
@@ -219,20 +224,11 @@ private:
         d_direct = d_contexts.size() == 1 && outputs == 1 &&
                    d_input.where == stream_port::kind::device &&
                    d_outputs[0].where == stream_port::kind::device &&
-                   d_engines.front()->runs_in_place() &&
-                   direct_step_items() <= max_input_items();
+                   d_engines.front()->runs_in_place();
         if (d_direct)
             d_direct_queue = d_contexts.front()->create_queue();
         else
             d_work->bind(d_input, d_outputs, output_on_device(d_outputs));
-    }
-
-    //! Input items one in-place step needs (at least one).
-    size_t direct_step_items() const
-    {
-        const size_t samples = d_engines.front()->in_place_step_samples();
-        return std::max<size_t>(1,
-                                (samples + d_samples_per_item - 1) / d_samples_per_item);
     }
 
     /*!
@@ -244,29 +240,36 @@ private:
     size_t direct_work(
         size_t available, size_t room, const void* input, void* output, size_t& consumed)
     {
-        if (direct_step_items() > max_input_items())
-            throw std::invalid_argument(
-                "one step of the engine needs " + std::to_string(direct_step_items()) +
-                " input items, more than a chunk of " +
-                std::to_string(max_input_items()) +
-                " (WIDEBAND_CHUNK_SAMPLES): raise the chunk size or use fewer taps");
+        d_direct_profile.begin_call();
         const stream_port& in = d_input;
         const stream_port& out = d_outputs[0];
         std::vector<cl::Event> after = in.buffer->read_after();
         for (const cl::Event& e : out.buffer->write_after())
             after.push_back(e);
         const size_t e = elements_per_item();
-        const auto r = d_engines.front()->run_in_place(
+        Engine& engine = *d_engines.front();
+        const auto r = engine.run_in_place(
             d_direct_queue,
             { in.buffer->device_memory(),
-              in.element_offset(input),
+              in.element_offset(input, engine.input_sample_bytes()),
               std::min(available * d_samples_per_item, max_input_samples()) },
-            { out.buffer->device_memory(), out.element_offset(output), room * e },
+            { out.buffer->device_memory(),
+              out.element_offset(output, engine.output_element_bytes()),
+              room * e },
             after);
         d_direct_queue.flush();
         in.buffer->read_by(this, r.done);
         out.buffer->written_by(r.done);
+        // As many calls in flight as the pipeline would have: enough to keep
+        // the device busy, and no further ahead of it.
+        d_direct_calls.push_back(r.done);
+        while (d_direct_calls.size() > d_config.pipeline_depth) {
+            d_direct_calls.front().wait();
+            d_direct_calls.pop_front();
+        }
         consumed = r.consumed / d_samples_per_item;
+        d_direct_profile.mark(work_profile::submit);
+        d_direct_profile.end_call(r.consumed, r.produced / e);
         return r.produced / e;
     }
 
@@ -304,7 +307,7 @@ private:
                              noutput_items,
                              elements_per_item(),
                              consumed,
-                             [&](const gr_complex* chunk,
+                             [&](const void* chunk,
                                  size_t items,
                                  size_t first,
                                  size_t count,
@@ -330,8 +333,8 @@ private:
     }
 
     const std::vector<core::device_context::sptr> d_contexts;
-    const size_t d_decimation;       // input items per output item
-    const size_t d_samples_per_item; // complex samples per input item
+    const core::stream_ratio d_items; // input items per output items
+    const size_t d_samples_per_item;  // engine samples per input item
     const core::stream_config d_config;
 
     mutable std::mutex d_settings_mutex; // the block's settings against the work thread
@@ -340,12 +343,14 @@ private:
     std::vector<std::unique_ptr<Engine>> d_engines; // one per device, while running
     std::unique_ptr<core::multi_device_pipeline> d_pipeline;
     std::unique_ptr<pipelined_work> d_work;
-    decimated_tags d_tags;
+    stream_tags d_tags;
     bool d_stream_begins = true;
     stream_port d_input;
     std::vector<stream_port> d_outputs;
     bool d_direct = false; // this stream runs in place (see direct_work())
     cl::CommandQueue d_direct_queue;
+    std::deque<cl::Event> d_direct_calls; // in flight, oldest first
+    work_profile d_direct_profile;        // WIDEBAND_PROFILE=1, in place
 };
 
 } // namespace wideband

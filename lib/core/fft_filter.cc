@@ -299,11 +299,6 @@ size_t fft_filter::run(const cl::CommandQueue& queue,
     return r.outputs;
 }
 
-size_t fft_filter::in_place_step_samples() const
-{
-    return d_impl->current.L - d_impl->window->history();
-}
-
 stream_engine::in_place_result
 fft_filter::run_in_place(const cl::CommandQueue& queue,
                          const span& input,
@@ -316,10 +311,6 @@ fft_filter::run_in_place(const cl::CommandQueue& queue,
     const stream_window::in_place_split split = im.window->split_in_place(
         input.count, std::min(s.max_blocks, output.count / per_block), s.B, s.L);
     in_place_result r{ split.consumed, split.steps * per_block, cl::Event() };
-    if (!split.steps) {
-        queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &r.done);
-        return r;
-    }
     fault::check_enqueue();
     std::vector<cl::Event> deps = wait;
     im.window->prepare(queue, deps);
@@ -347,7 +338,7 @@ fft_filter::run_in_place(const cl::CommandQueue& queue,
                                        output.offset + split.head_steps * per_block);
         deps.assign(1, event);
     }
-    im.window->advance_in_place(queue, input, split, deps, r.done);
+    im.window->advance_in_place(queue, input, split, s.B, deps, r.done);
     return r;
 }
 

@@ -16,8 +16,6 @@ namespace gr {
 namespace wideband {
 namespace core {
 
-using cfloat = std::complex<float>;
-
 /*
  * One device: its engine, and its stream_pipeline. When the stream is split,
  * the pipeline drives the lane itself, which first writes the chunk's lead
@@ -57,26 +55,31 @@ public:
     // writes that read the staging buffers.
     const std::unique_ptr<stream_pipeline> pipeline;
 
-    //! The next call's lead: the last \p lead samples of \p tail, zeros before it.
-    void stage_lead(const std::vector<cfloat>& tail, size_t lead)
+    //! The next call's lead: the last \p lead samples of \p tail (bytes of
+    //! samples), zeros before it.
+    void stage_lead(const std::vector<char>& tail, size_t lead)
     {
         d_lead = lead;
         if (lead == 0)
             return;
+        const size_t bytes = lead * engine.input_sample_bytes();
         d_current = &d_staging[d_next_staging];
         d_next_staging = (d_next_staging + 1) % d_staging.size();
         // The write that used it is depth calls back, long done unless pop()
         // came before the output was ready.
         if (d_current->written() != nullptr)
             d_current->written.wait();
-        if (!d_current->buffer || d_current->buffer->size() < lead * sizeof(cfloat))
-            d_current->buffer.reset(new pinned_buffer(d_context, lead * sizeof(cfloat)));
-        cfloat* to = static_cast<cfloat*>(d_current->buffer->data());
-        const size_t known = std::min(lead, tail.size());
-        std::fill(to, to + lead - known, cfloat(0));
-        std::copy(tail.end() - known, tail.end(), to + lead - known);
+        if (!d_current->buffer || d_current->buffer->size() < bytes)
+            d_current->buffer.reset(new pinned_buffer(d_context, bytes));
+        char* to = static_cast<char*>(d_current->buffer->data());
+        const size_t known = std::min(bytes, tail.size());
+        std::fill(to, to + bytes - known, char(0));
+        std::copy(tail.end() - known, tail.end(), to + bytes - known);
     }
 
+    size_t input_sample_bytes() const override { return engine.input_sample_bytes(); }
+    size_t output_element_bytes() const override { return engine.output_element_bytes(); }
+    stream_ratio step() const override { return engine.step(); }
     region input_region() const override { return engine.input_region(); }
     size_t max_input_samples() const override { return engine.max_input_samples(); }
     size_t max_output_elements() const override { return engine.max_output_elements(); }
@@ -92,8 +95,8 @@ public:
             const region r = engine.input_region();
             queue.enqueueWriteBuffer(r.buffer,
                                      CL_FALSE,
-                                     (r.offset - d_lead) * sizeof(cfloat),
-                                     d_lead * sizeof(cfloat),
+                                     (r.offset - d_lead) * input_sample_bytes(),
+                                     d_lead * input_sample_bytes(),
                                      d_current->buffer->data(),
                                      nullptr,
                                      &d_current->written);
@@ -128,13 +131,18 @@ multi_device_pipeline::multi_device_pipeline(
             engines.begin() + i)
             fail("engine " + std::to_string(i) +
                  " appears twice: each device needs its own engine");
-        if (engines[i]->decimation() != engines[0]->decimation() ||
-            engines[i]->max_input_samples() != engines[0]->max_input_samples())
-            fail("engine " + std::to_string(i) + " differs from engine 0 (decimation " +
-                 std::to_string(engines[i]->decimation()) + " vs " +
-                 std::to_string(engines[0]->decimation()) + ", max_input_samples " +
-                 std::to_string(engines[i]->max_input_samples()) + " vs " +
-                 std::to_string(engines[0]->max_input_samples()) +
+        const splittable_engine &e = *engines[i], &first = *engines[0];
+        if (e.step().input != first.step().input ||
+            e.input_sample_bytes() != first.input_sample_bytes() ||
+            e.max_input_samples() != first.max_input_samples())
+            fail("engine " + std::to_string(i) +
+                 " differs from engine 0 (input samples per step " +
+                 std::to_string(e.step().input) + " vs " +
+                 std::to_string(first.step().input) + ", bytes per sample " +
+                 std::to_string(e.input_sample_bytes()) + " vs " +
+                 std::to_string(first.input_sample_bytes()) + ", max_input_samples " +
+                 std::to_string(e.max_input_samples()) + " vs " +
+                 std::to_string(first.max_input_samples()) +
                  "): configure every engine alike");
     }
     const bool split = engines.size() > 1;
@@ -155,23 +163,37 @@ bool multi_device_pipeline::can_submit() const
     return d_lanes[d_next]->pipeline->can_submit();
 }
 
-void multi_device_pipeline::forget_before(size_t kept)
+size_t multi_device_pipeline::input_sample_bytes() const
 {
-    if (d_tail.size() > kept)
-        std::fill(d_tail.begin(), d_tail.end() - kept, cfloat(0));
+    return d_lanes.front()->engine.input_sample_bytes();
 }
 
-void multi_device_pipeline::remember(const cfloat* input, size_t samples, size_t keep)
+size_t multi_device_pipeline::output_element_bytes() const
 {
-    const size_t from_input = std::min(samples, keep);
-    const size_t from_tail = std::min(keep - from_input, d_tail.size());
+    return d_lanes.front()->engine.output_element_bytes();
+}
+
+void multi_device_pipeline::forget_before(size_t kept)
+{
+    const size_t bytes = kept * input_sample_bytes();
+    if (d_tail.size() > bytes)
+        std::fill(d_tail.begin(), d_tail.end() - bytes, char(0));
+}
+
+void multi_device_pipeline::remember(const void* input, size_t samples, size_t keep)
+{
+    const size_t bytes = samples * input_sample_bytes(),
+                 keep_bytes = keep * input_sample_bytes();
+    const char* from = static_cast<const char*>(input);
+    const size_t from_input = std::min(bytes, keep_bytes);
+    const size_t from_tail = std::min(keep_bytes - from_input, d_tail.size());
     d_tail.erase(d_tail.begin(), d_tail.end() - from_tail);
-    d_tail.insert(d_tail.end(), input + samples - from_input, input + samples);
+    d_tail.insert(d_tail.end(), from + bytes - from_input, from + bytes);
 }
 
 template <typename Launch>
 size_t
-multi_device_pipeline::submit_with(const cfloat* input, size_t samples, Launch&& launch)
+multi_device_pipeline::submit_with(const void* input, size_t samples, Launch&& launch)
 {
     if (!can_submit())
         throw std::logic_error(
@@ -190,7 +212,7 @@ multi_device_pipeline::submit_with(const cfloat* input, size_t samples, Launch&&
                     std::to_string(l->engine.history_samples()) + " and " +
                     std::to_string(history) +
                     " samples): apply set_taps() to every engine");
-        const size_t D = next.engine.decimation();
+        const size_t D = next.engine.step().input;
         // A longer history: as in one engine, what it held before counts, the
         // samples older than that are zero.
         if (history > d_last_history)
@@ -209,13 +231,13 @@ multi_device_pipeline::submit_with(const cfloat* input, size_t samples, Launch&&
     return elements;
 }
 
-size_t multi_device_pipeline::submit(const cfloat* input, size_t samples)
+size_t multi_device_pipeline::submit(const void* input, size_t samples)
 {
     return submit_with(
         input, samples, [&](stream_pipeline& p) { return p.submit(input, samples); });
 }
 
-size_t multi_device_pipeline::submit_pinned(const cfloat* input, size_t samples)
+size_t multi_device_pipeline::submit_pinned(const void* input, size_t samples)
 {
     return submit_with(input, samples, [&](stream_pipeline& p) {
         return p.submit_pinned(input, samples);
@@ -273,7 +295,7 @@ cl::Event multi_device_pipeline::copy_oldest(size_t first,
         .copy_oldest(first, count, destination, offset, after);
 }
 
-void multi_device_pipeline::read_oldest(size_t first, size_t count, cfloat* destination)
+void multi_device_pipeline::read_oldest(size_t first, size_t count, void* destination)
 {
     oldest_lane().pipeline->read_oldest(first, count, destination);
 }
@@ -298,9 +320,9 @@ bool multi_device_pipeline::oldest_ready() const
 
 void multi_device_pipeline::wait_oldest() { oldest_lane().pipeline->wait_oldest(); }
 
-const cfloat* multi_device_pipeline::oldest() const
+const void* multi_device_pipeline::oldest_data() const
 {
-    return oldest_lane().pipeline->oldest();
+    return oldest_lane().pipeline->oldest<void>();
 }
 
 size_t multi_device_pipeline::oldest_elements() const

@@ -463,8 +463,6 @@ bool pfb_channelizer::runs_in_place() const
     return d_impl->layout == channel_layout::frame_major || d_impl->map.size() == 1;
 }
 
-size_t pfb_channelizer::in_place_step_samples() const { return d_impl->D; }
-
 stream_engine::in_place_result
 pfb_channelizer::run_in_place(const cl::CommandQueue& queue,
                               const span& input,
@@ -483,10 +481,6 @@ pfb_channelizer::run_in_place(const cl::CommandQueue& queue,
     const stream_window::in_place_split split = im.window->split_in_place(
         input.count, std::min(im.max_frames, output.count / slots), im.D, im.K * im.M);
     in_place_result r{ split.consumed, split.steps * slots, cl::Event() };
-    if (!split.steps) {
-        queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &r.done);
-        return r;
-    }
     fault::check_enqueue();
     std::vector<cl::Event> deps = wait;
     im.window->prepare(queue, deps);
@@ -519,7 +513,7 @@ pfb_channelizer::run_in_place(const cl::CommandQueue& queue,
                               deps));
     }
     im.frames_done += split.steps;
-    im.window->advance_in_place(queue, input, split, deps, r.done);
+    im.window->advance_in_place(queue, input, split, im.D, deps, r.done);
     return r;
 }
 

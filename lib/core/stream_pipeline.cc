@@ -24,17 +24,21 @@ stream_pipeline::stream_pipeline(device_context::sptr context,
       d_upload(d_context->create_queue()),
       d_compute(d_context->create_queue()),
       d_download(d_context->create_queue()),
-      d_slots(std::max<size_t>(depth, 1))
+      d_slots(std::max<size_t>(depth, 1)),
+      d_sample_bytes(engine.input_sample_bytes()),
+      d_element_bytes(engine.output_element_bytes())
 {
     for (auto& s : d_slots)
-        s.input.reset(new pinned_buffer(d_context, d_engine.max_input_samples() * 8));
+        s.input.reset(
+            new pinned_buffer(d_context, d_engine.max_input_samples() * d_sample_bytes));
 }
 
 void stream_pipeline::fit_output(slot& s) const
 {
     // The engine's output can grow (new taps, a longer channel map): the slot
     // being filled is free, so its buffers can be replaced.
-    const size_t bytes = std::max<size_t>(d_engine.max_output_elements(), 1) * 8;
+    const size_t bytes =
+        std::max<size_t>(d_engine.max_output_elements(), 1) * d_element_bytes;
     if (s.device_output_bytes < bytes) {
         s.device_output = cl::Buffer(d_context->context(), CL_MEM_READ_WRITE, bytes);
         s.device_output_bytes = bytes;
@@ -92,7 +96,7 @@ size_t stream_pipeline::launch(size_t samples, bool source_in_use, Upload&& uplo
         d_download.enqueueReadBuffer(s.device_output,
                                      CL_FALSE,
                                      0,
-                                     s.elements * 8,
+                                     s.elements * d_element_bytes,
                                      s.output->data(),
                                      &computed,
                                      &s.downloaded);
@@ -104,25 +108,27 @@ size_t stream_pipeline::launch(size_t samples, bool source_in_use, Upload&& uplo
     return s.elements;
 }
 
-size_t stream_pipeline::submit(const std::complex<float>* input, size_t samples)
+size_t stream_pipeline::submit(const void* input, size_t samples)
 {
     // The host copy into pinned memory and the upload go in pieces, each piece
     // uploaded as soon as it is copied, so that the two overlap.
-    constexpr size_t piece_samples = size_t(1) << 19;
+    const size_t piece_bytes = size_t(4) << 20;
     return launch(samples,
                   false,
                   [&](slot& s,
                       const stream_engine::region& r,
                       const std::vector<cl::Event>* region_free,
                       cl::Event& done) {
-                      auto* staging = static_cast<std::complex<float>*>(s.input->data());
-                      for (size_t first = 0; first < samples; first += piece_samples) {
-                          const size_t count = std::min(piece_samples, samples - first);
-                          host_copy(staging + first, input + first, count * 8);
+                      auto* staging = static_cast<char*>(s.input->data());
+                      const auto* from = static_cast<const char*>(input);
+                      const size_t bytes = samples * d_sample_bytes;
+                      for (size_t first = 0; first < bytes; first += piece_bytes) {
+                          const size_t count = std::min(piece_bytes, bytes - first);
+                          host_copy(staging + first, from + first, count);
                           d_upload.enqueueWriteBuffer(r.buffer,
                                                       CL_FALSE,
-                                                      (r.offset + first) * 8,
-                                                      count * 8,
+                                                      r.offset * d_sample_bytes + first,
+                                                      count,
                                                       staging + first,
                                                       region_free,
                                                       &done);
@@ -131,18 +137,22 @@ size_t stream_pipeline::submit(const std::complex<float>* input, size_t samples)
                   });
 }
 
-size_t stream_pipeline::submit_pinned(const std::complex<float>* input, size_t samples)
+size_t stream_pipeline::submit_pinned(const void* input, size_t samples)
 {
-    return launch(
-        samples,
-        true,
-        [&](slot&,
-            const stream_engine::region& r,
-            const std::vector<cl::Event>* region_free,
-            cl::Event& done) {
-            d_upload.enqueueWriteBuffer(
-                r.buffer, CL_FALSE, r.offset * 8, samples * 8, input, region_free, &done);
-        });
+    return launch(samples,
+                  true,
+                  [&](slot&,
+                      const stream_engine::region& r,
+                      const std::vector<cl::Event>* region_free,
+                      cl::Event& done) {
+                      d_upload.enqueueWriteBuffer(r.buffer,
+                                                  CL_FALSE,
+                                                  r.offset * d_sample_bytes,
+                                                  samples * d_sample_bytes,
+                                                  input,
+                                                  region_free,
+                                                  &done);
+                  });
 }
 
 size_t stream_pipeline::submit_device(const cl::Buffer& source,
@@ -162,9 +172,9 @@ size_t stream_pipeline::submit_device(const cl::Buffer& source,
                               wait.end(), region_free->begin(), region_free->end());
                       d_upload.enqueueCopyBuffer(source,
                                                  r.buffer,
-                                                 offset * 8,
-                                                 r.offset * 8,
-                                                 samples * 8,
+                                                 offset * d_sample_bytes,
+                                                 r.offset * d_sample_bytes,
+                                                 samples * d_sample_bytes,
                                                  wait.empty() ? nullptr : &wait,
                                                  &done);
                   });
@@ -191,18 +201,16 @@ cl::Event stream_pipeline::copy_oldest(size_t first,
     wait.push_back(s.engine_done);
     d_download.enqueueCopyBuffer(s.device_output,
                                  destination,
-                                 first * 8,
-                                 offset * 8,
-                                 count * 8,
+                                 first * d_element_bytes,
+                                 offset * d_element_bytes,
+                                 count * d_element_bytes,
                                  &wait,
                                  &s.delivered);
     d_download.flush();
     return s.delivered;
 }
 
-void stream_pipeline::read_oldest(size_t first,
-                                  size_t count,
-                                  std::complex<float>* destination)
+void stream_pipeline::read_oldest(size_t first, size_t count, void* destination)
 {
     if (count == 0)
         return;
@@ -210,8 +218,8 @@ void stream_pipeline::read_oldest(size_t first,
     const std::vector<cl::Event> computed{ s.engine_done };
     d_download.enqueueReadBuffer(s.device_output,
                                  CL_FALSE,
-                                 first * 8,
-                                 count * 8,
+                                 first * d_element_bytes,
+                                 count * d_element_bytes,
                                  destination,
                                  &computed,
                                  &s.delivered);
@@ -243,12 +251,11 @@ void stream_pipeline::wait_oldest()
     d_slots[d_in_flight.front()].downloaded.wait();
 }
 
-const std::complex<float>* stream_pipeline::oldest() const
+const void* stream_pipeline::oldest_data() const
 {
     if (d_output_on_device)
         throw std::logic_error("stream_pipeline: oldest() with the output on the device");
-    return static_cast<const std::complex<float>*>(
-        d_slots[d_in_flight.front()].output->data());
+    return d_slots[d_in_flight.front()].output->data();
 }
 
 size_t stream_pipeline::oldest_elements() const

@@ -160,20 +160,26 @@ stream_window::in_place_split stream_window::split_in_place(size_t available,
                                                             size_t step,
                                                             size_t reach) const
 {
-    if (d_leftover || d_split || reach < d_history + step)
+    if (d_split || reach < d_history + step)
         throw std::logic_error("stream_window: an in-place call on a window that "
-                               "holds a leftover, serves a split stream or has a "
-                               "step that reads less than itself");
+                               "serves a split stream or has a step that reads "
+                               "less than itself");
+    // In window elements: the kept samples, then new sample j at kept + j.
+    const size_t kept = keep();
     in_place_split split;
-    if (available + d_history < reach)
-        return split;
-    split.steps = std::min((available + d_history - reach) / step + 1, max_steps);
-    split.head_steps = std::min(split.steps, (d_history + step - 1) / step);
+    size_t complete = 0; // the steps the samples complete
+    if (kept + available >= reach)
+        complete = (kept + available - reach) / step + 1;
+    split.steps = std::min(complete, max_steps);
+    split.head_steps = std::min(split.steps, (kept + step - 1) / step);
     if (split.head_steps)
-        split.head_samples = (split.head_steps - 1) * step + reach - d_history;
+        split.head_samples =
+            std::min(available, (split.head_steps - 1) * step + reach - kept);
     if (split.steps > split.head_steps)
-        split.body_start = split.head_steps * step - d_history;
-    split.consumed = split.steps * step;
+        split.body_start = split.head_steps * step - kept;
+    // Every sample when no step is left out; else through the last step.
+    const size_t next = split.steps * step + d_history; // where the next call starts
+    split.consumed = split.steps == complete ? available : std::max(next, kept) - kept;
     return split;
 }
 
@@ -198,20 +204,23 @@ void stream_window::copy_head(const cl::CommandQueue& queue,
 void stream_window::advance_in_place(const cl::CommandQueue& queue,
                                      const stream_engine::span& source,
                                      const in_place_split& split,
+                                     size_t step,
                                      const std::vector<cl::Event>& deps,
                                      cl::Event& done)
 {
-    // New sample i is window element history + i: the history for the next
-    // call starts at element `consumed` of the stream [window | source].
-    const size_t from_window =
-        d_history > split.consumed ? d_history - split.consumed : 0;
-    const size_t from_source = d_history - from_window;
+    // The next call keeps window elements [from, kept + consumed): the
+    // history before its first sample and the samples it has not used.
+    const size_t kept = keep();
+    const size_t from = split.steps * step;
+    const size_t from_window = kept > from ? kept - from : 0;
+    const size_t source_first = from > kept ? from - kept : 0;
+    const size_t from_source = split.consumed - source_first;
     const int other = 1 - d_current;
     std::vector<cl::Event> wait = deps;
     if (from_window) {
         queue.enqueueCopyBuffer(d_window[d_current],
                                 d_window[other],
-                                split.consumed * 8,
+                                from * 8,
                                 0,
                                 from_window * 8,
                                 wait.empty() ? nullptr : &wait,
@@ -221,14 +230,15 @@ void stream_window::advance_in_place(const cl::CommandQueue& queue,
     if (from_source) {
         queue.enqueueCopyBuffer(source.buffer,
                                 d_window[other],
-                                (source.offset + split.consumed - from_source) * 8,
+                                (source.offset + source_first) * 8,
                                 from_window * 8,
                                 from_source * 8,
                                 wait.empty() ? nullptr : &wait,
                                 &done);
     }
-    if (!d_history)
+    if (!from_window && !from_source)
         queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &done);
+    d_leftover = from_window + from_source - d_history;
     d_carried = true;
     d_current = other;
 }

@@ -92,11 +92,14 @@ public:
      * \brief How a call whose new samples are read in place (another buffer,
      * stream_engine::run_in_place()) splits between the window and that buffer.
      *
-     * Output step s of the call reads the \p reach samples that start \p
-     * history() samples before new sample s * \p step. The first steps reach
-     * into the samples kept from earlier calls: they read the window, into which
-     * their new samples are copied behind the kept ones (copy_head()). The
-     * others read the buffer in place.
+     * Output step s of the call reads the \p reach samples from window element
+     * s * \p step on, the new samples following the keep() samples of the
+     * window. The first steps reach into the kept samples: they read the
+     * window, into which their new samples are copied behind the kept ones
+     * (copy_head()). The others read the buffer in place. The call consumes
+     * every new sample when it can compute every step they complete (what is
+     * short of a step becomes the leftover), otherwise those up to its last
+     * step.
      */
     struct in_place_split {
         size_t steps = 0;        //!< output steps of the call
@@ -110,19 +113,21 @@ public:
     in_place_split
     split_in_place(size_t available, size_t max_steps, size_t step, size_t reach) const;
     //! Copies the head's new samples from \p source behind the kept samples,
-    //! after the pending history work and \p deps (updated).
+    //! after \p deps (updated).
     void copy_head(const cl::CommandQueue& queue,
                    const stream_engine::span& source,
                    const in_place_split& split,
                    std::vector<cl::Event>& deps);
     /*!
-     * After an in-place call (\p deps): the history for the next call, the last
-     * history() samples up to new sample split.consumed, goes to the front of
-     * the other window, from \p source and the kept samples.
+     * After an in-place call (\p deps): the history and the leftover for the
+     * next call, the samples from split.steps steps on through the consumed
+     * ones, go to the front of the other window, from the kept samples and \p
+     * source.
      */
     void advance_in_place(const cl::CommandQueue& queue,
                           const stream_engine::span& source,
                           const in_place_split& split,
+                          size_t step,
                           const std::vector<cl::Event>& deps,
                           cl::Event& done);
 

@@ -64,8 +64,9 @@ public:
  * command that reads items waits for read_after() and hands its event to
  * read_by(); one that writes items waits for write_after() and hands its event
  * to written_by(). The data moves that a single-mapped buffer makes when it
- * wraps wait for all of them. Host memory (pinned_host) is read and written by
- * host blocks as soon as work() returns: there a gr-wideband block finishes
+ * wraps wait for all of them on the device (not on the host), and the next
+ * reads and writes wait for the moves the same way. Host memory (pinned_host) is read and
+ * written by host blocks as soon as work() returns: there a gr-wideband block finishes
  * every transfer that touches items before it hands them on (produce, or
  * consume), and registers its DMA reads of items it has not consumed yet with
  * read_by(), for the moves to wait for.
@@ -169,8 +170,9 @@ struct WIDEBAND_API stream_port {
     kind where = kind::host;
     opencl_buffer* buffer = nullptr; // pinned_host and device
 
-    //! Complex-element offset of \p pointer in the device memory (device ports).
-    size_t element_offset(const void* pointer) const;
+    //! Offset of \p pointer in the device memory in elements of \p
+    //! element_bytes (device ports).
+    size_t element_offset(const void* pointer, size_t element_bytes) const;
 };
 
 WIDEBAND_API stream_port input_port(gr::block& block, int index);

@@ -440,7 +440,7 @@ BOOST_AUTO_TEST_CASE(invalid_engines_and_calls)
     check_rejected(build({ contexts[0], nullptr }, { a.get(), b.get() }), { "null" });
     check_rejected(build(contexts, { a.get(), a.get() }), { "appears twice" });
     check_rejected(build(contexts, { a.get(), decimating.get() }),
-                   { "engine 1 differs", "decimation 3 vs 1" });
+                   { "engine 1 differs", "input samples per step 3 vs 1" });
 
     core::multi_device_pipeline p(contexts, { a.get(), b.get() });
     BOOST_TEST(!p.oldest_ready());

@@ -65,7 +65,7 @@ public:
     fft_filter(const fft_filter&) = delete;
     fft_filter& operator=(const fft_filter&) = delete;
 
-    size_t decimation() const override;
+    size_t decimation() const;
     size_t fft_size() const;
     //! New samples per FFT block (a multiple of D).
     size_t block_step() const;
@@ -103,7 +103,8 @@ public:
     //! Back to zero history, from the next enqueue() on.
     void reset();
 
-    // stream_engine
+    // stream_engine: one output per D samples.
+    stream_ratio step() const override { return { decimation(), 1 }; }
     region input_region() const override;
     size_t max_input_samples() const override;
     size_t max_output_elements() const override;
@@ -116,7 +117,6 @@ public:
 
     //! In place, the steps are whole FFT blocks (block_step() samples).
     bool runs_in_place() const override { return true; }
-    size_t in_place_step_samples() const override;
     in_place_result run_in_place(const cl::CommandQueue& queue,
                                  const span& input,
                                  const span& output,

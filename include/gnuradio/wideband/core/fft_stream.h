@@ -81,7 +81,8 @@ public:
      */
     void set_window(const std::vector<float>& window);
 
-    // stream_engine
+    // stream_engine: every vector is an output step of its own.
+    stream_ratio step() const override { return { d_fft_size, d_fft_size }; }
     region input_region() const override;
     size_t max_input_samples() const override { return d_max_vectors * d_fft_size; }
     size_t max_output_elements() const override { return max_input_samples(); }
@@ -95,14 +96,12 @@ public:
 
     //! In place, the steps are vectors.
     bool runs_in_place() const override { return true; }
-    size_t in_place_step_samples() const override { return d_fft_size; }
     in_place_result run_in_place(const cl::CommandQueue& queue,
                                  const span& input,
                                  const span& output,
                                  const std::vector<cl::Event>& wait) override;
 
-    // splittable_engine: every vector is an output step of its own.
-    size_t decimation() const override { return d_fft_size; }
+    // splittable_engine
     size_t history_samples() const override { return 0; }
     size_t continue_at(uint64_t position) override;
 

@@ -31,7 +31,7 @@ namespace core {
  *
  * One engine and one stream_pipeline (\p depth chunks in flight) per device.
  * As each engine sees only every N-th chunk, the pipeline keeps the last
- * history_samples() + decimation() - 1 input samples on the host and, with each
+ * history_samples() + step().input - 1 input samples on the host and, with each
  * chunk, writes the ones the chunk needs in front of it on its device
  * (splittable_engine::continue_at()), on the device's compute queue, before the
  * engine runs. That overlap is the cost of the split: history + (position mod
@@ -58,7 +58,8 @@ public:
      *
      * \throws std::invalid_argument for no engines, counts of contexts and
      *         engines that differ, a null or repeated engine, a null context,
-     *         or engines whose decimation or max_input_samples() differ
+     *         or engines whose step().input, input_sample_bytes() or
+     *         max_input_samples() differ
      */
     multi_device_pipeline(const std::vector<device_context::sptr>& contexts,
                           const std::vector<splittable_engine*>& engines,
@@ -70,6 +71,9 @@ public:
 
     //! Engines (devices) the chunks are spread over.
     size_t devices() const { return d_lanes.size(); }
+    //! The engines' sample and element sizes (stream_engine).
+    size_t input_sample_bytes() const;
+    size_t output_element_bytes() const;
     //! The most samples a chunk may have: the engines' max_input_samples().
     size_t max_input_samples() const;
 
@@ -87,9 +91,9 @@ public:
      * \throws std::logic_error when the engines' history lengths differ (a
      *         setting applied to some engines only)
      */
-    size_t submit(const std::complex<float>* input, size_t samples);
+    size_t submit(const void* input, size_t samples);
     //! As submit(), from page-locked host memory (see stream_pipeline::submit_pinned()).
-    size_t submit_pinned(const std::complex<float>* input, size_t samples);
+    size_t submit_pinned(const void* input, size_t samples);
     /*!
      * As stream_pipeline::submit_device().
      * \throws std::logic_error with several devices
@@ -117,7 +121,7 @@ public:
                           size_t offset,
                           const std::vector<cl::Event>& after = {});
     //! As stream_pipeline::read_oldest().
-    void read_oldest(size_t first, size_t count, std::complex<float>* destination);
+    void read_oldest(size_t first, size_t count, void* destination);
     //! Waits for the copies and reads enqueued so far, on every device.
     void wait_deliveries();
 
@@ -125,8 +129,13 @@ public:
     bool oldest_ready() const;
     //! Waits until the oldest chunk's output is on the host.
     void wait_oldest();
-    //! The oldest chunk's output (after wait_oldest() or oldest_ready()).
-    const std::complex<float>* oldest() const;
+    //! The oldest chunk's output (after wait_oldest() or oldest_ready()), as
+    //! elements of type \p T.
+    template <typename T = std::complex<float>>
+    const T* oldest() const
+    {
+        return static_cast<const T*>(oldest_data());
+    }
     size_t oldest_elements() const;
     //! Releases the oldest chunk.
     void pop();
@@ -137,24 +146,26 @@ private:
     class lane;
 
     const lane& oldest_lane() const;
+    const void* oldest_data() const;
     bool split() const { return d_lanes.size() > 1; }
     //! The one device's pipeline, for what only one device supports (\p what).
     stream_pipeline& only_pipeline(const char* what) const;
     //! submit() and submit_pinned(): \p launch(pipeline) submits the chunk.
     template <typename Launch>
-    size_t submit_with(const std::complex<float>* input, size_t samples, Launch&& launch);
+    size_t submit_with(const void* input, size_t samples, Launch&& launch);
     //! Zeros all but the last \p kept samples of the tail.
     void forget_before(size_t kept);
     //! Appends a chunk to the tail, keeping its last \p keep samples.
-    void remember(const std::complex<float>* input, size_t samples, size_t keep);
+    void remember(const void* input, size_t samples, size_t keep);
 
     std::vector<std::unique_ptr<lane>> d_lanes;
     std::deque<size_t> d_order; // lane of each chunk in flight, oldest first
     size_t d_next = 0;          // lane of the next chunk
     size_t d_last = 0;          // lane of the last chunk
     uint64_t d_position = 0;    // samples submitted
-    // The last input samples, zeros where the single engine would hold none.
-    std::vector<std::complex<float>> d_tail;
+    // The bytes of the last input samples, zeros where the single engine would
+    // hold none.
+    std::vector<char> d_tail;
     size_t d_last_history = 0; // the engines' history_samples() at the last chunk
 };
 

@@ -114,9 +114,9 @@ public:
     pfb_channelizer& operator=(const pfb_channelizer&) = delete;
 
     size_t channels() const;
-    size_t decimation() const override; //!< D = M / r input samples per frame
-    size_t taps_per_branch() const;     //!< K = ceil(taps / M)
-    size_t outputs() const;             //!< mapped channels (output slots)
+    size_t decimation() const;      //!< D = M / r input samples per frame
+    size_t taps_per_branch() const; //!< K = ceil(taps / M)
+    size_t outputs() const;         //!< mapped channels (output slots)
     size_t max_input_samples() const override;
     //! Frames one enqueue() of \p samples new samples produces.
     size_t frames_for(size_t samples) const;
@@ -150,7 +150,8 @@ public:
                    const std::vector<cl::Event>& wait = {});
 
     // stream_engine: compact output (channel-major rows of the call's frames, or
-    // frame-major), frames_for(samples) * outputs() elements.
+    // frame-major), frames_for(samples) * outputs() elements; a frame per D samples.
+    stream_ratio step() const override { return { decimation(), outputs() }; }
     size_t max_output_elements() const override;
     size_t input_regions() const override { return 2; }
     size_t run(const cl::CommandQueue& queue,
@@ -161,7 +162,6 @@ public:
     //! In place, the steps are frames; needs one output stream (frame-major
     //! output, or a single channel).
     bool runs_in_place() const override;
-    size_t in_place_step_samples() const override;
     in_place_result run_in_place(const cl::CommandQueue& queue,
                                  const span& input,
                                  const span& output,

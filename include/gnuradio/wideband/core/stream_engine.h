@@ -22,23 +22,45 @@ namespace core {
 
 // The streaming contract between the engines (fft_filter, pfb_channelizer,
 // fft_stream) and what drives them (stream_pipeline, multi_device_pipeline, the
-// blocks' streaming_block): complex float samples in, D input samples per
-// output step. Chunks reach an engine through its own input region (run()), or,
-// on a device-resident stream, are read where they are (run_in_place()).
+// blocks' streaming_block). An engine takes input samples of any size
+// (input_sample_bytes(): complex float, or the integer samples radios deliver)
+// and writes output elements of any size, a fixed number per output step of a
+// fixed number of input samples (step(): decimating, interpolating or any
+// rational ratio). Chunks reach an engine through its own input region (run()),
+// or, on a device-resident stream, are read where they are (run_in_place()).
 
 /*!
- * \brief A streaming engine as the pipeline drives it: complex samples in at a
- * device region, a compact block of complex output elements out.
+ * \brief An engine's output step: \p input input samples make \p output
+ * output elements. A decimating filter is {D, 1}, a channelizer's frame of S
+ * channels {D, S}, an FFT of N points {N, N}, an interpolator by I {1, I}, a
+ * resampler by P/Q {Q, P}.
+ */
+struct stream_ratio {
+    size_t input;
+    size_t output;
+};
+
+/*!
+ * \brief A streaming engine as the pipeline drives it: samples in at a device
+ * region, a compact block of output elements out. Offsets and counts are in
+ * samples (input) and elements (output), whose sizes the engine gives.
  */
 class WIDEBAND_CORE_API stream_engine
 {
 public:
     struct region {
         cl::Buffer buffer;
-        size_t offset;   //!< complex elements
-        size_t capacity; //!< complex elements free from offset on
+        size_t offset;   //!< samples
+        size_t capacity; //!< samples free from offset on
     };
     virtual ~stream_engine() = default;
+
+    //! Bytes of an input sample (8: complex float).
+    virtual size_t input_sample_bytes() const { return 8; }
+    //! Bytes of an output element (8: complex float).
+    virtual size_t output_element_bytes() const { return 8; }
+    //! Input samples per output step and the output elements it makes.
+    virtual stream_ratio step() const = 0;
 
     //! Where the next call's new samples go.
     virtual region input_region() const = 0;
@@ -63,7 +85,7 @@ public:
                        const std::vector<cl::Event>& wait,
                        cl::Event& done) = 0;
 
-    //! Complex elements of a device buffer: \p count of them from \p offset on.
+    //! Samples (elements) of a device buffer: \p count of them from \p offset on.
     struct span {
         cl::Buffer buffer;
         size_t offset;
@@ -81,21 +103,18 @@ public:
      */
     virtual bool runs_in_place() const { return false; }
     /*!
-     * \brief New samples that run_in_place() needs at least for one output step.
-     */
-    virtual size_t in_place_step_samples() const { return max_input_samples(); }
-    /*!
      * \brief A call on samples that are on the engine's device already, in
      * another buffer (the upstream block's), read where they are, with the
      * outputs written straight into \p output: no copy in or out.
      *
-     * Takes the whole output steps whose samples are all in \p input (at most
-     * max_input_samples()) and whose outputs fit \p output.count, once \p wait
-     * completes; what they need of earlier samples the engine keeps from its
-     * last call. A stream is run by one kind of call only: run_in_place()
-     * throughout, or run(). Outputs and consumption are in whole steps, so a
-     * stream's last samples short of a step make no output (as in GNU Radio's
-     * blocks that work in blocks of samples).
+     * Computes the output steps that \p input (at most max_input_samples()
+     * samples) completes, as many as fit \p output.count, once \p wait
+     * completes; what they need of earlier samples, and the samples short of a
+     * step, the engine keeps from its earlier calls (a small copy). Consumes
+     * every input sample, or, when the output is short of room, those through
+     * the last step. A stream is run by one kind of call only: run_in_place()
+     * throughout, or run(). A stream's last samples short of a step make no
+     * output (as in GNU Radio's blocks that work in blocks of samples).
      */
     virtual in_place_result run_in_place(const cl::CommandQueue& /* queue */,
                                          const span& /* input */,
@@ -115,9 +134,6 @@ public:
 class WIDEBAND_CORE_API splittable_engine : public stream_engine
 {
 public:
-    //! Input samples per output step (the channelizer's frame, the filter's
-    //! decimation).
-    virtual size_t decimation() const = 0;
     //! Input samples before an output step that its outputs depend on.
     virtual size_t history_samples() const = 0;
     /*!
@@ -125,7 +141,7 @@ public:
      * with the state the caller writes, not the one of the engine's last call.
      *
      * Returns the number of samples, history_samples() + position %
-     * decimation(), that the caller writes in front of the call's new samples,
+     * step().input, that the caller writes in front of the call's new samples,
      * i.e. ending at input_region().offset: the stream's samples right before
      * \p position (zeros before its start). From the first continue_at() on the
      * engine carries nothing from one call to the next, so every call needs one.

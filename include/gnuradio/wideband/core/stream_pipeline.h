@@ -28,6 +28,9 @@ namespace core {
  * queues for uploads, kernels and downloads, and up to \p depth calls in flight,
  * so that the transfers and kernels of consecutive calls overlap.
  *
+ * Samples and elements are the engine's (stream_engine::input_sample_bytes(),
+ * output_element_bytes()); offsets and counts are in those units.
+ *
  * submit() copies a chunk of input into pinned memory and enqueues its upload,
  * the engine and the download; oldest() gives the output of the oldest chunk
  * once it is on the host. Outputs come out in submission order; nothing is
@@ -63,15 +66,15 @@ public:
      * max_input_samples() of the engine. Returns the output elements the chunk
      * will have.
      */
-    size_t submit(const std::complex<float>* input, size_t samples);
+    size_t submit(const void* input, size_t samples);
     /*!
      * \brief As submit(), from page-locked host memory (DMA, no host copy). The
      * DMA may still be reading \p input when the call returns: call
      * wait_source_read() before the memory is reused.
      */
-    size_t submit_pinned(const std::complex<float>* input, size_t samples);
-    //! As submit_pinned(), from \p source at complex element \p offset (same
-    //! context), once \p after have completed.
+    size_t submit_pinned(const void* input, size_t samples);
+    //! As submit_pinned(), from \p source at sample \p offset (same context),
+    //! once \p after have completed.
     size_t submit_device(const cl::Buffer& source,
                          size_t offset,
                          size_t samples,
@@ -101,7 +104,7 @@ public:
                           const std::vector<cl::Event>& after = {});
     //! Enqueues a read of \p count elements of the oldest chunk from \p first on
     //! into host memory (output on device; page-locked memory reads by DMA).
-    void read_oldest(size_t first, size_t count, std::complex<float>* destination);
+    void read_oldest(size_t first, size_t count, void* destination);
     //! Waits for the copies and reads enqueued so far.
     void wait_deliveries();
 
@@ -110,8 +113,13 @@ public:
     bool oldest_ready() const;
     //! Waits until the oldest chunk's output is on the host.
     void wait_oldest();
-    //! The oldest chunk's output (call wait_oldest() or check oldest_ready() first).
-    const std::complex<float>* oldest() const;
+    //! The oldest chunk's output (call wait_oldest() or check oldest_ready()
+    //! first), as elements of type \p T (output_element_bytes() long).
+    template <typename T = std::complex<float>>
+    const T* oldest() const
+    {
+        return static_cast<const T*>(oldest_data());
+    }
     size_t oldest_elements() const;
     //! Releases the oldest chunk.
     void pop();
@@ -129,6 +137,7 @@ private:
     };
 
     void fit_output(slot& s) const;
+    const void* oldest_data() const;
     //! The rest of a submission once \p upload has enqueued the samples' way to
     //! the engine's input region (after \p region_free); \p source_in_use: the
     //! upload reads the caller's memory (see wait_source_read()).
@@ -144,6 +153,7 @@ private:
     std::deque<cl::Event> d_engine_runs; // the last input_regions() engine runs
     bool d_output_on_device = false;
     cl::Event d_source_read; // the upload still reading the caller's memory
+    const size_t d_sample_bytes, d_element_bytes; // the engine's
 };
 
 } // namespace core
