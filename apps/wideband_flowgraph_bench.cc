@@ -225,6 +225,7 @@ public:
     {
     }
     core::device_context::sptr opencl_context() const override { return d_context; }
+    bool reads_any_amount() const override { return true; }
 
     int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star&) override
     {

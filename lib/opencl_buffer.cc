@@ -285,8 +285,44 @@ bool opencl_buffer::input_blocked_callback(int items_required,
         items_required, items_avail, read_index, d_base, move, move);
 }
 
+uint64_t opencl_buffer::unread_items()
+{
+    uint64_t unread = 0;
+    for (size_t r = 0; r < nreaders(); ++r) {
+        const gr::buffer_reader* rd = reader(r);
+        const uint64_t read =
+            rd->nitems_read() - (rd->link()->history() - 1) - rd->sample_delay();
+        unread = std::max(unread, nitems_written() - read);
+    }
+    return unread;
+}
+
+bool opencl_buffer::readers_read_any_amount()
+{
+    for (size_t r = 0; r < nreaders(); ++r) {
+        const auto* ours = dynamic_cast<const opencl_block*>(reader(r)->link().get());
+        if (!ours || !ours->reads_any_amount())
+            return false;
+    }
+    return nreaders() > 0;
+}
+
+bool opencl_buffer::output_blkd_cb_ready(int output_multiple)
+{
+    // A writer that filled the buffer to its very end has no space left, which
+    // GNU Radio reads as "nothing to call back for": once the readers have
+    // read everything, the callback starts it again at the front.
+    if (where() == placement::device && d_write_index == d_bufsize && unread_items() == 0)
+        return true;
+    return buffer_single_mapped::output_blkd_cb_ready(output_multiple);
+}
+
 bool opencl_buffer::output_blocked_callback(int output_multiple, bool force)
 {
+    if (where() == placement::device && !force && unread_items() > 0 &&
+        readers_read_any_amount())
+        return false; // the readers take the rest, then a free restart
+
     if (where() == placement::pinned_host)
         return output_blocked_callback_logic(
             output_multiple,

@@ -55,6 +55,8 @@ public:
     {
         return single_context(d_contexts);
     }
+    //! Any input is worth a call (forecast()).
+    bool reads_any_amount() const override { return true; }
     //! Input samples the output may lag behind the input (the blocks whose
     //! public class has latency() override it with this).
     unsigned int latency() const
@@ -132,8 +134,9 @@ protected:
     {
         this->set_relative_rate(uint64_t(items.output), uint64_t(items.input));
         this->set_tag_propagation_policy(gr::block::TPP_DONT); // d_tags does it
-        this->set_output_multiple(
-            int(std::max<size_t>(1, max_input_items() / items.input * items.output)));
+        const size_t chunk_outputs =
+            std::max<size_t>(1, max_input_items() / items.input * items.output);
+        this->set_output_multiple(int(chunk_outputs));
     }
 
     //! A new engine on \p context with the current settings (when the

@@ -314,7 +314,7 @@ fft_filter::run_in_place(const cl::CommandQueue& queue,
     fault::check_enqueue();
     std::vector<cl::Event> deps = wait;
     im.window->prepare(queue, deps);
-    im.window->copy_head(queue, input, split, deps);
+    im.window->copy_in_place(queue, input, split, s.B, deps);
     cl::Event event;
     if (split.head_steps) {
         event = s.convolution->enqueue(queue,
@@ -338,7 +338,8 @@ fft_filter::run_in_place(const cl::CommandQueue& queue,
                                        output.offset + split.head_steps * per_block);
         deps.assign(1, event);
     }
-    im.window->advance_in_place(queue, input, split, s.B, deps, r.done);
+    im.window->advance_in_place(split, s.B);
+    r.done = stream_window::done_after(queue, deps);
     return r;
 }
 

@@ -484,7 +484,7 @@ pfb_channelizer::run_in_place(const cl::CommandQueue& queue,
     fault::check_enqueue();
     std::vector<cl::Event> deps = wait;
     im.window->prepare(queue, deps);
-    im.window->copy_head(queue, input, split, deps);
+    im.window->copy_in_place(queue, input, split, im.D, deps);
     const size_t last_of_first = im.K * im.M - 1;
     // One row per channel: the rows are the one output (a single channel).
     const size_t row_stride = split.steps;
@@ -513,7 +513,8 @@ pfb_channelizer::run_in_place(const cl::CommandQueue& queue,
                               deps));
     }
     im.frames_done += split.steps;
-    im.window->advance_in_place(queue, input, split, im.D, deps, r.done);
+    im.window->advance_in_place(split, im.D);
+    r.done = stream_window::done_after(queue, deps);
     return r;
 }
 

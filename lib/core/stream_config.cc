@@ -19,7 +19,7 @@ stream_config stream_config::for_device(const device_info& device)
     stream_config config;
     const bool gpu = (device.type & CL_DEVICE_TYPE_GPU) != 0;
     config.chunk_samples =
-        environment::chunk_samples().value_or(size_t(1) << (gpu ? 22 : 19));
+        environment::chunk_samples().value_or(size_t(1) << (gpu ? 24 : 19));
     config.pipeline_depth = environment::pipeline_depth();
     return config;
 }

@@ -183,64 +183,70 @@ stream_window::in_place_split stream_window::split_in_place(size_t available,
     return split;
 }
 
-void stream_window::copy_head(const cl::CommandQueue& queue,
-                              const stream_engine::span& source,
-                              const in_place_split& split,
-                              std::vector<cl::Event>& deps)
+void stream_window::copy_in_place(const cl::CommandQueue& queue,
+                                  const stream_engine::span& source,
+                                  const in_place_split& split,
+                                  size_t step,
+                                  std::vector<cl::Event>& deps)
 {
-    if (!split.head_samples)
-        return;
-    cl::Event event;
-    queue.enqueueCopyBuffer(source.buffer,
-                            d_window[d_current],
-                            source.offset * 8,
-                            keep() * 8,
-                            split.head_samples * 8,
-                            deps.empty() ? nullptr : &deps,
-                            &event);
-    deps.assign(1, event);
-}
-
-void stream_window::advance_in_place(const cl::CommandQueue& queue,
-                                     const stream_engine::span& source,
-                                     const in_place_split& split,
-                                     size_t step,
-                                     const std::vector<cl::Event>& deps,
-                                     cl::Event& done)
-{
-    // The next call keeps window elements [from, kept + consumed): the
-    // history before its first sample and the samples it has not used.
+    // The next call keeps window elements [from, kept + consumed): the history
+    // before its first sample and the samples it has not used.
     const size_t kept = keep();
     const size_t from = split.steps * step;
     const size_t from_window = kept > from ? kept - from : 0;
     const size_t source_first = from > kept ? from - kept : 0;
     const size_t from_source = split.consumed - source_first;
-    const int other = 1 - d_current;
-    std::vector<cl::Event> wait = deps;
-    if (from_window) {
-        queue.enqueueCopyBuffer(d_window[d_current],
-                                d_window[other],
-                                from * 8,
-                                0,
-                                from_window * 8,
-                                wait.empty() ? nullptr : &wait,
-                                &done);
-        wait.assign(1, done);
-    }
-    if (from_source) {
-        queue.enqueueCopyBuffer(source.buffer,
-                                d_window[other],
-                                (source.offset + source_first) * 8,
-                                from_window * 8,
-                                from_source * 8,
-                                wait.empty() ? nullptr : &wait,
-                                &done);
-    }
-    if (!from_window && !from_source)
-        queue.enqueueMarkerWithWaitList(wait.empty() ? nullptr : &wait, &done);
-    d_leftover = from_window + from_source - d_history;
+    const size_t total = split.head_samples + from_window + from_source;
+    if (total == 0)
+        return;
+    if (!d_copy)
+        d_copy.emplace(*d_context, "stream_window.cl", "", "copy_ranges");
+    kernel_args& k = *d_copy;
+    const cl::Buffer& current = d_window[d_current];
+    const cl::Buffer& other = d_window[1 - d_current];
+    const auto range = [&](int i,
+                           const cl::Buffer& from_buffer,
+                           size_t from_offset,
+                           const cl::Buffer& to_buffer,
+                           size_t to_offset,
+                           size_t count) {
+        const std::string n = std::to_string(i);
+        k.set("source" + n, from_buffer);
+        k.set("source" + n + "_offset", cl_ulong(from_offset));
+        k.set("destination" + n, to_buffer);
+        k.set("destination" + n + "_offset", cl_ulong(to_offset));
+        k.set("count" + n, cl_ulong(count));
+    };
+    range(0, source.buffer, source.offset, current, kept, split.head_samples);
+    range(1, current, from, other, 0, from_window);
+    range(
+        2, source.buffer, source.offset + source_first, other, from_window, from_source);
+    cl::Event event;
+    constexpr size_t group = 256;
+    queue.enqueueNDRangeKernel(k.ready(),
+                               cl::NullRange,
+                               cl::NDRange((total + group - 1) / group * group),
+                               cl::NDRange(group),
+                               deps.empty() ? nullptr : &deps,
+                               &event);
+    deps.assign(1, event);
+}
+
+cl::Event stream_window::done_after(const cl::CommandQueue& queue,
+                                    const std::vector<cl::Event>& deps)
+{
+    if (deps.size() == 1)
+        return deps.front();
+    cl::Event marker;
+    queue.enqueueMarkerWithWaitList(deps.empty() ? nullptr : &deps, &marker);
+    return marker;
+}
+
+void stream_window::advance_in_place(const in_place_split& split, size_t step)
+{
+    d_leftover = keep() + split.consumed - split.steps * step - d_history;
     d_carried = true;
-    d_current = other;
+    d_current = 1 - d_current;
 }
 
 } // namespace core

@@ -8,6 +8,7 @@
 #ifndef INCLUDED_WIDEBAND_CORE_STREAM_WINDOW_H
 #define INCLUDED_WIDEBAND_CORE_STREAM_WINDOW_H
 
+#include "kernel_args.h"
 #include <gnuradio/wideband/core/device.h>
 #include <gnuradio/wideband/core/stream_pipeline.h>
 
@@ -112,24 +113,24 @@ public:
     //! The split for \p available new samples and at most \p max_steps steps.
     in_place_split
     split_in_place(size_t available, size_t max_steps, size_t step, size_t reach) const;
-    //! Copies the head's new samples from \p source behind the kept samples,
-    //! after \p deps (updated).
-    void copy_head(const cl::CommandQueue& queue,
-                   const stream_engine::span& source,
-                   const in_place_split& split,
-                   std::vector<cl::Event>& deps);
     /*!
-     * After an in-place call (\p deps): the history and the leftover for the
-     * next call, the samples from split.steps steps on through the consumed
-     * ones, go to the front of the other window, from the kept samples and \p
-     * source.
+     * \brief Enqueues, in one launch after \p deps (updated), the copies of an
+     * in-place call: the head's new samples from \p source behind the kept
+     * samples, and the next call's history and leftover (the samples from
+     * split.steps steps on through the consumed ones, from the kept samples
+     * and \p source) to the front of the other window. Then the call's
+     * kernels, then advance_in_place().
      */
-    void advance_in_place(const cl::CommandQueue& queue,
-                          const stream_engine::span& source,
-                          const in_place_split& split,
-                          size_t step,
-                          const std::vector<cl::Event>& deps,
-                          cl::Event& done);
+    void copy_in_place(const cl::CommandQueue& queue,
+                       const stream_engine::span& source,
+                       const in_place_split& split,
+                       size_t step,
+                       std::vector<cl::Event>& deps);
+    //! The in-place call is enqueued: the next one uses the other window.
+    void advance_in_place(const in_place_split& split, size_t step);
+    //! An event after \p deps (the one, or a marker).
+    static cl::Event done_after(const cl::CommandQueue& queue,
+                                const std::vector<cl::Event>& deps);
 
 private:
     void allocate(size_t capacity);
@@ -149,9 +150,10 @@ private:
     size_t d_capacity = 0;
     int d_current = 0;
     std::optional<history_move> d_pending;
-    bool d_carried = false;   // a call has copied its state to the other window
-    bool d_split = false;     // continue_with() gives each call its state
-    bool d_continued = false; // ... and has given the next call's
+    bool d_carried = false;            // a call has copied its state to the other window
+    bool d_split = false;              // continue_with() gives each call its state
+    bool d_continued = false;          // ... and has given the next call's
+    std::optional<kernel_args> d_copy; // copy_in_place(), built at its first use
 };
 
 } // namespace core

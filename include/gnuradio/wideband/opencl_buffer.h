@@ -36,6 +36,13 @@ public:
     virtual ~opencl_block() = default;
     //! The block's device; nullptr when it spreads over several.
     virtual core::device_context::sptr opencl_context() const = 0;
+    /*!
+     * \brief Whether the block, as a reader, takes any number of the items
+     * available (asks for one at a time): then a writer on a device edge that
+     * reaches the end of the buffer waits for the block to read the items
+     * left there instead of moving them (see opencl_buffer).
+     */
+    virtual bool reads_any_amount() const { return false; }
 };
 
 /*!
@@ -65,7 +72,12 @@ public:
  * read_by(); one that writes items waits for write_after() and hands its event
  * to written_by(). The data moves that a single-mapped buffer makes when it
  * wraps wait for all of them on the device (not on the host), and the next
- * reads and writes wait for the moves the same way. Host memory (pinned_host) is read and
+ * reads and writes wait for the moves the same way. Where every reader reads
+ * any amount (opencl_block::reads_any_amount(), the gr-wideband blocks), a
+ * writer at the end of a device buffer waits for the readers to take what is
+ * left there and starts again at the front, moving nothing: a move there
+ * would copy up to a chunk (tens of MB on a GPU) through the copy engine
+ * between the writer's and the readers' kernels. Host memory (pinned_host) is read and
  * written by host blocks as soon as work() returns: there a gr-wideband block finishes
  * every transfer that touches items before it hands them on (produce, or
  * consume), and registers its DMA reads of items it has not consumed yet with
@@ -110,6 +122,7 @@ public:
     void written_by(const cl::Event& write);
 
     void post_work(int nitems) override;
+    bool output_blkd_cb_ready(int output_multiple) override;
     void update_reader_block_history(unsigned history, int delay) override;
     void* write_pointer() override;
     const void* _read_pointer(unsigned int read_index) override;
@@ -134,6 +147,10 @@ private:
     bool device_edge();
     //! The last write and every reader's last read, for the moves to wait for.
     std::vector<cl::Event> pending_transfers();
+    //! Items written that some reader has not read yet.
+    uint64_t unread_items();
+    //! Every reader is a gr-wideband block that reads any amount.
+    bool readers_read_any_amount();
     //! memcpy/memmove between two places of the device memory (blocking).
     void* device_move(void* dst, const void* src, size_t bytes);
     //! memmove in the pinned memory, once the transfers that touch it are done.

@@ -28,12 +28,14 @@ struct WIDEBAND_CORE_API stream_config {
     size_t pipeline_depth = 0; //!< chunks in flight per device
 
     /*!
-     * \brief For \p device: chunks of 2^22 samples on a GPU, where transfers
-     * then run at the bus's speed and the launch and hand-over costs vanish
-     * (docs/benchmarks.md: with 2^19 a block inside GNU Radio ran at a tenth
-     * of its engine's speed), 2^19 on other devices (memory, latency); two
-     * chunks in flight. WIDEBAND_CHUNK_SAMPLES and WIDEBAND_PIPELINE_DEPTH
-     * replace them.
+     * \brief For \p device: chunks of 2^24 samples (128 MiB of complex float)
+     * on a GPU, where a call's fixed costs (launches, GNU Radio's hand-over,
+     * some 25 us) then vanish against its kernels (docs/benchmarks.md: a
+     * filter between device edges ran at 0.6 of its engine with 2^22, 0.86
+     * with 2^24; with 2^19 a block ran at a tenth), 2^19 on other devices
+     * (memory, latency); two chunks in flight. WIDEBAND_CHUNK_SAMPLES and
+     * WIDEBAND_PIPELINE_DEPTH replace them (4194304, 2^22, holds a quarter of
+     * the memory, for a little less speed).
      *
      * \throws std::invalid_argument for a variable out of its range
      */
