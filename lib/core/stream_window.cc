@@ -204,18 +204,23 @@ void stream_window::copy_in_place(const cl::CommandQueue& queue,
     kernel_args& k = *d_copy;
     const cl::Buffer& current = d_window[d_current];
     const cl::Buffer& other = d_window[1 - d_current];
+    // The parameters of range i, as copy_ranges names them.
+    static const char* const names[3][5] = {
+        { "source0", "source0_offset", "destination0", "destination0_offset", "count0" },
+        { "source1", "source1_offset", "destination1", "destination1_offset", "count1" },
+        { "source2", "source2_offset", "destination2", "destination2_offset", "count2" },
+    };
     const auto range = [&](int i,
                            const cl::Buffer& from_buffer,
                            size_t from_offset,
                            const cl::Buffer& to_buffer,
                            size_t to_offset,
                            size_t count) {
-        const std::string n = std::to_string(i);
-        k.set("source" + n, from_buffer);
-        k.set("source" + n + "_offset", cl_ulong(from_offset));
-        k.set("destination" + n, to_buffer);
-        k.set("destination" + n + "_offset", cl_ulong(to_offset));
-        k.set("count" + n, cl_ulong(count));
+        k.set(names[i][0], from_buffer);
+        k.set(names[i][1], cl_ulong(from_offset));
+        k.set(names[i][2], to_buffer);
+        k.set(names[i][3], cl_ulong(to_offset));
+        k.set(names[i][4], cl_ulong(count));
     };
     range(0, source.buffer, source.offset, current, kept, split.head_samples);
     range(1, current, from, other, 0, from_window);
