@@ -307,16 +307,6 @@ bool opencl_buffer::readers_read_any_amount()
     return nreaders() > 0;
 }
 
-bool opencl_buffer::output_blkd_cb_ready(int output_multiple)
-{
-    // A writer that filled the buffer to its very end has no space left, which
-    // GNU Radio reads as "nothing to call back for": once the readers have
-    // read everything, the callback starts it again at the front.
-    if (where() == placement::device && d_write_index == d_bufsize && unread_items() == 0)
-        return true;
-    return buffer_single_mapped::output_blkd_cb_ready(output_multiple);
-}
-
 bool opencl_buffer::output_blocked_callback(int output_multiple, bool force)
 {
     if (where() == placement::device && !force && unread_items() > 0 &&

@@ -22,8 +22,8 @@ namespace wideband {
  * \brief Tag propagation of a block whose output lags its input, at any ratio
  * of \p ratio.output output items per \p ratio.input input items: a tag on
  * input item k of a stream goes to the stream's output item floor(k * output /
- * input) (the first output item that depends on the input item, for decimation
- * and interpolation alike).
+ * input), for decimation and interpolation alike (GNU Radio's own propagation
+ * rounds to the nearest instead).
  *
  * GNU Radio's automatic propagation would round and place the tag in the call
  * that consumes item k, while that output item may be produced calls later

@@ -294,6 +294,17 @@ private:
             d_tags.restart(this->nitems_read(0), this->nitems_written(0));
             d_stream_begins = false;
         }
+        // An engine whose in-place step outputs more than the room GNU Radio
+        // gives (a small max_noutput_items, new taps with a longer FFT) would
+        // never compute one: the stream goes on through the pipeline, from the
+        // engine's state as it is (the same window).
+        if (d_direct && size_t(noutput_items) * elements_per_item() <
+                            d_engines.front()->in_place_output_step()) {
+            d_direct_queue.finish();
+            d_direct_calls.clear();
+            d_direct = false;
+            d_work->bind(d_input, d_outputs, output_on_device(d_outputs));
+        }
         size_t consumed = 0; // input items
         size_t produced = 0;
         if (d_direct) {

@@ -339,7 +339,7 @@ fft_filter::run_in_place(const cl::CommandQueue& queue,
         deps.assign(1, event);
     }
     im.window->advance_in_place(split, s.B);
-    r.done = stream_window::done_after(queue, deps);
+    r.done = stream_window::done_after(queue, wait, deps);
     return r;
 }
 

@@ -514,7 +514,7 @@ pfb_channelizer::run_in_place(const cl::CommandQueue& queue,
     }
     im.frames_done += split.steps;
     im.window->advance_in_place(split, im.D);
-    r.done = stream_window::done_after(queue, deps);
+    r.done = stream_window::done_after(queue, wait, deps);
     return r;
 }
 

@@ -227,20 +227,23 @@ void stream_window::copy_in_place(const cl::CommandQueue& queue,
     range(
         2, source.buffer, source.offset + source_first, other, from_window, from_source);
     cl::Event event;
-    constexpr size_t group = 256;
     queue.enqueueNDRangeKernel(k.ready(),
                                cl::NullRange,
-                               cl::NDRange((total + group - 1) / group * group),
-                               cl::NDRange(group),
+                               cl::NDRange(total),
+                               cl::NullRange,
                                deps.empty() ? nullptr : &deps,
                                &event);
     deps.assign(1, event);
 }
 
 cl::Event stream_window::done_after(const cl::CommandQueue& queue,
+                                    const std::vector<cl::Event>& wait,
                                     const std::vector<cl::Event>& deps)
 {
-    if (deps.size() == 1)
+    const auto same = [](const cl::Event& a, const cl::Event& b) { return a() == b(); };
+    const bool enqueued = !(deps.size() == wait.size() &&
+                            std::equal(deps.begin(), deps.end(), wait.begin(), same));
+    if (enqueued && deps.size() == 1)
         return deps.front();
     cl::Event marker;
     queue.enqueueMarkerWithWaitList(deps.empty() ? nullptr : &deps, &marker);

@@ -97,7 +97,7 @@ public:
      * s * \p step on, the new samples following the keep() samples of the
      * window. The first steps reach into the kept samples: they read the
      * window, into which their new samples are copied behind the kept ones
-     * (copy_head()). The others read the buffer in place. The call consumes
+     * (copy_in_place()). The others read the buffer in place. The call consumes
      * every new sample when it can compute every step they complete (what is
      * short of a step becomes the leftover), otherwise those up to its last
      * step.
@@ -128,8 +128,11 @@ public:
                        std::vector<cl::Event>& deps);
     //! The in-place call is enqueued: the next one uses the other window.
     void advance_in_place(const in_place_split& split, size_t step);
-    //! An event after \p deps (the one, or a marker).
+    //! The event of a call that waited for \p wait and enqueued up to \p deps:
+    //! the last command, or a marker when it enqueued none (an event of the
+    //! caller's wait list is not the call's own).
     static cl::Event done_after(const cl::CommandQueue& queue,
+                                const std::vector<cl::Event>& wait,
                                 const std::vector<cl::Event>& deps);
 
 private:

@@ -122,7 +122,6 @@ public:
     void written_by(const cl::Event& write);
 
     void post_work(int nitems) override;
-    bool output_blkd_cb_ready(int output_multiple) override;
     void update_reader_block_history(unsigned history, int delay) override;
     void* write_pointer() override;
     const void* _read_pointer(unsigned int read_index) override;
@@ -151,7 +150,8 @@ private:
     uint64_t unread_items();
     //! Every reader is a gr-wideband block that reads any amount.
     bool readers_read_any_amount();
-    //! memcpy/memmove between two places of the device memory (blocking).
+    //! memcpy/memmove between two places of the device memory, enqueued after
+    //! the pending transfers; the next ones wait for it.
     void* device_move(void* dst, const void* src, size_t bytes);
     //! memmove in the pinned memory, once the transfers that touch it are done.
     void* host_move(void* dst, const void* src, size_t bytes);
@@ -167,7 +167,9 @@ private:
     cl::Buffer d_device;
     cl::CommandQueue d_queue;
     std::mutex d_events_mutex; // the writer's and the readers' threads
-    cl::Event d_last_write;    // commands of one in-order queue: the last is enough
+    // The last command that wrote items: each waited for the one before (the
+    // writer's in-order queue, or a move after every pending transfer).
+    cl::Event d_last_write;
     std::map<const void*, cl::Event> d_last_read;
     cl::Buffer d_scratch; // for moves within the device memory that overlap
     size_t d_scratch_bytes = 0;

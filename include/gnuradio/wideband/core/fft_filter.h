@@ -117,6 +117,7 @@ public:
 
     //! In place, the steps are whole FFT blocks (block_step() samples).
     bool runs_in_place() const override { return true; }
+    size_t in_place_output_step() const override { return block_step() / decimation(); }
     in_place_result run_in_place(const cl::CommandQueue& queue,
                                  const span& input,
                                  const span& output,

@@ -103,18 +103,24 @@ public:
      */
     virtual bool runs_in_place() const { return false; }
     /*!
+     * \brief Output elements run_in_place() writes per step it computes (a
+     * call with less output room than this computes nothing).
+     */
+    virtual size_t in_place_output_step() const { return step().output; }
+    /*!
      * \brief A call on samples that are on the engine's device already, in
      * another buffer (the upstream block's), read where they are, with the
      * outputs written straight into \p output: no copy in or out.
      *
      * Computes the output steps that \p input (at most max_input_samples()
      * samples) completes, as many as fit \p output.count, once \p wait
-     * completes; what they need of earlier samples, and the samples short of a
-     * step, the engine keeps from its earlier calls (a small copy). Consumes
-     * every input sample, or, when the output is short of room, those through
-     * the last step. A stream is run by one kind of call only: run_in_place()
-     * throughout, or run(). A stream's last samples short of a step make no
-     * output (as in GNU Radio's blocks that work in blocks of samples).
+     * completes; what they need of earlier samples, and the samples it cannot
+     * complete a step with yet, the engine keeps from its earlier calls (a
+     * small copy). Consumes every input sample, or, when the output is short
+     * of room, those through the last step. \p done is an event of this call
+     * (a marker when it enqueues nothing). A stream is run by one kind of call only:
+     * run_in_place() throughout, or run(). A stream's last samples short of a step make
+     * no output (as in GNU Radio's blocks that work in blocks of samples).
      */
     virtual in_place_result run_in_place(const cl::CommandQueue& /* queue */,
                                          const span& /* input */,
