@@ -227,9 +227,12 @@ void stream_window::copy_in_place(const cl::CommandQueue& queue,
     range(
         2, source.buffer, source.offset + source_first, other, from_window, from_source);
     cl::Event event;
+    // A multiple of 64 work-items (the extra ones copy nothing), so that the
+    // runtime picks a work-group size that suits the device rather than one
+    // that divides an odd count.
     queue.enqueueNDRangeKernel(k.ready(),
                                cl::NullRange,
-                               cl::NDRange(total),
+                               cl::NDRange((total + 63) / 64 * 64),
                                cl::NullRange,
                                deps.empty() ? nullptr : &deps,
                                &event);
