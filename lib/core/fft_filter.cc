@@ -307,40 +307,30 @@ fft_filter::run_in_place(const cl::CommandQueue& queue,
 {
     impl& im = *d_impl;
     const taps_setup& s = im.current;
-    const size_t per_block = s.B / im.D;
-    const stream_window::in_place_split split = im.window->split_in_place(
-        input.count, std::min(s.max_blocks, output.count / per_block), s.B, s.L);
-    in_place_result r{ split.consumed, split.steps * per_block, cl::Event() };
     fault::check_enqueue();
-    std::vector<cl::Event> deps = wait;
-    im.window->prepare(queue, deps);
-    im.window->copy_in_place(queue, input, split, s.B, deps);
-    cl::Event event;
-    if (split.head_steps) {
-        event = s.convolution->enqueue(queue,
-                                       im.window->buffer(),
-                                       s.spectrum,
-                                       output.buffer,
-                                       deps,
-                                       split.head_steps,
-                                       0,
-                                       output.offset);
-        deps.assign(1, event);
-    }
-    if (split.steps > split.head_steps) {
-        event = s.convolution->enqueue(queue,
-                                       input.buffer,
-                                       s.spectrum,
-                                       output.buffer,
-                                       deps,
-                                       split.steps - split.head_steps,
-                                       input.offset + split.body_start,
-                                       output.offset + split.head_steps * per_block);
-        deps.assign(1, event);
-    }
-    im.window->advance_in_place(split, s.B);
-    r.done = stream_window::done_after(queue, wait, deps);
-    return r;
+    return im.window->run_in_place(queue,
+                                   input,
+                                   output,
+                                   s.max_blocks,
+                                   s.B,
+                                   s.L,
+                                   s.B / im.D,
+                                   wait,
+                                   [&](const cl::Buffer& buffer,
+                                       size_t read_start,
+                                       size_t,
+                                       size_t blocks,
+                                       size_t output_offset,
+                                       const std::vector<cl::Event>& deps) {
+                                       return s.convolution->enqueue(queue,
+                                                                     buffer,
+                                                                     s.spectrum,
+                                                                     output.buffer,
+                                                                     deps,
+                                                                     blocks,
+                                                                     read_start,
+                                                                     output_offset);
+                                   });
 }
 
 void fft_filter::set_taps(const std::vector<std::complex<float>>& taps)

@@ -477,44 +477,35 @@ pfb_channelizer::run_in_place(const cl::CommandQueue& queue,
         std::numeric_limits<cl_uint>::max())
         throw std::invalid_argument(
             "pfb_channelizer: an in-place call on buffers of 2^32 elements or more");
-    const size_t slots = im.map.size();
-    const stream_window::in_place_split split = im.window->split_in_place(
-        input.count, std::min(im.max_frames, output.count / slots), im.D, im.K * im.M);
-    in_place_result r{ split.consumed, split.steps * slots, cl::Event() };
     fault::check_enqueue();
-    std::vector<cl::Event> deps = wait;
-    im.window->prepare(queue, deps);
-    im.window->copy_in_place(queue, input, split, im.D, deps);
-    const size_t last_of_first = im.K * im.M - 1;
-    // One row per channel: the rows are the one output (a single channel).
-    const size_t row_stride = split.steps;
-    if (split.head_steps) {
-        deps.assign(1,
-                    im.launch(queue,
-                              im.window->buffer(),
-                              last_of_first,
-                              im.frames_done,
-                              split.head_steps,
-                              output.buffer,
-                              output.offset,
-                              row_stride,
-                              deps));
-    }
-    if (split.steps > split.head_steps) {
-        deps.assign(1,
-                    im.launch(queue,
-                              input.buffer,
-                              input.offset + split.body_start + last_of_first,
-                              im.frames_done + split.head_steps,
-                              split.steps - split.head_steps,
-                              output.buffer,
-                              output.offset + split.head_steps * slots,
-                              row_stride,
-                              deps));
-    }
-    im.frames_done += split.steps;
-    im.window->advance_in_place(split, im.D);
-    r.done = stream_window::done_after(queue, wait, deps);
+    const in_place_result r =
+        im.window->run_in_place(queue,
+                                input,
+                                output,
+                                im.max_frames,
+                                im.D,
+                                im.K * im.M,
+                                im.map.size(),
+                                wait,
+                                [&](const cl::Buffer& buffer,
+                                    size_t read_start,
+                                    size_t first,
+                                    size_t frames,
+                                    size_t output_offset,
+                                    const std::vector<cl::Event>& deps) {
+                                    // One output stream: channel-major rows are a single
+                                    // channel's.
+                                    return im.launch(queue,
+                                                     buffer,
+                                                     read_start + im.K * im.M - 1,
+                                                     im.frames_done + first,
+                                                     frames,
+                                                     output.buffer,
+                                                     output_offset,
+                                                     frames,
+                                                     deps);
+                                });
+    im.frames_done += r.produced / im.map.size();
     return r;
 }
 

@@ -239,25 +239,46 @@ void stream_window::copy_in_place(const cl::CommandQueue& queue,
     deps.assign(1, event);
 }
 
-cl::Event stream_window::done_after(const cl::CommandQueue& queue,
-                                    const std::vector<cl::Event>& wait,
-                                    const std::vector<cl::Event>& deps)
+stream_engine::in_place_result
+stream_window::run_in_place(const cl::CommandQueue& queue,
+                            const stream_engine::span& input,
+                            const stream_engine::span& output,
+                            size_t max_steps,
+                            size_t step,
+                            size_t reach,
+                            size_t step_outputs,
+                            const std::vector<cl::Event>& wait,
+                            const step_launch& launch)
 {
-    const auto same = [](const cl::Event& a, const cl::Event& b) { return a() == b(); };
-    const bool enqueued = !(deps.size() == wait.size() &&
-                            std::equal(deps.begin(), deps.end(), wait.begin(), same));
-    if (enqueued && deps.size() == 1)
-        return deps.front();
-    cl::Event marker;
-    queue.enqueueMarkerWithWaitList(deps.empty() ? nullptr : &deps, &marker);
-    return marker;
-}
-
-void stream_window::advance_in_place(const in_place_split& split, size_t step)
-{
+    const in_place_split split = split_in_place(
+        input.count, std::min(max_steps, output.count / step_outputs), step, reach);
+    std::vector<cl::Event> deps = wait;
+    prepare(queue, deps);
+    copy_in_place(queue, input, split, step, deps);
+    if (split.head_steps)
+        deps.assign(1, launch(buffer(), 0, 0, split.head_steps, output.offset, deps));
+    if (split.steps > split.head_steps)
+        deps.assign(1,
+                    launch(input.buffer,
+                           input.offset + split.body_start,
+                           split.head_steps,
+                           split.steps - split.head_steps,
+                           output.offset + split.head_steps * step_outputs,
+                           deps));
+    // The next call uses the other window, into which copy_in_place() wrote.
     d_leftover = keep() + split.consumed - split.steps * step - d_history;
     d_carried = true;
     d_current = 1 - d_current;
+
+    stream_engine::in_place_result r{ split.consumed, split.steps * step_outputs, {} };
+    const auto same = [](const cl::Event& a, const cl::Event& b) { return a() == b(); };
+    const bool enqueued = !(deps.size() == wait.size() &&
+                            std::equal(deps.begin(), deps.end(), wait.begin(), same));
+    if (enqueued && deps.size() == 1) // the call's last command
+        r.done = deps.front();
+    else // nothing of its own: an event of the wait list is not the call's
+        queue.enqueueMarkerWithWaitList(deps.empty() ? nullptr : &deps, &r.done);
+    return r;
 }
 
 } // namespace core

@@ -13,6 +13,7 @@
 #include <gnuradio/wideband/core/stream_pipeline.h>
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -90,53 +91,63 @@ public:
                  cl::Event& done);
 
     /*!
-     * \brief How a call whose new samples are read in place (another buffer,
-     * stream_engine::run_in_place()) splits between the window and that buffer.
+     * \brief Enqueues the parts of an in-place call (stream_engine::run_in_place())
+     * of at most \p max_steps output steps of \p step new samples, each reading
+     * \p reach samples and writing \p step_outputs output elements.
      *
      * Output step s of the call reads the \p reach samples from window element
      * s * \p step on, the new samples following the keep() samples of the
      * window. The first steps reach into the kept samples: they read the
-     * window, into which their new samples are copied behind the kept ones
-     * (copy_in_place()). The others read the buffer in place. The call consumes
-     * every new sample when it can compute every step they complete (what is
-     * short of a step becomes the leftover), otherwise those up to its last
-     * step.
+     * window, into which their new samples are copied behind the kept ones. The
+     * others read \p input in place. One launch copies the first steps' new
+     * samples and, to the other window, the next call's history and leftover.
+     * The call consumes every new sample when it can compute every step they
+     * complete (what is short of a step becomes the leftover), otherwise those
+     * up to its last step.
+     *
+     * \p launch(buffer, read_start, first, count, output_offset, deps) enqueues
+     * the engine's kernels for steps [first, first + count) of the call, whose
+     * first reads \p buffer from element read_start on, writing \p output's
+     * buffer from element output_offset on, after \p deps; it returns their
+     * last event.
      */
+    using step_launch = std::function<cl::Event(const cl::Buffer& buffer,
+                                                size_t read_start,
+                                                size_t first,
+                                                size_t count,
+                                                size_t output_offset,
+                                                const std::vector<cl::Event>& deps)>;
+    stream_engine::in_place_result run_in_place(const cl::CommandQueue& queue,
+                                                const stream_engine::span& input,
+                                                const stream_engine::span& output,
+                                                size_t max_steps,
+                                                size_t step,
+                                                size_t reach,
+                                                size_t step_outputs,
+                                                const std::vector<cl::Event>& wait,
+                                                const step_launch& launch);
+
+private:
+    void allocate(size_t capacity);
+    // How an in-place call splits between the window and its input.
     struct in_place_split {
-        size_t steps = 0;        //!< output steps of the call
-        size_t head_steps = 0;   //!< the first ones, which read the window
-        size_t head_samples = 0; //!< new samples they read
-        size_t consumed = 0;     //!< new samples the call consumes
-        //! Where in the buffer step head_steps's samples begin, from new sample 0.
-        size_t body_start = 0;
+        size_t steps = 0;        // output steps of the call
+        size_t head_steps = 0;   // the first ones, which read the window
+        size_t head_samples = 0; // new samples they read
+        size_t consumed = 0;     // new samples the call consumes
+        size_t body_start = 0;   // where step head_steps reads the input, from
+                                 // new sample 0
     };
-    //! The split for \p available new samples and at most \p max_steps steps.
     in_place_split
     split_in_place(size_t available, size_t max_steps, size_t step, size_t reach) const;
-    /*!
-     * \brief Enqueues, in one launch after \p deps (updated), the copies of an
-     * in-place call: the head's new samples from \p source behind the kept
-     * samples, and the next call's history and leftover (the samples from
-     * split.steps steps on through the consumed ones, from the kept samples
-     * and \p source) to the front of the other window. Then the call's
-     * kernels, then advance_in_place().
-     */
+    //! The copies of the call (the head's new samples, the next call's history
+    //! and leftover) in one launch after \p deps (updated).
     void copy_in_place(const cl::CommandQueue& queue,
                        const stream_engine::span& source,
                        const in_place_split& split,
                        size_t step,
                        std::vector<cl::Event>& deps);
-    //! The in-place call is enqueued: the next one uses the other window.
-    void advance_in_place(const in_place_split& split, size_t step);
-    //! The event of a call that waited for \p wait and enqueued up to \p deps:
-    //! the last command, or a marker when it enqueued none (an event of the
-    //! caller's wait list is not the call's own).
-    static cl::Event done_after(const cl::CommandQueue& queue,
-                                const std::vector<cl::Event>& wait,
-                                const std::vector<cl::Event>& deps);
 
-private:
-    void allocate(size_t capacity);
 
     // window[current] gets `zeros` zeros, then `count` samples from `from`,
     // which holds `available` valid samples up to from_offset + count (so a
