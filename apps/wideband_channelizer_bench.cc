@@ -720,30 +720,26 @@ private:
             return m.device_resident() || m.devices > 1 ? value() : value(v);
         };
         return columns<result>{
-            { "table", "", 0, [](r) { return "channelizer"; }, true },
-            { "M", "", 0, [row](r m) { return row(m).M; }, true },
-            { "K", "", 0, [row](r m) { return row(m).K; }, true },
-            { "r", "", 0, [row](r m) { return rate_text(row(m).r); }, true },
-            { "D", "", 0, [row](r m) { return row(m).decimation(); }, true },
+            { "table", [](r) { return "channelizer"; }, true },
+            { "M", [row](r m) { return row(m).M; }, true },
+            { "K", [row](r m) { return row(m).K; }, true },
+            { "r", [row](r m) { return rate_text(row(m).r); }, true },
+            { "D", [row](r m) { return row(m).decimation(); }, true },
             { "output",
-              "",
-              0,
               [row](r m) {
                   return row(m).map.empty() ? (row(m).frame_major ? "all frame-major"
                                                                   : "all channel-major")
                                             : "subset channel-major";
               },
               true },
-            { "outputs", "", 0, [row](r m) { return row(m).outputs(); }, true },
-            { "variant", "", 0, [](r m) { return m.variant; }, true },
-            { "devices", "", 0, [](r m) { return m.devices; }, true },
-            { "fused", "", 0, [](r m) { return m.fused; } },
+            { "outputs", [row](r m) { return row(m).outputs(); }, true },
+            { "variant", [](r m) { return m.variant; }, true },
+            { "devices", [](r m) { return m.devices; }, true },
+            { "fused", [](r m) { return m.fused; } },
         } + measured<result>("samples,calls,status,median_ms,min_ms,max_ms,b2b_ms") +
                columns<result>{
                    { "Gsps", "Gsps", 8, [](r m) { return m.gsps(); } },
                    { "Gsps_b2b",
-                     "",
-                     0,
                      [=](r m) { return resident(m, m.per_second_b2b() / 1e9); } },
                    { "GBs", "GB/s", 8, [=](r m) { return resident(m, m.gbs()); } },
                    { "pct_copy",
@@ -753,16 +749,10 @@ private:
                          return resident(m, value(100 * m.gbs() / ceiling, "%.0f"));
                      } },
                    { "pcie_limit_Gsps",
-                     "",
-                     0,
                      [=](r m) { return bus(m, pcie_limit_gsps(row(m), "overlap")); } },
                    { "pcie_serial_limit_Gsps",
-                     "",
-                     0,
                      [=](r m) { return bus(m, pcie_limit_gsps(row(m), "serial")); } },
                    { "pct_limit",
-                     "",
-                     0,
                      [=](r m) {
                          return bus(m,
                                     100 * m.gsps() / pcie_limit_gsps(row(m), m.variant));

@@ -825,16 +825,16 @@ private:
         using r = const result&;
         const double ceiling = copy_ceiling_gbs(d_copies, d_total * sizeof(cfloat));
         return columns<result>{
-            { "table", "", 0, [](r) { return "fft"; }, true },
-            { "lib", "", 0, [](r m) { return m.lib; }, true },
-            { "variant", "", 0, [](r m) { return m.variant; }, true },
-            { "N", "", 0, [](r m) { return m.n; }, true },
-            { "batch", "", 0, [](r m) { return m.batch; }, true },
-            { "points", "", 0, [](r m) { return m.n * m.batch; }, true },
+            { "table", [](r) { return "fft"; }, true },
+            { "lib", [](r m) { return m.lib; }, true },
+            { "variant", [](r m) { return m.variant; }, true },
+            { "N", [](r m) { return m.n; }, true },
+            { "batch", [](r m) { return m.batch; }, true },
+            { "points", [](r m) { return m.n * m.batch; }, true },
             { "median_ms", "ms", 8, [](r m) { return m.time.median_ms; } },
             { "Gpts", "Gpt/s", 8, [](r m) { return m.gpts(); } },
             { "GBs", "GB/s", 7, [](r m) { return m.gbs(); } },
-            { "GBs_b2b", "", 0, [](r m) { return m.gbs_b2b(); } },
+            { "GBs_b2b", [](r m) { return m.gbs_b2b(); } },
             { "pct_copy",
               "%copy",
               6,
@@ -848,10 +848,8 @@ private:
               [](r m) {
                   return fmt("%.1e", m.check.rel_err()) + (m.passed() ? " " : "!");
               } },
-            { "rows_checked", "", 0, [](r m) { return m.rows; } },
+            { "rows_checked", [](r m) { return m.rows; } },
             { "input_intact",
-              "",
-              0,
               [](r m) { return m.input_checked ? value(m.input_intact) : value(); } },
             { "%fwd", // the table's
               "%fwd",
@@ -871,20 +869,16 @@ private:
     {
         using r = const latency&;
         return columns<latency>{
-            { "table", "", 0, [](r) { return "latency"; }, true },
-            { "lib", "", 0, [](r l) { return l.lib; }, true },
-            { "variant", "", 0, [](r) { return "fwd"; }, true },
-            { "N", "", 0, [](r l) { return l.n; }, true },
-            { "batch", "", 0, [](r l) { return l.batch; }, true },
-            { "points", "", 0, [](r l) { return l.n * l.batch; }, true },
-            { "median_ms", "", 0, [](r l) { return l.device_us * 1e-3; }, true },
-            { "Gpts",
-              "",
-              0,
-              [](r l) { return l.ok() ? l.msps() * 1e-3 : nan_value; },
-              true },
+            { "table", [](r) { return "latency"; }, true },
+            { "lib", [](r l) { return l.lib; }, true },
+            { "variant", [](r) { return "fwd"; }, true },
+            { "N", [](r l) { return l.n; }, true },
+            { "batch", [](r l) { return l.batch; }, true },
+            { "points", [](r l) { return l.n * l.batch; }, true },
+            { "median_ms", [](r l) { return l.device_us * 1e-3; }, true },
+            { "Gpts", [](r l) { return l.ok() ? l.msps() * 1e-3 : nan_value; }, true },
             { "wall_median_us", "wall", 14, [](r l) { return l.wall.median_us; }, true },
-            { "wall_min_us", "", 0, [](r l) { return l.wall.min_us; }, true },
+            { "wall_min_us", [](r l) { return l.wall.min_us; }, true },
             { "Msps", "Msps", 7, [](r l) { return l.msps(); } }, // the table's
         } + measured<latency>("status,note");
     }

@@ -1066,29 +1066,25 @@ private:
             return m.variant == "transfers" ? v : value();
         };
         return columns<filter_measurement>{
-            { "table", "", 0, [](r) { return "filter"; }, true },
-            { "taps", "", 0, [row](r m) { return row(m).T; }, true },
-            { "D", "", 0, [row](r m) { return row(m).D; }, true },
+            { "table", [](r) { return "filter"; }, true },
+            { "taps", [row](r m) { return row(m).T; }, true },
+            { "D", [row](r m) { return row(m).D; }, true },
             { "fft_size",
               "FFT",
               8,
               [](r m) { return m.fft_size ? value(m.fft_size) : value(); },
               true },
-            { "variant", "", 0, [](r m) { return m.variant; }, true },
+            { "variant", [](r m) { return m.variant; }, true },
             { "chunk",
-              "",
-              0,
               [=](r m) { return transfers(m, size_t(1) << m.chunk_log2); },
               true },
-            { "devices", "", 0, [=](r m) { return transfers(m, m.devices); }, true },
+            { "devices", [=](r m) { return transfers(m, m.devices); }, true },
         } +
                measured<filter_measurement>(
                    "samples,calls,status,median_ms,min_ms,max_ms,b2b_ms") +
                columns<filter_measurement>{
                    { "Msps", "Msps", 8, [](r m) { return m.msps(); } },
                    { "Msps_b2b",
-                     "",
-                     0,
                      [=](r m) { return device(m, m.per_second_b2b() / 1e6); } },
                    { "GBs", "GB/s", 7, [=](r m) { return device(m, gbs(m)); } },
                    { "pct_copy",
@@ -1098,12 +1094,8 @@ private:
                          return device(m, value(100 * gbs(m) / ceiling, "%.0f"));
                      } },
                    { "pcie_limit_Msps",
-                     "",
-                     0,
                      [=](r m) { return transfers(m, pcie_limit_msps(row(m).D)); } },
                    { "speedup",
-                     "",
-                     0,
                      [this](r m) -> value {
                          const filter_measurement* c = find(m.row, "fftw");
                          if (m.variant == "fftw" || !c || !c->ok())
@@ -1132,52 +1124,41 @@ private:
             return { name, "", 0, [t](r s) { return s.time().*t; } };
         };
         return {
-            { "table", "", 0, [](r) { return "conv"; }, true },
-            { "M", "", 0, [](r s) { return s.c.shape.M; }, true },
-            { "J", "", 0, [](r s) { return s.c.shape.J; }, true },
-            { "pairs", "", 0, [](r s) { return s.c.pairs(); }, true },
-            { "N", "", 0, [](r s) { return s.c.N; }, true },
+            { "table", [](r) { return "conv"; }, true },
+            { "M", [](r s) { return s.c.shape.M; }, true },
+            { "J", [](r s) { return s.c.shape.J; }, true },
+            { "pairs", [](r s) { return s.c.pairs(); }, true },
+            { "N", [](r s) { return s.c.N; }, true },
             { "fft_size",
-              "",
-              0,
               [](r s) { return s.c.fft_size ? value(s.c.fft_size) : value(); },
               true },
-            { "variant", "", 0, [](r s) { return s.gpu ? "gpu" : "fftw"; }, true },
-            { "pairs_per_call", "", 0, [=](r s) { return gpu(s, s.c.per_call); } },
+            { "variant", [](r s) { return s.gpu ? "gpu" : "fftw"; }, true },
+            { "pairs_per_call", [=](r s) { return gpu(s, s.c.per_call); } },
             { "pairs_timed",
-              "",
-              0,
               [](r s) {
                   return !s.gpu              ? s.c.cpu_pairs
                          : s.c.gpu_estimated ? s.c.per_call
                                              : s.c.pairs();
               } },
-            { "calls", "", 0, [=](r s) { return gpu(s, s.c.gpu.calls); } },
-            { "status", "", 0, [](r s) { return s.m().status; }, true },
-            { "estimated", "", 0, [](r s) { return s.estimated(); } },
+            { "calls", [=](r s) { return gpu(s, s.c.gpu.calls); } },
+            { "status", [](r s) { return s.m().status; }, true },
+            { "estimated", [](r s) { return s.estimated(); } },
             fm("median_ms", &timing::median_ms),
             fm("min_ms", &timing::min_ms),
             fm("max_ms", &timing::max_ms),
             fm("b2b_ms", &timing::b2b_ms),
-            { "GBs", "", 0, [](r s) { return s.c.gbs(s.time().median_ms); } },
-            { "Gpoints_per_s",
-              "",
-              0,
-              [](r s) { return s.c.gpoints(s.time().median_ms); } },
+            { "GBs", [](r s) { return s.c.gbs(s.time().median_ms); } },
+            { "Gpoints_per_s", [](r s) { return s.c.gpoints(s.time().median_ms); } },
             { "speedup",
-              "",
-              0,
               [=](r s) {
                   return gpu(s,
                              s.c.cpu.ok() ? value(s.c.cpu_ms() / s.c.gpu_ms()) : value());
               } },
-            { "rel_err", "", 0, [](r s) { return s.m().check.rel_err(); } },
-            { "points_checked", "", 0, [](r s) { return s.m().check.points; } },
-            { "nonfinite", "", 0, [](r s) { return s.m().check.nonfinite; } },
-            { "setup_ms", "", 0, [=](r s) { return s.m().setup_ms; }, true },
+            { "rel_err", [](r s) { return s.m().check.rel_err(); } },
+            { "points_checked", [](r s) { return s.m().check.points; } },
+            { "nonfinite", [](r s) { return s.m().check.nonfinite; } },
+            { "setup_ms", [=](r s) { return s.m().setup_ms; }, true },
             { "note",
-              "",
-              0,
               [](r s) {
                   return s.gpu && s.ok() && s.m().note.empty() ? s.c.describe
                                                                : s.m().note;

@@ -617,7 +617,7 @@ private:
         const columns<row> all = {
             { "flowgraph", "flowgraph", -10, [](r x) { return x.flowgraph; } },
             { "what", "what", -58, [](r x) { return x.what; } },
-            { "edges", "", 0, [](r x) { return x.edges; } },
+            { "edges", [](r x) { return x.edges; } },
             { "msps",
               "Msps",
               8,
@@ -625,8 +625,8 @@ private:
                   return std::isnan(x.msps) ? value("") : value(x.msps, "%.0f");
               } },
             { "gbs", "GB/s in", 9, [](r x) { return value(x.gbs, "%.1f"); } },
-            { "ratio", "", 0, [](r x) { return x.ratio; } },
-            { "ratio_of", "", 0, [](r x) { return x.ratio_of; } },
+            { "ratio", [](r x) { return x.ratio; } },
+            { "ratio_of", [](r x) { return x.ratio_of; } },
         };
         const column<row> ratio = { "", "  ratio", 0, [](r x) {
                                        return std::isnan(x.ratio)

@@ -727,20 +727,18 @@ columns<measurement> measured_columns(const std::string& names)
 {
     using m = const measurement&;
     static const columns<measurement> all = {
-        { "samples", "", 0, [](m r) { return r.samples; } },
-        { "calls", "", 0, [](m r) { return r.calls; } },
-        { "status", "", 0, [](m r) { return r.status; }, true },
-        { "median_ms", "", 0, [](m r) { return r.time.median_ms; } },
-        { "min_ms", "", 0, [](m r) { return r.time.min_ms; } },
-        { "max_ms", "", 0, [](m r) { return r.time.max_ms; } },
-        { "b2b_ms", "", 0, [](m r) { return r.time.b2b_ms; } },
-        { "rel_err", "", 0, [](m r) { return r.check.rel_err(); } },
-        { "points_checked", "", 0, [](m r) { return r.check.points; } },
-        { "nonfinite", "", 0, [](m r) { return r.check.nonfinite; } },
-        { "setup_ms", "", 0, [](m r) { return r.setup_ms; }, true },
+        { "samples", [](m r) { return r.samples; } },
+        { "calls", [](m r) { return r.calls; } },
+        { "status", [](m r) { return r.status; }, true },
+        { "median_ms", [](m r) { return r.time.median_ms; } },
+        { "min_ms", [](m r) { return r.time.min_ms; } },
+        { "max_ms", [](m r) { return r.time.max_ms; } },
+        { "b2b_ms", [](m r) { return r.time.b2b_ms; } },
+        { "rel_err", [](m r) { return r.check.rel_err(); } },
+        { "points_checked", [](m r) { return r.check.points; } },
+        { "nonfinite", [](m r) { return r.check.nonfinite; } },
+        { "setup_ms", [](m r) { return r.setup_ms; }, true },
         { "note",
-          "",
-          0,
           [](m r) {
               return r.note + (!r.ok() || r.check.problem.empty()
                                    ? ""

@@ -419,10 +419,18 @@ private:
  */
 template <class R>
 struct column {
+    using getter = std::function<value(const R&)>;
+    column(std::string n, std::string h, int w, getter g, bool a = false)
+        : name(std::move(n)), header(std::move(h)), width(w), get(std::move(g)), always(a)
+    {
+    }
+    //! A CSV column only.
+    column(std::string n, getter g, bool a = false) : column(std::move(n), "", 0, g, a) {}
+
     std::string name;
     std::string header;
     int width = 0;
-    std::function<value(const R&)> get;
+    getter get;
     bool always = false;
 };
 template <class R>
