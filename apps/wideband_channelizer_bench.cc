@@ -679,15 +679,9 @@ private:
 
     void print_device_scaling() const
     {
-        std::vector<scaling_line> lines;
-        for (size_t i = 0; i < d_rows.size(); ++i) {
-            scaling_line line{ d_rows[i].describe(), {} };
-            for (size_t n = 1; n <= d_devices.size(); ++n) {
-                const result* m = find(i, "devices", n);
-                line.rates.push_back(m && m->ok() ? m->gsps() : nan_value);
-            }
-            lines.push_back(line);
-        }
+        std::vector<std::string> labels;
+        for (const auto& row : d_rows)
+            labels.push_back(row.describe());
         print_scaling(
             "Channelizer with transfers over several devices "
             "(core::multi_device_pipeline, " +
@@ -696,7 +690,11 @@ private:
                 " samples per chunk): input Gsamples/s with the first 1, 2, ... "
                 "devices",
             d_devices,
-            lines);
+            labels,
+            [this](size_t line, size_t n) {
+                const result* m = find(line, "devices", n);
+                return m && m->ok() ? m->gsps() : nan_value;
+            });
     }
 
     // Input Gsps the bus allows: uploads and downloads one after the other for
@@ -769,17 +767,14 @@ private:
             << ": input Gsamples/s; device-resident 2^" << d_opt.samples_log2
             << " samples per call, device time, median of " << d_opt.reps
             << ".\nGB/s counts 16 B per input sample; %copy: of clEnqueueCopyBuffer's "
-            << (ceiling > 0 ? fmt("%.0f GB/s", ceiling) : "(not measured)");
+            << copy_ceiling_text(ceiling);
         if (d_opt.unfused)
             std::cout << "; FIR+FFT: max_fused_channels = 1, x = its time / the engine's "
                          "(the engine's speed-up)";
         if (d_opt.transfers)
             std::cout << ".\nWith transfers: 2^" << d_opt.chunk_log2_used()
                       << " samples per call, pinned host memory, host time of "
-                      << d_opt.calls() << " calls; pinned "
-                      << fmt("h2d %.1f", pcie_gbs(d_pcie, "h2d"))
-                      << fmt(", d2h %.1f", pcie_gbs(d_pcie, "d2h"))
-                      << fmt(", both %.1f GB/s", pcie_gbs(d_pcie, "both"))
+                      << d_opt.calls() << " calls; pinned " << pcie_text(d_pcie)
                       << "; lim = PCIe limit (Gsps), %lim = overlap / lim";
         std::cout
             << ".\nerr: relative L2 error against float64 over sampled outputs, ! = "

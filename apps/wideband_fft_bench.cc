@@ -935,10 +935,8 @@ private:
         std::cout << "\nBatched complex float32 FFT on " << d_ctx->info().name << ", 2^"
                   << d_opt.total_log2
                   << " points per launch. GB/s counts 16 B per point; %copy: "
-                  << "of clEnqueueCopyBuffer's "
-                  << (ceiling > 0
-                          ? fmt("%.0f GB/s", ceiling) + " (the faster of start and end)"
-                          : std::string("(not measured)"))
+                  << "of clEnqueueCopyBuffer's " << copy_ceiling_text(ceiling)
+                  << (ceiling > 0 ? " (the faster of start and end)" : "")
                   << "; %fwd: forward time / this time;\nerr: relative L2 error against "
                      "float64, ! = check failed (non-finite output, err > 1e-5 or input "
                      "changed)\n";

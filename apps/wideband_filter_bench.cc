@@ -331,11 +331,7 @@ struct conv_cell {
     // FFTW's time of the set, scaled from the pairs it timed.
     timing cpu_time() const
     {
-        const double scale = double(pairs()) / double(std::max<size_t>(cpu_pairs, 1));
-        return { cpu.time.median_ms * scale,
-                 cpu.time.min_ms * scale,
-                 cpu.time.max_ms * scale,
-                 nan_value };
+        return cpu.time * (double(pairs()) / double(std::max<size_t>(cpu_pairs, 1)));
     }
     double cpu_ms() const { return cpu_time().median_ms; }
     double bytes() const { return 8.0 * double(pairs()) * double(2 * N + out_length()); }
@@ -672,14 +668,8 @@ private:
                      { T - 2, T - 1, T, per_block - 1, per_block, per_block + 1 },
                      16))
                 m.check.add(filter_reference(xs, taps, D, i), y[i]);
-            const int reps = int(std::clamp<double>(
-                std::floor(1e3 * d_opt.cpu_budget / std::max(first, 1e-3)),
-                1,
-                d_opt.cpu_reps));
-            std::vector<double> ms;
-            for (int i = 0; i < reps; ++i)
-                ms.push_back(call());
-            m.time = summarize(ms);
+            const int reps = reps_within(1e3 * d_opt.cpu_budget, first, d_opt.cpu_reps);
+            m.time = time_runs(call, reps);
             m.calls = size_t(reps);
             m.note = "overlap-save, FFT " + std::to_string(L) + ", " +
                      std::to_string(blocks) + " blocks of " + std::to_string(B) +
@@ -804,31 +794,21 @@ private:
             d_timer.queue().finish();
             const double probe_ms = ms_since(t0);
             if (probe_ms <= budget_ms || c.gpu.calls == 1) {
-                const int reps = int(std::clamp<double>(
-                    std::floor(budget_ms / (2 * std::max(probe_ms, 1e-3))),
-                    1,
-                    d_opt.reps));
+                const int reps = reps_within(budget_ms / 2, probe_ms, d_opt.reps);
                 c.gpu.time = d_timer.measure(set, {}, reps >= 3 ? 1 : 0, reps);
                 c.gpu_sets = reps;
             } else {
                 // Calls of Q pairs, as many as the budget allows (at least 1), scaled.
                 const double call_ms = probe_ms / double(c.gpu.calls);
-                const int reps = int(std::clamp<double>(
-                    std::floor(budget_ms / (2 * std::max(call_ms, 1e-3))),
-                    1,
-                    d_opt.reps));
-                timing t = d_timer.measure(
-                    [&](const cl::CommandQueue& q) {
-                        engine.enqueue(q, signals, filters, outputs, Q);
-                    },
-                    {},
-                    0,
-                    reps);
-                const double scale = double(P) / double(Q);
-                c.gpu.time = { t.median_ms * scale,
-                               t.min_ms * scale,
-                               t.max_ms * scale,
-                               t.b2b_ms * scale };
+                const int reps = reps_within(budget_ms / 2, call_ms, d_opt.reps);
+                c.gpu.time = d_timer.measure(
+                                 [&](const cl::CommandQueue& q) {
+                                     engine.enqueue(q, signals, filters, outputs, Q);
+                                 },
+                                 {},
+                                 0,
+                                 reps) *
+                             (double(P) / double(Q));
                 c.gpu_estimated = true;
                 c.gpu.note = "estimated: a set of " + std::to_string(c.gpu.calls) +
                              " calls takes about " + fmt("%.1f s", probe_ms / 1e3) +
@@ -895,10 +875,7 @@ private:
             ensure(pairs);
             if (pairs > calibration)
                 run(pairs); // warm-up of the new memory
-            std::vector<double> ms;
-            for (int i = 0; i < d_opt.cpu_reps; ++i)
-                ms.push_back(run(pairs));
-            c.cpu.time = summarize(ms);
+            c.cpu.time = time_runs([&] { return run(pairs); }, d_opt.cpu_reps);
             c.cpu_pairs = pairs;
             c.cpu_threads = threads_for(pairs);
             c.cpu.status = "ok";
@@ -1016,24 +993,24 @@ private:
 
     void print_device_scaling() const
     {
-        std::vector<scaling_line> lines;
-        for (size_t i = 0; i < d_rows.size(); ++i)
-            for (size_t c : d_opt.chunk_log2) {
-                scaling_line line{ d_rows[i].describe() + ", 2^" + std::to_string(c),
-                                   {} };
-                for (size_t n = 1; n <= d_devices.size(); ++n) {
-                    const filter_measurement* t = find(i, "transfers", c, n);
-                    line.rates.push_back(t && t->ok() ? t->msps() : nan_value);
-                }
-                lines.push_back(line);
-            }
-        print_scaling("FIR filter with transfers over several devices "
-                      "(core::multi_device_pipeline, depth " +
-                          std::to_string(d_opt.depth) +
-                          " per device): input Msamples/s with the first 1, 2, ... "
-                          "devices, chunks of 2^C samples",
-                      d_devices,
-                      lines);
+        std::vector<std::string> labels;
+        for (const auto& row : d_rows)
+            for (size_t c : d_opt.chunk_log2)
+                labels.push_back(row.describe() + ", 2^" + std::to_string(c));
+        const size_t chunks = d_opt.chunk_log2.size();
+        print_scaling(
+            "FIR filter with transfers over several devices "
+            "(core::multi_device_pipeline, depth " +
+                std::to_string(d_opt.depth) +
+                " per device): input Msamples/s with the first 1, 2, ... "
+                "devices, chunks of 2^C samples",
+            d_devices,
+            labels,
+            [=](size_t line, size_t n) {
+                const filter_measurement* t =
+                    find(line / chunks, "transfers", d_opt.chunk_log2[line % chunks], n);
+                return t && t->ok() ? t->msps() : nan_value;
+            });
     }
 
     const filter_measurement* find(size_t row,
@@ -1175,15 +1152,13 @@ private:
                   << " samples per call, device time, median of " << d_opt.reps
                   << ".\nGB/s counts 8 + 8/D B per input sample; %copy: of "
                      "clEnqueueCopyBuffer's "
-                  << (ceiling > 0 ? fmt("%.0f GB/s", ceiling) : "(not measured)");
+                  << copy_ceiling_text(ceiling);
         if (d_opt.transfers)
             std::cout << ".\nWith transfers (stream_pipeline, depth " << d_opt.depth
                       << (d_opt.copy_out ? "" : ", outputs not copied out")
                       << "): columns 2^C = samples per chunk, host time of 2^"
                       << d_opt.stream_log2 << " samples; lim = pinned PCIe limit ("
-                      << fmt("h2d %.1f", pcie_gbs(d_pcie, "h2d"))
-                      << fmt(", d2h %.1f", pcie_gbs(d_pcie, "d2h"))
-                      << fmt(", both %.1f GB/s", pcie_gbs(d_pcie, "both")) << ")";
+                      << pcie_text(d_pcie) << ")";
         if (d_opt.fftw)
             std::cout << ".\nFFTW: overlap-save on the CPU (" << fftw_text()
                       << "); x = GPU / FFTW Msps, dev: device-resident, xfer: the faster "

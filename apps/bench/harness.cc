@@ -303,10 +303,21 @@ timing summarize(const std::vector<double>& ms)
 timing repeat(const std::function<double()>& run, int reps)
 {
     run();
+    return time_runs(run, reps);
+}
+
+timing time_runs(const std::function<double()>& run, int reps)
+{
     std::vector<double> ms;
     for (int i = 0; i < reps; ++i)
         ms.push_back(run());
     return summarize(ms);
+}
+
+int reps_within(double budget_ms, double run_ms, int most)
+{
+    return int(
+        std::clamp<double>(std::floor(budget_ms / std::max(run_ms, 1e-3)), 1, most));
 }
 
 device_timer::device_timer(const core::device_context& ctx)
@@ -538,6 +549,18 @@ std::vector<pcie_measurement> measure_pcie(const core::device_context::sptr& ctx
     std::cout << (results.size() >= 3 ? " (both: the sum of the two directions)" : "")
               << std::endl;
     return results;
+}
+
+std::string copy_ceiling_text(double gbs)
+{
+    return gbs > 0 ? fmt("%.0f GB/s", gbs) : "(not measured)";
+}
+
+std::string pcie_text(const std::vector<pcie_measurement>& pcie)
+{
+    return fmt("h2d %.1f", pcie_gbs(pcie, "h2d")) +
+           fmt(", d2h %.1f", pcie_gbs(pcie, "d2h")) +
+           fmt(", both %.1f GB/s", pcie_gbs(pcie, "both"));
 }
 
 double pcie_gbs(const std::vector<pcie_measurement>& pcie, const std::string& direction)
@@ -923,27 +946,26 @@ int verdict(const std::vector<const measurement*>& all, const std::string& not_r
 
 void print_scaling(const std::string& heading,
                    const std::vector<core::device_context::sptr>& devices,
-                   const std::vector<scaling_line>& lines)
+                   const std::vector<std::string>& labels,
+                   const std::function<double(size_t, size_t)>& rate)
 {
     std::cout << "\n" << heading << "\n";
     for (size_t i = 0; i < devices.size(); ++i)
         std::cout << "  device " << i + 1 << ": " << devices[i]->info().address() << " "
                   << devices[i]->info().name << "\n";
     size_t width = 12;
-    for (const auto& line : lines)
-        width = std::max(width, line.label.size() + 2);
+    for (const auto& label : labels)
+        width = std::max(width, label.size() + 2);
     std::string head = std::string(width, ' ');
     for (size_t n = 1; n <= devices.size(); ++n)
         head += pad(std::to_string(n) + (n == 1 ? " device" : " devices"), 11);
     head += pad("speed-up", 10);
     std::cout << head << "\n" << std::string(head.size(), '-') << "\n";
-    for (const auto& line : lines) {
-        std::string text = line.label + std::string(width - line.label.size(), ' ');
-        for (size_t n = 0; n < devices.size(); ++n)
-            text += pad(n < line.rates.size() ? number(line.rates[n]) : "-", 11);
-        const double gain = line.rates.size() == devices.size()
-                                ? line.rates.back() / line.rates.front()
-                                : nan_value;
+    for (size_t i = 0; i < labels.size(); ++i) {
+        std::string text = labels[i] + std::string(width - labels[i].size(), ' ');
+        for (size_t n = 1; n <= devices.size(); ++n)
+            text += pad(number(rate(i, n)), 11);
+        const double gain = rate(i, devices.size()) / rate(i, 1);
         text += pad(std::isfinite(gain) ? fmt("%.2fx", gain) : "-", 10);
         std::cout << text << "\n";
     }

@@ -178,12 +178,22 @@ struct timing {
     double min_ms = nan_value;
     double max_ms = nan_value;
     double b2b_ms = nan_value; // mean of runs back to back
+
+    //! Every figure times `scale` (a time estimated from part of the work).
+    timing operator*(double scale) const
+    {
+        return { median_ms * scale, min_ms * scale, max_ms * scale, b2b_ms * scale };
+    }
 };
 
 double median_of(std::vector<double> v);
 timing summarize(const std::vector<double>& ms);
 //! One untimed run of `run` (returning its ms), then the summary of `reps` runs.
 timing repeat(const std::function<double()>& run, int reps);
+//! The summary of `reps` runs of `run` (returning its ms), none untimed.
+timing time_runs(const std::function<double()>& run, int reps);
+//! Runs of `run_ms` that fit `budget_ms`, from 1 to `most`.
+int reps_within(double budget_ms, double run_ms, int most);
 
 // Enqueues one transform (or copy) on the given queue.
 using enqueue_fn = std::function<void(const cl::CommandQueue&)>;
@@ -288,6 +298,11 @@ std::vector<pcie_measurement> measure_pcie(const core::device_context::sptr& ctx
                                            int reps,
                                            bool pageable = false,
                                            bool quiet = false);
+
+//! "%.0f GB/s" of a copy ceiling, "(not measured)" when 0.
+std::string copy_ceiling_text(double gbs);
+//! "h2d %.1f, d2h %.1f, both %.1f GB/s" of the PCIe measurements.
+std::string pcie_text(const std::vector<pcie_measurement>& pcie);
 
 //! GB/s of a direction (NaN: not measured or failed).
 double pcie_gbs(const std::vector<pcie_measurement>& pcie, const std::string& direction);
@@ -668,21 +683,15 @@ struct device_pipeline {
     std::unique_ptr<core::multi_device_pipeline> pipeline;
 };
 
-// One line of the device scaling table: a rate with the first 1, 2, ... devices
-// (NaN: not measured or failed).
-struct scaling_line {
-    std::string label;
-    std::vector<double> rates;
-};
-
 /*
- * The table the benchmarks print when --device names several devices: the
- * streaming rate with the first 1, 2, ... of them and the speed-up of the
- * most over one.
+ * The table the benchmarks print when --device names several devices: for each
+ * of `labels`, the streaming rate(line, n) with the first n = 1, 2, ... of them
+ * (NaN: not measured or failed) and the speed-up of the most over one.
  */
 void print_scaling(const std::string& heading,
                    const std::vector<core::device_context::sptr>& devices,
-                   const std::vector<scaling_line>& lines);
+                   const std::vector<std::string>& labels,
+                   const std::function<double(size_t, size_t)>& rate);
 
 // ---- the state of a benchmark ------------------------------------------------
 
