@@ -199,6 +199,19 @@ protected:
     pipelined_work& work() { return *d_work; }
     //! Whether chunks stay on the device (set at the first call of a stream).
     bool chunks_on_device() const { return d_pipeline->output_on_device(); }
+    /*!
+     * \brief The output item, counted from the stream's start, that the next
+     * engine call starts at: the first output that settings applied now
+     * (apply_settings()) change. In pipelined streams it lies ahead of the
+     * items produced so far, by the chunks in flight.
+     */
+    uint64_t next_call_output() const
+    {
+        return (d_direct_elements + d_pipeline->elements_submitted()) /
+               elements_per_item();
+    }
+    //! nitems_written() when the stream began (the offset of its output 0).
+    uint64_t stream_output_start() const { return d_stream_output_start; }
 
 private:
     void start_stream()
@@ -213,6 +226,7 @@ private:
         d_work = std::make_unique<pipelined_work>(*d_pipeline, *this);
         d_stream_begins = true;
         d_direct = false;
+        d_direct_elements = 0;
         d_direct_profile = work_profile();
     }
 
@@ -265,6 +279,7 @@ private:
         out.buffer->written_by(r.done);
         // As many calls in flight as the pipeline would have: enough to keep
         // the device busy, and no further ahead of it.
+        d_direct_elements += r.produced;
         d_direct_calls.push_back(r.done);
         while (d_direct_calls.size() > d_config.pipeline_depth) {
             d_direct_calls.front().wait();
@@ -281,6 +296,12 @@ private:
                     gr_vector_const_void_star& input_items,
                     gr_vector_void_star& output_items)
     {
+        if (d_stream_begins) {
+            bind_ports(output_items.size());
+            d_tags.restart(this->nitems_read(0), this->nitems_written(0));
+            d_stream_output_start = this->nitems_written(0);
+            d_stream_begins = false;
+        }
         {
             std::lock_guard<std::mutex> lock(d_settings_mutex);
             if (d_settings_changed) {
@@ -288,11 +309,6 @@ private:
                     apply_settings(*engine);
                 d_settings_changed = false;
             }
-        }
-        if (d_stream_begins) {
-            bind_ports(output_items.size());
-            d_tags.restart(this->nitems_read(0), this->nitems_written(0));
-            d_stream_begins = false;
         }
         // An engine whose in-place step outputs more than the room GNU Radio
         // gives (a small max_noutput_items, new taps with a longer FFT) would
@@ -359,6 +375,8 @@ private:
     std::unique_ptr<pipelined_work> d_work;
     stream_tags d_tags;
     bool d_stream_begins = true;
+    uint64_t d_stream_output_start = 0; // nitems_written() when the stream began
+    uint64_t d_direct_elements = 0;     // output elements of the in-place calls
     stream_port d_input;
     std::vector<stream_port> d_outputs;
     bool d_direct = false; // this stream runs in place (see direct_work())

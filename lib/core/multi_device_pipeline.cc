@@ -225,6 +225,7 @@ multi_device_pipeline::submit_with(const void* input, size_t samples, Launch&& l
         elements = launch(*next.pipeline);
     }
     d_position += samples;
+    d_elements += elements;
     d_order.push_back(d_next);
     d_last = d_next;
     d_next = (d_next + 1) % d_lanes.size();

@@ -12,6 +12,7 @@ void bind_core(py::module& m);
 void bind_edge_memory(py::module& m);
 void bind_fft_filter(py::module& m);
 void bind_fft_vcc(py::module& m);
+void bind_freq_xlating_fft_filter_ccc(py::module& m);
 void bind_pfb_channelizer_ccf(py::module& m);
 void bind_thread_errors(py::module& m);
 void bind_work_error(py::module& m);
@@ -25,6 +26,7 @@ PYBIND11_MODULE(wideband_python, m)
     bind_edge_memory(m);
     bind_fft_filter(m);
     bind_fft_vcc(m);
+    bind_freq_xlating_fft_filter_ccc(m);
     bind_pfb_channelizer_ccf(m);
     bind_thread_errors(m);
     bind_work_error(m);

@@ -82,6 +82,9 @@ public:
     bool can_submit() const;
     //! Chunks submitted and not yet popped.
     size_t in_flight() const { return d_order.size(); }
+    //! Output elements the chunks submitted so far make (the sum of what
+    //! submit() returned).
+    uint64_t elements_submitted() const { return d_elements; }
     /*!
      * \brief Starts the next chunk of \p samples samples from \p input (host
      * memory, read before the call returns) on the next device. Requires
@@ -163,6 +166,7 @@ private:
     size_t d_next = 0;          // lane of the next chunk
     size_t d_last = 0;          // lane of the last chunk
     uint64_t d_position = 0;    // samples submitted
+    uint64_t d_elements = 0;    // the output elements of those samples
     // The bytes of the last input samples, zeros where the single engine would
     // hold none.
     std::vector<char> d_tail;

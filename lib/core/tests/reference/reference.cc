@@ -179,6 +179,41 @@ std::vector<cdouble> fir(const std::vector<cfloat>& x,
     return fir(sample_of(x, (first + count - 1) * D), h, D, first, count, zero_before);
 }
 
+std::vector<cdouble> freq_xlating(const std::vector<cfloat>& x,
+                                  size_t D,
+                                  const std::vector<translation>& segments,
+                                  size_t count)
+{
+    const auto turn = [](double cycles) {
+        return std::polar(1.0, 2.0 * M_PI * (cycles - std::floor(cycles)));
+    };
+    std::vector<cdouble> y(count);
+    cdouble phase = 1.0;
+    double nu = 0;
+    uint64_t reference = 0;
+    for (size_t s = 0; s < segments.size(); ++s) {
+        const translation& t = segments[s];
+        const size_t N = t.taps.size();
+        phase *= turn(-nu * double(D * (t.from - reference)));
+        phase *= turn(-(t.nu - nu) * double(N - 1) / 2);
+        nu = t.nu;
+        reference = t.from;
+        std::vector<cdouble> taps(N);
+        for (size_t k = 0; k < N; ++k)
+            taps[k] = cdouble(t.taps[k]) * turn(nu * double(k));
+        const uint64_t end = s + 1 < segments.size() ? segments[s + 1].from : count;
+        for (uint64_t n = t.from; n < std::min<uint64_t>(end, count); ++n) {
+            if (n * D >= x.size())
+                throw std::out_of_range("freq_xlating: output past the stream");
+            cdouble sum = 0;
+            for (size_t k = 0; k < N && k + t.zero_before <= n * D; ++k)
+                sum += taps[k] * cdouble(x[n * D - k]);
+            y[n] = phase * turn(-nu * double(D * (n - reference))) * sum;
+        }
+    }
+    return y;
+}
+
 frames_by_channel pfb_channelizer(const sample_fn& x,
                                   const std::vector<float>& taps,
                                   size_t M,

@@ -62,6 +62,28 @@ std::vector<cdouble> fir(const std::vector<cfloat>& x,
                          size_t count,
                          uint64_t zero_before = 0);
 
+//! From output \p from on, centre nu = f / fs (cycles per sample) and taps
+//! \p taps, the input taken as zero before sample \p zero_before.
+struct translation {
+    uint64_t from;
+    double nu;
+    std::vector<cfloat> taps;
+    uint64_t zero_before = 0;
+};
+
+/*!
+ * GNU Radio's freq_xlating_fir_filter_ccc in double precision
+ * (freq_xlating_filter.h), outputs 0 .. count - 1: in the segment of
+ * translation s (from r = its `from`, centre nu, N taps p),
+ *   y[n] = A_s e^{-2 pi i nu D (n - r)} sum_k p[k] e^{2 pi i nu k} x[n D - k],
+ * A_0 = e^{-pi i nu (N - 1)}, and A_s the rotation of segment s - 1 at r times
+ * e^{-pi i (nu - nu_{s-1}) (N - 1)}. \p segments start with from = 0, in order.
+ */
+std::vector<cdouble> freq_xlating(const std::vector<cfloat>& x,
+                                  size_t D,
+                                  const std::vector<translation>& segments,
+                                  size_t count);
+
 using frames_by_channel = std::vector<std::vector<cdouble>>; // [channel][frame]
 
 /*!
