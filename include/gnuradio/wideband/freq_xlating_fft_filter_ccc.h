@@ -71,7 +71,11 @@ public:
     virtual void set_center_freq(double center_freq) = 0;
     //! The centre frequency (the last set_center_freq()).
     virtual double center_freq() const = 0;
-    //! New taps, applied from the next chunk (the filter history carries over).
+    /*!
+     * New taps, applied from the next chunk (the filter history carries over;
+     * when the taps grow, input older than the previous taps reached counts as
+     * zero in the first outputs after the change, as in fft_filter_ccc).
+     */
     virtual void set_taps(const std::vector<gr_complex>& taps) = 0;
     //! The taps (the last set_taps()), before the translation.
     virtual std::vector<gr_complex> taps() const = 0;
