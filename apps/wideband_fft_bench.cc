@@ -789,26 +789,17 @@ private:
 
     void print(const result& m) const
     {
-        const std::string indent(19, ' ');
-        std::cout << "  " << m.name()
-                  << std::string(std::max<size_t>(1, 17 - m.name().size()), ' ');
-        if (!m.ok()) {
-            std::cout << m.status << ": " << m.note << std::endl;
-            return;
-        }
-        std::cout << fmt("%.4f ms", m.time.median_ms) << fmt(" (min %.4f", m.time.min_ms)
-                  << (std::isnan(m.time.b2b_ms) ? std::string(")")
-                                                : fmt(", b2b %.4f)", m.time.b2b_ms))
-                  << "  " << number(m.gpts()) << " Gpt/s  " << number(m.gbs())
-                  << " GB/s\n"
-                  << indent << "err " << fmt("%.2e", m.check.rel_err()) << " over "
-                  << m.rows << (m.rows == 1 ? " row, " : " rows, ") << m.check.nonfinite
-                  << " non-finite"
-                  << (m.input_checked
-                          ? (m.input_intact ? ", input intact" : ", INPUT CHANGED")
-                          : "")
-                  << (m.passed() ? "" : "  CHECK FAILED") << "\n"
-                  << indent << fmt("setup %.0f ms: ", m.setup_ms) << m.note << std::endl;
+        m.print(m.name(),
+                number(m.gpts()) + " Gpt/s  " + number(m.gbs()) + " GB/s",
+                !std::isnan(m.time.b2b_ms),
+                19,
+                "err " + fmt("%.2e", m.check.rel_err()) + " over " +
+                    std::to_string(m.rows) + (m.rows == 1 ? " row, " : " rows, ") +
+                    std::to_string(m.check.nonfinite) + " non-finite" +
+                    (!m.input_checked ? ""
+                     : m.input_intact ? ", input intact"
+                                      : ", INPUT CHANGED") +
+                    (m.passed() ? "" : "  CHECK FAILED"));
     }
 
     const result* find(const std::string& lib, const std::string& variant, size_t n) const

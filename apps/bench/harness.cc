@@ -712,7 +712,8 @@ void measurement::set_status(const std::string& s, const std::string& why)
 void measurement::print(const std::string& name,
                         const std::string& figures,
                         bool b2b,
-                        size_t indent) const
+                        size_t indent,
+                        const std::string& check_line) const
 {
     std::cout << "  " << name
               << std::string(name.size() + 2 < indent ? indent - 2 - name.size() : 1,
@@ -725,7 +726,7 @@ void measurement::print(const std::string& name,
     std::cout << fmt("%.4f ms", time.median_ms) << fmt(" (min %.4f", time.min_ms)
               << (b2b ? fmt(", b2b %.4f)", time.b2b_ms) : std::string(")")) << "  "
               << figures << "\n"
-              << margin << check.text() << "\n"
+              << margin << (check_line.empty() ? check.text() : check_line) << "\n"
               << margin << (std::isnan(setup_ms) ? "" : fmt("setup %.0f ms: ", setup_ms))
               << note << std::endl;
 }

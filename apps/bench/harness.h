@@ -387,13 +387,14 @@ struct measurement {
     void fail();
     void set_status(const std::string& status, const std::string& why);
     /*!
-     * "  name  ms (min[, b2b]) figures", the check and the setup and note lines;
-     * or "  name  status: note".
+     * "  name  ms (min[, b2b]) figures", the check (check.text() unless
+     * `check_line`) and the setup and note lines; or "  name  status: note".
      */
     void print(const std::string& name,
                const std::string& figures,
                bool b2b,
-               size_t indent = 20) const;
+               size_t indent = 20,
+               const std::string& check_line = "") const;
 };
 
 // ---- results: one description for the table and the CSV ---------------------
