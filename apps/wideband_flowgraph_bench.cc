@@ -145,6 +145,25 @@ const char* const examples = R"(  wideband_flowgraph_bench --device gpu
 
 // ---- test blocks ------------------------------------------------------------
 
+//! Complex normal noise, the same for the same seed.
+std::vector<gr_complex> normal_noise(size_t count, unsigned seed)
+{
+    std::vector<gr_complex> noise(count);
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal;
+    for (auto& x : noise)
+        x = gr_complex(normal(rng), normal(rng));
+    return noise;
+}
+
+//! Connects output 0 of each block to input 0 of the next.
+void connect_in_series(const gr::top_block_sptr& tb,
+                       const std::vector<gr::basic_block_sptr>& blocks)
+{
+    for (size_t i = 1; i < blocks.size(); ++i)
+        tb->connect(blocks[i - 1], 0, blocks[i], 0);
+}
+
 // Buffer of the feeds: large batches, as a real wideband source would deliver.
 constexpr size_t feed_buffer_samples = size_t(1) << 21;
 
@@ -194,11 +213,7 @@ public:
             if (port.where == wb::stream_port::kind::device) {
                 const cl::Buffer& memory = port.buffer->device_memory();
                 const size_t bytes = memory.getInfo<CL_MEM_SIZE>();
-                std::vector<cfloat> noise(bytes / sizeof(cfloat));
-                std::mt19937 rng(1);
-                std::normal_distribution<float> normal;
-                for (auto& x : noise)
-                    x = cfloat(normal(rng), normal(rng));
+                const auto noise = normal_noise(bytes / sizeof(cfloat), 1);
                 cl::CommandQueue queue = d_context->create_queue();
                 queue.enqueueWriteBuffer(memory, CL_TRUE, 0, bytes, noise.data());
             }
@@ -323,12 +338,7 @@ private:
     {
         if (d_opt.source == "null")
             return gr::blocks::null_source::make(sizeof(gr_complex));
-        std::vector<gr_complex> noise(size_t(1) << 20);
-        std::mt19937 rng(2);
-        std::normal_distribution<float> normal;
-        for (auto& x : noise)
-            x = gr_complex(normal(rng), normal(rng));
-        return gr::blocks::vector_source_c::make(noise, true);
+        return gr::blocks::vector_source_c::make(normal_noise(size_t(1) << 20, 2), true);
     }
 
     //! Runs \p tb until \p tail has seen output (kernels are built at first
@@ -441,8 +451,7 @@ private:
         auto tb = gr::make_top_block("alone");
         auto feed = gnuradio::make_block_sptr<device_feed>(d_ctx, in_vlen);
         auto drain = gnuradio::make_block_sptr<device_drain>(d_ctx, out_vlen);
-        tb->connect(feed, 0, block, 0);
-        tb->connect(block, 0, drain, 0);
+        connect_in_series(tb, { feed, block, drain });
         auto edges = [&] {
             return "in: " + wb::input_memory(block) +
                    ", out: " + wb::output_memory(block);
@@ -477,10 +486,7 @@ private:
                 head = gnuradio::make_block_sptr<device_feed>(d_ctx, 1);
                 tail = gnuradio::make_block_sptr<device_drain>(d_ctx, m);
             }
-            tb->connect(head, 0, c.filter, 0);
-            tb->connect(c.filter, 0, c.channelizer, 0);
-            tb->connect(c.channelizer, 0, c.fft, 0);
-            tb->connect(c.fft, 0, tail, 0);
+            connect_in_series(tb, { head, c.filter, c.channelizer, c.fft, tail });
             auto edges = [&] {
                 return wb::input_memory(c.filter) + " | " + wb::output_memory(c.filter) +
                        " | " + wb::output_memory(c.channelizer) + " | " +
@@ -504,44 +510,35 @@ private:
         const auto* filter = dynamic_cast<wb::fft_filter_ccc*>(ours.filter.get());
         // latency(): two chunks in flight; five chunks in all, random samples
         const size_t samples = size_t(filter->latency()) * 5 / 2 / m * m;
-        std::vector<gr_complex> x(samples);
-        std::mt19937 rng(4);
-        std::normal_distribution<float> normal;
-        for (auto& v : x)
-            v = gr_complex(normal(rng), normal(rng));
-
-        auto run = [&](const std::vector<gr::basic_block_sptr>& middle) {
-            auto tb = gr::make_top_block("verify");
-            auto src = gr::blocks::vector_source_c::make(x);
-            auto sink = gr::blocks::vector_sink_c::make(int(m));
-            gr::basic_block_sptr previous = src;
-            for (const auto& block : middle) {
-                tb->connect(previous, 0, block, 0);
-                previous = block;
-            }
-            tb->connect(previous, 0, sink, 0);
-            tb->run();
-            return sink->data();
-        };
-        const auto got = run({ ours.filter, ours.channelizer, ours.fft });
+        const std::vector<gr_complex> x = normal_noise(samples, 4);
+        auto tb = gr::make_top_block("verify");
+        auto sink = gr::blocks::vector_sink_c::make(int(m));
+        connect_in_series(tb,
+                          { gr::blocks::vector_source_c::make(x),
+                            ours.filter,
+                            ours.channelizer,
+                            ours.fft,
+                            sink });
+        tb->run();
+        const auto got = sink->data();
 
         auto split = gr::blocks::stream_to_streams::make(sizeof(gr_complex), m);
         auto channelizer =
             gr::filter::pfb_channelizer_ccf::make(unsigned(m), exact_taps(m), 1.0f);
         auto join = gr::blocks::streams_to_vector::make(sizeof(gr_complex), m);
-        auto tb = gr::make_top_block("verify in-tree");
-        auto src = gr::blocks::vector_source_c::make(x);
-        auto fir = gr::filter::fft_filter_ccc::make(1, filter->taps());
-        auto fft = gr::fft::fft_v<gr_complex, true>::make(int(m), {}, false);
-        auto sink = gr::blocks::vector_sink_c::make(int(m));
-        tb->connect(src, 0, fir, 0);
-        tb->connect(fir, 0, split, 0);
+        tb = gr::make_top_block("verify in-tree");
+        sink = gr::blocks::vector_sink_c::make(int(m));
+        connect_in_series(tb,
+                          { gr::blocks::vector_source_c::make(x),
+                            gr::filter::fft_filter_ccc::make(1, filter->taps()),
+                            split });
         for (size_t c = 0; c < m; ++c) {
             tb->connect(split, int(c), channelizer, int(c));
             tb->connect(channelizer, int(c), join, int(c));
         }
-        tb->connect(join, 0, fft, 0);
-        tb->connect(fft, 0, sink, 0);
+        connect_in_series(
+            tb,
+            { join, gr::fft::fft_v<gr_complex, true>::make(int(m), {}, false), sink });
         tb->run();
         const auto& expected = sink->data();
 
