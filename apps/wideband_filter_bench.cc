@@ -52,6 +52,10 @@ struct pair_shape {
     size_t pairs() const { return M * J; }
     std::string text() const { return std::to_string(M) + "x" + std::to_string(J); }
 };
+std::ostream& operator<<(std::ostream& out, const pair_shape& s)
+{
+    return out << s.text();
+}
 
 struct bench_options : common_options {
     std::vector<size_t> taps = { 64, 256, 1024, 8192, 65536 };
@@ -478,13 +482,7 @@ private:
                           << (d_opt.copy_out ? "" : ", outputs not copied out") << "\n";
         }
         if (d_opt.conv)
-            std::cout << "# batched convolution: pairs " <<
-                [&] {
-                    std::vector<std::string> p;
-                    for (const auto& s : d_opt.pairs)
-                        p.push_back(s.text());
-                    return join(p);
-                }()
+            std::cout << "# batched convolution: pairs " << join(d_opt.pairs)
                       << ", N = " << join(d_opt.conv_sizes) << "; up to " << d_opt.reps
                       << " sets within " << fmt("%g", d_opt.conv_budget)
                       << " s per cell, " << size_text(device_memory_budget())
