@@ -699,19 +699,18 @@ cl::Event fft_program::run(const cl::CommandQueue& queue,
             return im.temps[1];
         }
     };
+    // The caller's offsets move every access to its buffers, also a pass that
+    // keeps an intermediate result in the output buffer and the one reading it.
+    auto offset = [&](role r) -> size_t {
+        return r == role::input ? input_offset : r == role::output ? output_offset : 0;
+    };
     std::vector<cl::Event> deps = wait;
     cl::Event event;
     for (auto& l : im.launches) {
         l.args.set("src", buffer(l.src));
         l.args.set("dst", buffer(l.dst));
-        set_index(l.args,
-                  "src_offset",
-                  l.src_offset + (l.src == role::input ? input_offset : 0),
-                  im.wide_index);
-        set_index(l.args,
-                  "dst_offset",
-                  l.dst_offset + (l.dst == role::output ? output_offset : 0),
-                  im.wide_index);
+        set_index(l.args, "src_offset", l.src_offset + offset(l.src), im.wide_index);
+        set_index(l.args, "dst_offset", l.dst_offset + offset(l.dst), im.wide_index);
         const size_t transforms = batch * l.pass.columns;
         l.args.set("transforms", static_cast<cl_uint>(transforms));
         if (l.user_post_factors)

@@ -146,6 +146,37 @@ BOOST_AUTO_TEST_CASE(fewer_transforms_than_the_plan_batch)
     }
 }
 
+// enqueue_at() moves the whole layout: every pass reads and writes the
+// caller's buffers at the offsets (also a pass that keeps an intermediate
+// result in the output buffer), so the result is enqueue()'s, bit for bit.
+BOOST_AUTO_TEST_CASE(enqueue_at_offsets)
+{
+    const size_t in_offset = 13, out_offset = 29, batch = 3;
+    for (const shape& s : shapes) {
+        BOOST_TEST_CONTEXT(s.what)
+        {
+            const core::fft_plan plan(test_context(), s.n, options_for(s, batch));
+            const std::vector<cfloat> x = random_signal(s.n * batch, uint32_t(s.n));
+            const cl::Context& ctx = test_context()->context();
+            const cl::CommandQueue& q = test_queue();
+            const size_t bytes = s.n * batch * sizeof(cfloat);
+            cl::Buffer in(ctx, CL_MEM_READ_WRITE, bytes), out(ctx, CL_MEM_READ_WRITE, bytes);
+            cl::Buffer moved_in(ctx, CL_MEM_READ_WRITE, bytes + in_offset * sizeof(cfloat));
+            cl::Buffer moved_out(ctx, CL_MEM_READ_WRITE, bytes + out_offset * sizeof(cfloat));
+            q.enqueueWriteBuffer(in, CL_TRUE, 0, bytes, x.data());
+            q.enqueueWriteBuffer(
+                moved_in, CL_TRUE, in_offset * sizeof(cfloat), bytes, x.data());
+            plan.enqueue(q, in, out).wait();
+            plan.enqueue_at(q, moved_in, in_offset, moved_out, out_offset).wait();
+            std::vector<cfloat> expected(s.n * batch), got(s.n * batch);
+            q.enqueueReadBuffer(out, CL_TRUE, 0, bytes, expected.data());
+            q.enqueueReadBuffer(
+                moved_out, CL_TRUE, out_offset * sizeof(cfloat), bytes, got.data());
+            BOOST_TEST(got == expected);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(many_transforms_fill_several_work_groups)
 {
     // 301 transforms: several work-groups of each pass, the last one partial.
