@@ -64,19 +64,23 @@ double cycles_after(double rate, uint64_t count)
 
 void freq_xlating_filter::check_retune(double center_freq,
                                        double sampling_freq,
-                                       const std::vector<std::complex<float>>& taps)
+                                       const std::vector<std::complex<float>>& taps,
+                                       const std::string& owner)
 {
+    const auto refuse = [&](const std::string& what) {
+        throw std::invalid_argument(owner + ": " + what);
+    };
     if (!std::isfinite(sampling_freq) || sampling_freq <= 0)
-        fail("sampling_freq must be a finite number > 0 (got " + number(sampling_freq) +
-             ")");
+        refuse("sampling_freq must be a finite number > 0 (got " + number(sampling_freq) +
+               ")");
     if (!std::isfinite(center_freq) || std::abs(center_freq) > sampling_freq / 2)
-        fail("center_freq must be within +-sampling_freq/2 = +-" +
-             number(sampling_freq / 2) + " (got " + number(center_freq) + ")");
+        refuse("center_freq must be within +-sampling_freq/2 = +-" +
+               number(sampling_freq / 2) + " (got " + number(center_freq) + ")");
     if (taps.empty())
-        fail("taps must not be empty (give at least one tap)");
+        refuse("taps must not be empty (give at least one tap)");
     for (const auto& t : taps)
         if (!std::isfinite(t.real()) || !std::isfinite(t.imag()))
-            fail("taps must be finite numbers");
+            refuse("taps must be finite numbers");
 }
 
 namespace {

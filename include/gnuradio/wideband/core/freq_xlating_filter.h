@@ -69,11 +69,11 @@ public:
 
     //! What the constructor checks, without a device context.
     static void check(const device_info& device, const freq_xlating_filter_options& options);
-    //! The checks of a retune's centre and taps.
-    static void
-    check_retune(double center_freq,
-                 double sampling_freq,
-                 const std::vector<std::complex<float>>& taps);
+    //! The checks of a retune's centre and taps; messages start with \p owner.
+    static void check_retune(double center_freq,
+                             double sampling_freq,
+                             const std::vector<std::complex<float>>& taps,
+                             const std::string& owner = "freq_xlating_filter");
 
     /*!
      * \brief New centre and taps from output \p at_output of the stream on:

@@ -1,0 +1,234 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/*
+ * The channel bank (channel_bank) against the float64 definition of GNU
+ * Radio's freq_xlating_fir_filter_ccc for every channel
+ * (reference::freq_xlating): centres anywhere (between bins, at the band's
+ * edges), decimations that share factors with the FFT length and ones that do
+ * not, random taps (every bin of the window matters) and designed low-pass
+ * taps (narrow windows), random chunkings, retunes, and the arguments it
+ * refuses.
+ */
+
+#define BOOST_TEST_MODULE qa_channel_bank
+#include <boost/test/unit_test.hpp>
+
+#include "conv_check.h"
+#include "reference.h"
+#include "stream_chunks.h"
+
+#include <gnuradio/wideband/core/channel_bank.h>
+
+#include <cmath>
+#include <functional>
+
+using namespace conv_check;
+using wideband_reference::translation;
+
+BOOST_TEST_GLOBAL_FIXTURE(compile_report);
+
+namespace {
+
+constexpr double fs = 1.0e6;
+
+std::vector<cfloat> random_taps(size_t count, uint32_t seed)
+{
+    std::vector<cfloat> taps = random_signal(count, seed);
+    for (auto& t : taps)
+        t /= std::sqrt(float(count));
+    return taps;
+}
+
+// A windowed-sinc low-pass to `cutoff` (of fs), Blackman-Harris window.
+std::vector<cfloat> low_pass(size_t count, double cutoff)
+{
+    std::vector<cfloat> taps(count);
+    const double middle = double(count - 1) / 2;
+    for (size_t k = 0; k < count; ++k) {
+        const double t = double(k) - middle;
+        const double sinc = t == 0 ? 2 * cutoff : std::sin(2 * M_PI * cutoff * t) / (M_PI * t);
+        const double x = 2 * M_PI * double(k) / double(count - 1);
+        const double w = 0.35875 - 0.48829 * std::cos(x) + 0.14128 * std::cos(2 * x) -
+                         0.01168 * std::cos(3 * x);
+        taps[k] = cfloat(float(sinc * w), 0.0f);
+    }
+    return taps;
+}
+
+using before_call = std::function<void(size_t k, core::channel_bank&)>;
+
+// x through the bank in calls of the given sizes: each channel's outputs.
+std::vector<std::vector<cfloat>> stream(core::channel_bank& bank,
+                                        const std::vector<cfloat>& x,
+                                        const std::vector<size_t>& chunks,
+                                        const before_call& before = {})
+{
+    const cl::CommandQueue& q = queue();
+    const cl::Buffer output = poisoned_buffer(bank.max_output_elements());
+    std::vector<std::vector<cfloat>> y(bank.channels());
+    size_t at = 0;
+    for (size_t k = 0; k < chunks.size(); ++k) {
+        if (before)
+            before(k, bank);
+        const core::stream_engine::region r = bank.input_region();
+        if (chunks[k])
+            q.enqueueWriteBuffer(r.buffer,
+                                 CL_TRUE,
+                                 r.offset * sizeof(cfloat),
+                                 chunks[k] * sizeof(cfloat),
+                                 x.data() + at);
+        const auto result = bank.enqueue(q, chunks[k], output);
+        result.done.wait();
+        for (size_t c = 0; c < y.size(); ++c)
+            if (result.counts[c]) {
+                std::vector<cfloat> got(result.counts[c]);
+                q.enqueueReadBuffer(output,
+                                    CL_TRUE,
+                                    result.offsets[c] * sizeof(cfloat),
+                                    got.size() * sizeof(cfloat),
+                                    got.data());
+                y[c].insert(y[c].end(), got.begin(), got.end());
+            }
+        at += chunks[k];
+    }
+    return y;
+}
+
+void check_channels(const core::channel_bank_options& o,
+                    const std::vector<cfloat>& x,
+                    const std::vector<std::vector<cfloat>>& y,
+                    double bound,
+                    const std::vector<std::vector<translation>>& segments = {})
+{
+    for (size_t c = 0; c < o.channels.size(); ++c) {
+        const auto& ch = o.channels[c];
+        BOOST_TEST_CONTEXT("channel " << c << ": centre " << ch.center_freq << ", D "
+                                      << ch.decimation << ", " << ch.taps.size()
+                                      << " taps")
+        {
+            BOOST_TEST(y[c].size() == x.size() / ch.decimation);
+            const auto ref = wideband_reference::freq_xlating(
+                x,
+                ch.decimation,
+                segments.empty()
+                    ? std::vector<translation>{ { 0, ch.center_freq / fs, ch.taps } }
+                    : segments[c],
+                y[c].size());
+            const accuracy a = check_accuracy(y[c], ref, bound, "outputs");
+            BOOST_TEST_MESSAGE("channel " << c << ": " << format(a));
+        }
+    }
+}
+
+} // namespace
+
+// Random taps (windows of every bin), mixed decimations, centres between
+// bins and at +-fs/2, over random chunkings.
+BOOST_AUTO_TEST_CASE(random_taps_mixed_decimations)
+{
+    core::channel_bank_options o;
+    o.sampling_freq = fs;
+    o.max_input_samples = 10000;
+    const double centres[] = { 0.0, 123456.789, -0.5e6, 0.5e6, -31250.0, 377777.7 };
+    const size_t decimations[] = { 1, 2, 7, 16, 100, 75 };
+    const size_t taps[] = { 1, 33, 129, 64, 200, 257 };
+    for (size_t c = 0; c < std::size(centres); ++c)
+        o.channels.push_back({ centres[c], decimations[c], random_taps(taps[c], c + 1) });
+    core::channel_bank bank(context(), o);
+    BOOST_TEST_MESSAGE(bank.describe());
+    const std::vector<cfloat> x = random_signal(60000, 7);
+    const auto y = stream(bank, x, random_chunks(x.size(), 100, 10000, 8));
+    check_channels(o, x, y, 1e-5);
+}
+
+// Designed low-pass filters: each channel computes a narrow window of bins,
+// and the output still follows the definition to about omitted_response.
+BOOST_AUTO_TEST_CASE(designed_filters_narrow_windows)
+{
+    core::channel_bank_options o;
+    o.sampling_freq = fs;
+    o.max_input_samples = 50000;
+    const size_t D[] = { 50, 64, 125, 97 };
+    for (size_t c = 0; c < std::size(D); ++c)
+        o.channels.push_back({ -0.41e6 + 0.27e6 * double(c) + 17.3 * double(c),
+                               D[c],
+                               low_pass(801, 0.4 / double(D[c])) });
+    core::channel_bank bank(context(), o);
+    BOOST_TEST_MESSAGE(bank.describe());
+    for (size_t c = 0; c < bank.channels(); ++c) {
+        BOOST_TEST_MESSAGE("channel " << c << ": " << bank.window_bins(c) << " of "
+                                      << bank.fft_size() << " bins, inverse length "
+                                      << bank.inverse_length(c));
+        BOOST_TEST(bank.window_bins(c) < bank.fft_size() / 4);
+    }
+    const std::vector<cfloat> x = random_signal(200000, 9);
+    const auto y = stream(bank, x, fixed_chunks(x.size(), 33333));
+    check_channels(o, x, y, 1e-5);
+}
+
+// Retunes and new taps of single channels between calls, from their next
+// output on (the phase steps of freq_xlating_filter), the others unchanged.
+BOOST_AUTO_TEST_CASE(retunes)
+{
+    core::channel_bank_options o;
+    o.sampling_freq = fs;
+    o.max_input_samples = 5000;
+    o.channels = { { 0.1e6, 3, random_taps(65, 21) }, { -0.2e6, 10, random_taps(100, 22) } };
+    core::channel_bank bank(context(), o);
+    std::vector<std::vector<translation>> segments = {
+        { { 0, 0.1e6 / fs, o.channels[0].taps } }, { { 0, -0.2e6 / fs, o.channels[1].taps } }
+    };
+    const std::vector<cfloat> x = random_signal(40000, 23);
+    size_t streamed = 0;
+    const auto chunks = random_chunks(x.size(), 10, 5000, 24);
+    const auto y = stream(bank, x, chunks, [&](size_t k, core::channel_bank& b) {
+        if (k == 6 || k == 13) {
+            const size_t c = k == 6 ? 0 : 1;
+            const double centre = k == 6 ? -0.333e6 : 0.45e6;
+            const auto taps = random_taps(k == 6 ? 40 : 90, uint32_t(30 + k));
+            const uint64_t at = streamed / o.channels[c].decimation;
+            b.retune(c, centre, taps, at);
+            segments[c].push_back({ at, centre / fs, taps });
+        }
+        streamed += chunks[k];
+    });
+    check_channels(o, x, y, 1e-5, segments);
+}
+
+BOOST_AUTO_TEST_CASE(rejects_bad_channels)
+{
+    core::channel_bank_options good;
+    good.sampling_freq = fs;
+    good.channels = { { 0.1e6, 2, random_taps(10, 41) }, { 0.2e6, 4, random_taps(12, 42) } };
+    const auto rejects = [&](auto change, const std::string& words) {
+        auto o = good;
+        change(o);
+        BOOST_CHECK_EXCEPTION(core::channel_bank(context(), o),
+                              std::invalid_argument,
+                              [&](const std::invalid_argument& e) {
+                                  const std::string m = e.what();
+                                  BOOST_TEST_MESSAGE(m);
+                                  return m.find(words) != std::string::npos;
+                              });
+    };
+    using opts = core::channel_bank_options;
+    rejects([](opts& o) { o.channels.clear(); }, "channels must not be empty");
+    rejects([](opts& o) { o.channels[1].decimation = 0; }, "channel 1: decimation must be >= 1");
+    rejects([](opts& o) { o.channels[0].taps.clear(); }, "channel 0: taps must not be empty");
+    rejects([](opts& o) { o.channels[1].taps[2] = cfloat(0, NAN); },
+            "channel 1: taps must be finite");
+    rejects([](opts& o) { o.channels[1].center_freq = -0.6e6; },
+            "channel 1: center_freq must be within");
+    rejects([](opts& o) { o.sampling_freq = -1; }, "sampling_freq must be");
+    rejects([](opts& o) { o.fft_size = 37 * 41; }, "fft_size");
+
+    core::channel_bank bank(context(), good);
+    BOOST_CHECK_THROW(bank.retune(2, 0, good.channels[0].taps, 0), std::invalid_argument);
+    BOOST_CHECK_THROW(bank.retune(0, 0, random_taps(13, 43), 0), std::invalid_argument);
+    BOOST_CHECK_THROW(bank.retune(0, 0.7e6, good.channels[0].taps, 0), std::invalid_argument);
+}
