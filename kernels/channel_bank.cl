@@ -127,6 +127,7 @@ __kernel void bank_extract(__global const float2* folded,
                            __global const double* residual_rates, // cycles per sample
                            __global const double* residual_starts, // cycles at `position`
                            __global const float2* scales,          // K (start phase)
+                           uint frame_major, // output n of channel c at n * channels + c
                            uint channels,
                            uint length,
                            uint step,
@@ -137,11 +138,12 @@ __kernel void bank_extract(__global const float2* folded,
     if (k >= output_starts[channels])
         return;
     const uint c = find_channel(output_starts, channels, k);
+    const ulong nth = k - output_starts[c];
     const long L = length;
     const long D = decimations[c];
     const long B = inverse_lengths[c];
     const long F = L / B;
-    const long m = (long)(next_outputs[c] + (k - output_starts[c])) * D;
+    const long m = (long)(next_outputs[c] + nth) * D;
     const long j = (m - (long)position) / (long)step;
     const long region = (long)position + j * step;
     const long i = (m - first_multiple(region, D)) / F;
@@ -157,6 +159,6 @@ __kernel void bank_extract(__global const float2* folded,
     cycles -= floor(cycles);
     float cosine;
     const float sine = sincos(-6.283185307179586f * (float)cycles, &cosine);
-    output[output_offset + k] =
+    output[output_offset + (frame_major ? nth * channels + c : k)] =
         complex_multiply(scales[c], complex_multiply((float2)(cosine, sine), u));
 }

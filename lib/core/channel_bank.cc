@@ -131,6 +131,10 @@ void channel_bank::check(const device_info& device, const channel_bank_options& 
         fail("sampling_freq must be a finite number > 0");
     if (!(options.omitted_response >= 0 && options.omitted_response < 1))
         fail("omitted_response must be in [0, 1)");
+    if (options.frame_major)
+        for (const auto& ch : options.channels)
+            if (ch.decimation != options.channels.front().decimation)
+                fail("frame_major (vector output) needs one decimation for all channels");
     for (size_t c = 0; c < options.channels.size(); ++c) {
         const bank_channel& ch = options.channels[c];
         if (ch.decimation < 1)
@@ -173,14 +177,21 @@ public:
     device_context::sptr ctx;
     cl::CommandQueue setup_queue;
     double fs, omitted;
-    size_t L, N, H, O, max_input, window_input, max_blocks, max_outputs;
+    bool frame_major;
+    // L: forward length, N: longest taps, H: block step, O = L - H: the
+    // history a block needs; the window keeps `history` >= O samples before
+    // its position (a block and a decimation more, so that a split stream's
+    // call can start anywhere).
+    size_t L, N, H, O, history, max_input, window_input, max_blocks, max_outputs;
     std::vector<channel_state> channels;
     std::vector<inverse_group> groups;
     size_t bins = 0; // sum of B
     std::unique_ptr<stream_window> window;
     std::unique_ptr<fft_plan> forward, response_plan;
     cl::Buffer spectrum, folded, inverse;
-    uint64_t received = 0, position = 0; // samples in all; block 0's new samples
+    uint64_t received = 0; // samples in all
+    uint64_t position = 0; // where block 0's new samples start (a multiple of H)
+    uint64_t window_position = 0; // the stream position of the window's new samples
     kernel_args fold, extract;
     call_slot slots[2];
     int slot = 0;
@@ -303,6 +314,7 @@ channel_bank::channel_bank(device_context::sptr context, const channel_bank_opti
     im.setup_queue = im.ctx->create_queue();
     im.fs = options.sampling_freq;
     im.omitted = options.omitted_response;
+    im.frame_major = options.frame_major;
     im.N = longest_taps(options);
     im.L = options.fft_size ? options.fft_size : choose_length(options, im.N);
     im.H = im.L - im.N + 1;
@@ -315,6 +327,7 @@ channel_bank::channel_bank(device_context::sptr context, const channel_bank_opti
     // Kept past the position: the block short of its end and up to a
     // decimation of samples whose output is still to come.
     im.window_input = im.max_input + im.H + max_D;
+    im.history = im.O + im.H + max_D;
     im.max_blocks = (im.max_input + im.H + max_D) / im.H + 2;
 
     fft_options response;
@@ -358,7 +371,8 @@ channel_bank::channel_bank(device_context::sptr context, const channel_bank_opti
     im.spectrum = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, im.max_blocks * im.L * 8);
     im.folded = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, im.max_blocks * im.bins * 8);
     im.inverse = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, im.max_blocks * im.bins * 8);
-    im.window.reset(new stream_window(im.ctx, "channel_bank", im.O, im.window_input, im.L));
+    im.window.reset(
+        new stream_window(im.ctx, "channel_bank", im.history, im.window_input, im.L));
     im.fold = kernel_args(*im.ctx, "channel_bank.cl", "", "bank_fold");
     im.extract = kernel_args(*im.ctx, "channel_bank.cl", "", "bank_extract");
     const size_t C = im.channels.size();
@@ -428,8 +442,8 @@ channel_bank::result channel_bank::enqueue(const cl::CommandQueue& queue,
     for (size_t c = 0; c < C; ++c) {
         const channel_state& s = im.channels[c];
         const uint64_t total = im.received / s.D;
-        r.offsets[c] = slot.output_starts[c];
         r.counts[c] = size_t(total - s.next);
+        r.offsets[c] = im.frame_major ? c : slot.output_starts[c];
         slot.output_starts[c + 1] = slot.output_starts[c] + r.counts[c];
         slot.next_outputs[c] = s.next;
         slot.residual_starts[c] = cycles_after(s.rho, im.position);
@@ -450,10 +464,13 @@ channel_bank::result channel_bank::enqueue(const cl::CommandQueue& queue,
     cl::Event event;
     if (any) {
         const size_t blocks = size_t((last - im.position) / im.H) + 1;
+        // Window element 0 is stream position window_position - history.
+        const size_t read_start =
+            size_t(im.position - im.O + im.history - im.window_position);
         // Past the samples the last block reads zeros: stale samples, even
         // non-finite ones, would reach every bin through the FFT.
-        const size_t data = im.window->keep() + samples;
-        const size_t read = (blocks - 1) * im.H + im.L;
+        const size_t data = size_t(im.received - im.window_position) + im.history;
+        const size_t read = read_start + (blocks - 1) * im.H + im.L;
         if (read > data) {
             const cl_float2 zero = { { 0.0f, 0.0f } };
             queue.enqueueFillBuffer(im.window->buffer(),
@@ -464,7 +481,9 @@ channel_bank::result channel_bank::enqueue(const cl::CommandQueue& queue,
                                     &event);
             deps.assign(1, event);
         }
-        deps.assign(1, im.forward->enqueue(queue, im.window->buffer(), im.spectrum, deps, blocks));
+        deps.assign(1,
+                    im.forward->enqueue_at(
+                        queue, im.window->buffer(), read_start, im.spectrum, 0, deps, blocks));
 
         kernel_args& f = im.fold;
         f.set("spectrum", im.spectrum);
@@ -528,6 +547,7 @@ channel_bank::result channel_bank::enqueue(const cl::CommandQueue& queue,
         x.set("residual_rates", im.residual_rates);
         x.set("residual_starts", slot.residual_starts_buffer);
         x.set("scales", im.scales);
+        x.set("frame_major", cl_uint(im.frame_major));
         x.set("channels", cl_uint(C));
         x.set("length", cl_uint(im.L));
         x.set("step", cl_uint(im.H));
@@ -542,16 +562,43 @@ channel_bank::result channel_bank::enqueue(const cl::CommandQueue& queue,
         deps.assign(1, event);
     }
     // The window keeps the blocks that outputs still to come fall in.
-    const uint64_t next_position =
-        std::min(im.received, earliest_next) / im.H * im.H;
-    im.window->advance(queue, samples, size_t(next_position - im.position), deps, event);
-    im.position = next_position;
+    const uint64_t next_position = std::min(im.received, earliest_next) / im.H * im.H;
+    im.window->advance(
+        queue, samples, size_t(next_position - im.window_position), deps, event);
+    im.position = im.window_position = next_position;
     for (size_t c = 0; c < C; ++c)
         im.channels[c].next += r.counts[c];
     slot.done = event;
     im.slot = 1 - im.slot;
     r.done = event;
     return r;
+}
+
+size_t channel_bank::run(const cl::CommandQueue& queue,
+                         size_t samples,
+                         const cl::Buffer& output,
+                         const std::vector<cl::Event>& wait,
+                         cl::Event& done)
+{
+    const result r = enqueue(queue, samples, output, wait);
+    done = r.done;
+    return std::accumulate(r.counts.begin(), r.counts.end(), size_t(0));
+}
+
+size_t channel_bank::history_samples() const { return d_impl->history; }
+
+size_t channel_bank::continue_at(uint64_t position)
+{
+    impl& im = *d_impl;
+    im.window->continue_with(0);
+    im.received = im.window_position = position;
+    uint64_t earliest = position;
+    for (channel_state& s : im.channels) {
+        s.next = position / s.D;
+        earliest = std::min(earliest, s.next * s.D);
+    }
+    im.position = earliest / im.H * im.H;
+    return im.history;
 }
 
 void channel_bank::retune(size_t c,

@@ -62,11 +62,18 @@ std::vector<cfloat> low_pass(size_t count, double cutoff)
 
 using before_call = std::function<void(size_t k, core::channel_bank&)>;
 
-// x through the bank in calls of the given sizes: each channel's outputs.
+/*
+ * x through the bank in calls of the given sizes: each channel's outputs.
+ * \p split: every call continues the stream as several devices split it
+ * (continue_at(), the history written in front of the call's samples);
+ * \p frame_major: the bank's outputs come frame after frame.
+ */
 std::vector<std::vector<cfloat>> stream(core::channel_bank& bank,
                                         const std::vector<cfloat>& x,
                                         const std::vector<size_t>& chunks,
-                                        const before_call& before = {})
+                                        const before_call& before = {},
+                                        bool split = false,
+                                        bool frame_major = false)
 {
     const cl::CommandQueue& q = queue();
     const cl::Buffer output = poisoned_buffer(bank.max_output_elements());
@@ -75,6 +82,19 @@ std::vector<std::vector<cfloat>> stream(core::channel_bank& bank,
     for (size_t k = 0; k < chunks.size(); ++k) {
         if (before)
             before(k, bank);
+        if (split) {
+            const size_t lead = bank.continue_at(at);
+            std::vector<cfloat> history(lead, cfloat(0));
+            for (size_t i = 0; i < lead; ++i)
+                if (at + i >= lead)
+                    history[i] = x[at + i - lead];
+            const core::stream_engine::region r = bank.input_region();
+            q.enqueueWriteBuffer(r.buffer,
+                                 CL_TRUE,
+                                 (r.offset - lead) * sizeof(cfloat),
+                                 lead * sizeof(cfloat),
+                                 history.data());
+        }
         const core::stream_engine::region r = bank.input_region();
         if (chunks[k])
             q.enqueueWriteBuffer(r.buffer,
@@ -84,16 +104,14 @@ std::vector<std::vector<cfloat>> stream(core::channel_bank& bank,
                                  x.data() + at);
         const auto result = bank.enqueue(q, chunks[k], output);
         result.done.wait();
+        size_t elements = 0;
+        for (size_t count : result.counts)
+            elements += count;
+        const std::vector<cfloat> all = read_back(output, elements);
         for (size_t c = 0; c < y.size(); ++c)
-            if (result.counts[c]) {
-                std::vector<cfloat> got(result.counts[c]);
-                q.enqueueReadBuffer(output,
-                                    CL_TRUE,
-                                    result.offsets[c] * sizeof(cfloat),
-                                    got.size() * sizeof(cfloat),
-                                    got.data());
-                y[c].insert(y[c].end(), got.begin(), got.end());
-            }
+            for (size_t i = 0; i < result.counts[c]; ++i)
+                y[c].push_back(frame_major ? all[c + y.size() * i]
+                                           : all[result.offsets[c] + i]);
         at += chunks[k];
     }
     return y;
@@ -200,6 +218,30 @@ BOOST_AUTO_TEST_CASE(retunes)
     check_channels(o, x, y, 1e-5, segments);
 }
 
+// A stream split as several devices split it, each call from the history the
+// caller writes; and the outputs frame after frame (one decimation).
+BOOST_AUTO_TEST_CASE(split_stream_and_frame_major)
+{
+    for (const bool frame_major : { false, true }) {
+        BOOST_TEST_CONTEXT((frame_major ? "frame-major" : "channel-major"))
+        {
+            core::channel_bank_options o;
+            o.sampling_freq = fs;
+            o.max_input_samples = 6000;
+            o.frame_major = frame_major;
+            const size_t D = frame_major ? 12 : 0;
+            o.channels = { { -0.3e6, D ? D : 5, random_taps(100, 51) },
+                           { 0.05e6, D ? D : 12, random_taps(37, 52) },
+                           { 0.49e6, D ? D : 31, random_taps(150, 53) } };
+            core::channel_bank bank(context(), o);
+            const std::vector<cfloat> x = random_signal(50000, 54);
+            const auto y = stream(
+                bank, x, random_chunks(x.size(), 31, 6000, 55), {}, true, frame_major);
+            check_channels(o, x, y, 1e-5);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(rejects_bad_channels)
 {
     core::channel_bank_options good;
@@ -226,6 +268,7 @@ BOOST_AUTO_TEST_CASE(rejects_bad_channels)
             "channel 1: center_freq must be within");
     rejects([](opts& o) { o.sampling_freq = -1; }, "sampling_freq must be");
     rejects([](opts& o) { o.fft_size = 37 * 41; }, "fft_size");
+    rejects([](opts& o) { o.frame_major = true; }, "one decimation for all channels");
 
     core::channel_bank bank(context(), good);
     BOOST_CHECK_THROW(bank.retune(2, 0, good.channels[0].taps, 0), std::invalid_argument);

@@ -39,6 +39,12 @@ struct WIDEBAND_CORE_API channel_bank_options {
     //! Input samples one call may bring (0: about 2^20).
     size_t max_input_samples = 0;
     /*!
+     * The outputs of a call frame after frame (output n of every channel, then
+     * n + 1, ...) rather than channel after channel: one vector of all
+     * channels per frame. Needs one decimation for all channels.
+     */
+    bool frame_major = false;
+    /*!
      * Each channel computes only the bins where its filter's response
      * matters: those outside carry at most this fraction of the response's
      * amplitude (the square root of its energy there); the output error that
@@ -71,7 +77,7 @@ struct WIDEBAND_CORE_API channel_bank_options {
  * calls gives the same output. Write new samples at input_region(), then
  * enqueue(). Not thread-safe.
  */
-class WIDEBAND_CORE_API channel_bank
+class WIDEBAND_CORE_API channel_bank : public splittable_engine
 {
 public:
     /*!
@@ -97,13 +103,28 @@ public:
     size_t inverse_length(size_t c) const;
     std::string describe() const;
 
-    stream_engine::region input_region() const;
-    size_t max_input_samples() const;
+    // stream_engine. Each channel has its own rate: a call's outputs are
+    // whatever its samples complete, per channel, laid out as enqueue() says;
+    // step() is one sample.
+    stream_ratio step() const override { return { 1, 1 }; }
+    region input_region() const override;
+    size_t max_input_samples() const override;
     //! Output elements (all channels) a call may write.
-    size_t max_output_elements() const;
+    size_t max_output_elements() const override;
+    size_t input_regions() const override { return 2; }
+    size_t run(const cl::CommandQueue& queue,
+               size_t samples,
+               const cl::Buffer& output,
+               const std::vector<cl::Event>& wait,
+               cl::Event& done) override;
+
+    // splittable_engine: the history reaches a block and a decimation back.
+    size_t history_samples() const override;
+    size_t continue_at(uint64_t position) override;
 
     struct result {
-        //! Channel c's outputs of the call: output[offsets[c] .. offsets[c] + counts[c]).
+        //! Channel c's outputs of the call: output[offsets[c] .. offsets[c] +
+        //! counts[c]), or with frame_major output[c + channels() * i], i < counts[c].
         std::vector<size_t> offsets, counts;
         cl::Event done;
     };
