@@ -17,6 +17,8 @@
 
 #include "work_profile.h"
 #include <algorithm>
+#include <deque>
+#include <functional>
 
 namespace gr {
 namespace wideband {
@@ -98,49 +100,43 @@ public:
                 size_t& consumed,
                 Deliver&& deliver)
     {
-        d_profile.begin_call();
-        consumed = 0;
-        if (d_held > 0) {
-            d_pipeline.wait_source_read();
-            consumed = d_held;
-            d_held = 0;
-        }
-        d_profile.mark(work_profile::wait_source);
         size_t produced = 0;
-        // Outputs that are ready leave first (the oldest is waited for when the
-        // pipeline is full and input waits): their transfers then run while
-        // the host copies the next chunk in.
-        deliver_ready(!d_pipeline.can_submit() && available > consumed,
-                      room,
-                      elements_per_item,
-                      produced,
-                      deliver);
-        size_t submitted = 0;
-        if (d_pipeline.can_submit() && available > consumed) {
-            submitted = std::min(available - consumed, max_chunk);
-            submit(static_cast<const char*>(input) + consumed * d_sample_bytes,
-                   submitted);
-        }
-        // Host input went to staging memory in submit(); device reads are
-        // ordered by the buffer's events; a DMA from pinned memory may still be
-        // reading, so those samples are released by the next call, and their
-        // chunk's output (which their tags go with) waits for that call too.
-        const size_t held =
-            d_input.where == stream_port::kind::pinned_host ? submitted : 0;
-        consumed += submitted - held;
-        d_profile.mark(work_profile::submit);
-        // With nothing submitted (the end of a stream, or a full pipeline) the
-        // oldest chunk is waited for.
-        deliver_ready(
-            submitted == 0, room, elements_per_item, produced, deliver, held > 0);
-        d_held = held;
-        // Host readers read the output as soon as work() returns.
-        if (produced > 0 && d_pipeline.output_on_device() && d_host_outputs)
-            d_pipeline.wait_deliveries();
-        d_profile.mark(work_profile::wait_delivery);
-        d_profile.end_call(consumed, produced);
+        step_with(input, available, max_chunk, consumed, [&](bool wait, bool keep_newest) {
+            const size_t before = produced;
+            deliver_ready(wait, room, elements_per_item, produced, deliver, keep_newest);
+            return produced - before;
+        });
         return produced;
     }
+
+    /*!
+     * \brief As step(), for a block whose outputs run at different rates: the
+     * chunk of the \p samples stream samples from sample \p start on has
+     * counts(start, samples)[o] elements for output o, output after output.
+     * Each output takes what fits its \p room; deliver(chunk, o, first, count,
+     * at) moves \p count of the oldest chunk's elements from its element \p
+     * first to item \p at of output \p o. \p produced gets each output's items.
+     */
+    template <typename Counts, typename Deliver>
+    void step_outputs(const void* input,
+                      size_t available,
+                      size_t max_chunk,
+                      size_t room,
+                      size_t& consumed,
+                      std::vector<size_t>& produced,
+                      Counts&& counts,
+                      Deliver&& deliver)
+    {
+        produced.assign(d_outputs.size(), 0);
+        d_delivered_each.resize(d_outputs.size(), 0);
+        d_counts = counts;
+        step_with(input, available, max_chunk, consumed, [&](bool wait, bool keep_newest) {
+            return deliver_ready_each(wait, room, produced, deliver, keep_newest);
+        });
+    }
+
+    //! Stream samples submitted so far: where the next chunk starts.
+    uint64_t samples_submitted() const { return d_submitted; }
 
     //! WIDEBAND_PROFILE's line for this block (empty when off).
     std::string profile_report() const { return d_profile.report(); }
@@ -179,6 +175,113 @@ public:
 
 private:
     /*!
+     * One call of step() or step_outputs(): releases the input held since the
+     * last call, submits up to \p max_chunk of the rest of the \p available
+     * samples when a slot is free, and around that delivers with
+     * deliver_some(wait, keep_newest), which returns the items it moved.
+     */
+    template <typename DeliverSome>
+    void step_with(const void* input,
+                   size_t available,
+                   size_t max_chunk,
+                   size_t& consumed,
+                   DeliverSome&& deliver_some)
+    {
+        d_profile.begin_call();
+        consumed = 0;
+        if (d_held > 0) {
+            d_pipeline.wait_source_read();
+            consumed = d_held;
+            d_held = 0;
+        }
+        d_profile.mark(work_profile::wait_source);
+        // Outputs that are ready leave first (the oldest is waited for when the
+        // pipeline is full and input waits): their transfers then run while
+        // the host copies the next chunk in.
+        size_t produced =
+            deliver_some(!d_pipeline.can_submit() && available > consumed, false);
+        size_t submitted = 0;
+        if (d_pipeline.can_submit() && available > consumed) {
+            submitted = std::min(available - consumed, max_chunk);
+            submit(static_cast<const char*>(input) + consumed * d_sample_bytes,
+                   submitted);
+        }
+        // Host input went to staging memory in submit(); device reads are
+        // ordered by the buffer's events; a DMA from pinned memory may still be
+        // reading, so those samples are released by the next call, and their
+        // chunk's output (which their tags go with) waits for that call too.
+        const size_t held =
+            d_input.where == stream_port::kind::pinned_host ? submitted : 0;
+        consumed += submitted - held;
+        d_profile.mark(work_profile::submit);
+        // With nothing submitted (the end of a stream, or a full pipeline) the
+        // oldest chunk is waited for.
+        produced += deliver_some(submitted == 0, held > 0);
+        d_held = held;
+        // Host readers read the output as soon as work() returns.
+        if (produced > 0 && d_pipeline.output_on_device() && d_host_outputs)
+            d_pipeline.wait_deliveries();
+        d_profile.mark(work_profile::wait_delivery);
+        d_profile.end_call(consumed, produced);
+    }
+
+    /*!
+     * Whether the oldest chunk's output can be delivered: it is there, or all
+     * outputs live on the device (their copies wait for it there), or with
+     * \p wait (cleared then) after waiting for it.
+     */
+    bool oldest_deliverable(bool& wait)
+    {
+        if (!d_host_outputs || d_pipeline.oldest_ready())
+            return true;
+        if (!wait)
+            return false;
+        d_pipeline.wait_oldest();
+        d_profile.mark(work_profile::wait_output);
+        wait = false;
+        return true;
+    }
+
+    //! step_outputs()'s deliveries: each output of the oldest chunks as its
+    //! room allows; a chunk is done when every output has all of it.
+    template <typename Deliver>
+    size_t deliver_ready_each(bool wait,
+                              size_t room,
+                              std::vector<size_t>& produced,
+                              Deliver& deliver,
+                              bool keep_newest)
+    {
+        size_t moved = 0;
+        while (d_pipeline.in_flight() > (keep_newest ? 1 : 0) &&
+               oldest_deliverable(wait)) {
+            const std::vector<size_t>& counts = d_chunk_counts.front();
+            const void* chunk =
+                d_pipeline.output_on_device() ? nullptr : d_pipeline.oldest<void>();
+            bool complete = true;
+            size_t first = 0;
+            for (size_t o = 0; o < counts.size(); ++o) {
+                size_t& delivered = d_delivered_each[o];
+                const size_t n = std::min(room - produced[o], counts[o] - delivered);
+                if (n > 0) {
+                    deliver(chunk, o, first + delivered, n, produced[o]);
+                    produced[o] += n;
+                    delivered += n;
+                    moved += n;
+                }
+                complete &= delivered == counts[o];
+                first += counts[o];
+            }
+            d_profile.mark(work_profile::deliver);
+            if (!complete)
+                break;
+            d_pipeline.pop();
+            d_chunk_counts.pop_front();
+            std::fill(d_delivered_each.begin(), d_delivered_each.end(), 0);
+        }
+        return moved;
+    }
+
+    /*!
      * Delivers chunks, oldest first, while there is room: those whose output
      * is there (any, for outputs that all live on the device, whose copies
      * wait for the chunk on the device), or with \p wait the oldest after
@@ -193,13 +296,8 @@ private:
                        bool keep_newest = false)
     {
         while (d_pipeline.in_flight() > (keep_newest ? 1 : 0) && produced < room) {
-            if (d_host_outputs && !d_pipeline.oldest_ready()) {
-                if (!wait)
-                    return;
-                d_pipeline.wait_oldest();
-                d_profile.mark(work_profile::wait_output);
-                wait = false;
-            }
+            if (!oldest_deliverable(wait))
+                return;
             const size_t items = d_pipeline.oldest_elements() / elements_per_item;
             const size_t count = std::min(room - produced, items - d_delivered);
             deliver(d_pipeline.output_on_device() ? nullptr : d_pipeline.oldest<void>(),
@@ -219,6 +317,9 @@ private:
 
     void submit(const void* samples_at, size_t samples)
     {
+        if (d_counts)
+            d_chunk_counts.push_back(d_counts(d_submitted, samples));
+        d_submitted += samples;
         switch (d_input.where) {
         case stream_port::kind::device:
             d_pipeline.submit_device(d_input.buffer->device_memory(),
@@ -243,6 +344,12 @@ private:
     bool d_host_outputs = true; // an output lives in host memory (pinned or not)
     size_t d_delivered = 0;     // items of the oldest chunk already delivered
     size_t d_held = 0;          // pinned input submitted by the last call, not consumed
+    uint64_t d_submitted = 0;   // stream samples submitted
+    // step_outputs(): each output's elements of a chunk (start, samples), those
+    // of the chunks in flight, oldest first, and what each output has of the oldest.
+    std::function<std::vector<size_t>(uint64_t, size_t)> d_counts;
+    std::deque<std::vector<size_t>> d_chunk_counts;
+    std::vector<size_t> d_delivered_each;
     const size_t d_sample_bytes, d_element_bytes; // the engines' input and output
     work_profile d_profile;
 };

@@ -152,6 +152,14 @@ protected:
     //! frame, over all outputs).
     virtual size_t elements_per_item() const { return 1; }
     /*!
+     * \brief For a block whose outputs run at different rates, each output's
+     * rate ({input items, output items}): a chunk's output is then each
+     * output's items in turn, as many as the chunk's input completes at that
+     * rate, and each output gets its own tags. Empty (the default): every
+     * output at the block's rate, delivered by deliver().
+     */
+    virtual std::vector<core::stream_ratio> output_rates() const { return {}; }
+    /*!
      * \brief Whether chunk outputs stay on the device, for move_out() to copy
      * or DMA them to the outputs, rather than a download to staging memory and
      * a host copy from there: worth it when an output lives in device memory.
@@ -210,8 +218,14 @@ protected:
         return (d_direct_elements + d_pipeline->elements_submitted()) /
                elements_per_item();
     }
-    //! nitems_written() when the stream began (the offset of its output 0).
-    uint64_t stream_output_start() const { return d_stream_output_start; }
+    //! The input sample, counted from the stream's start, that the next
+    //! engine call starts at (blocks with output_rates()).
+    uint64_t next_call_input() const { return d_work->samples_submitted(); }
+    //! nitems_written(\p output) when the stream began (the offset of its item 0).
+    uint64_t stream_output_start(size_t output = 0) const
+    {
+        return d_stream_output_starts.at(output);
+    }
 
 private:
     void start_stream()
@@ -222,6 +236,7 @@ private:
                 d_engines.push_back(make_engine(context));
             d_settings_changed = false;
         }
+        d_rates = output_rates();
         d_pipeline = make_pipeline(d_contexts, d_engines, d_config.pipeline_depth);
         d_work = std::make_unique<pipelined_work>(*d_pipeline, *this);
         d_stream_begins = true;
@@ -299,7 +314,15 @@ private:
         if (d_stream_begins) {
             bind_ports(output_items.size());
             d_tags.restart(this->nitems_read(0), this->nitems_written(0));
-            d_stream_output_start = this->nitems_written(0);
+            d_stream_output_starts.clear();
+            d_output_tags.clear();
+            for (size_t o = 0; o < output_items.size(); ++o)
+                d_stream_output_starts.push_back(this->nitems_written(int(o)));
+            for (size_t o = 0; o < d_rates.size(); ++o) {
+                d_output_tags.emplace_back(d_rates[o]);
+                d_output_tags.back().restart(this->nitems_read(0),
+                                             this->nitems_written(int(o)));
+            }
             d_stream_begins = false;
         }
         {
@@ -321,6 +344,8 @@ private:
             d_direct = false;
             d_work->bind(d_input, d_outputs, output_on_device(d_outputs));
         }
+        if (!d_rates.empty())
+            return work_each_output(noutput_items, ninput_items, input_items, output_items);
         size_t consumed = 0; // input items
         size_t produced = 0;
         if (d_direct) {
@@ -351,6 +376,48 @@ private:
         return int(produced);
     }
 
+    //! stream_work() for outputs at different rates (output_rates()).
+    int work_each_output(int noutput_items,
+                         gr_vector_int& ninput_items,
+                         gr_vector_const_void_star& input_items,
+                         gr_vector_void_star& output_items)
+    {
+        size_t consumed = 0;
+        std::vector<size_t> produced;
+        d_work->step_outputs(
+            input_items[0],
+            size_t(ninput_items[0]) * d_samples_per_item,
+            d_pipeline->max_input_samples(),
+            size_t(noutput_items),
+            consumed,
+            produced,
+            [rates = d_rates, spi = d_samples_per_item](uint64_t start, size_t samples) {
+                // Output items that the input items up to a position complete.
+                std::vector<size_t> counts;
+                const uint64_t from = start / spi, to = (start + samples) / spi;
+                for (const core::stream_ratio& r : rates)
+                    counts.push_back(size_t(to * r.output / r.input -
+                                            from * r.output / r.input));
+                return counts;
+            },
+            [&](const void* chunk, size_t o, size_t first, size_t count, size_t at) {
+                d_work->move_out(chunk, first, count, o, output_items[o], at);
+            });
+        consumed /= d_samples_per_item;
+        std::vector<tag_t> tags;
+        this->get_tags_in_range(
+            tags, 0, this->nitems_read(0), this->nitems_read(0) + consumed);
+        for (size_t o = 0; o < output_items.size(); ++o) {
+            d_output_tags[o].hold(tags);
+            for (const tag_t& tag :
+                 d_output_tags[o].release(this->nitems_written(int(o)) + produced[o]))
+                this->add_item_tag(unsigned(o), tag);
+            this->produce(int(o), int(produced[o]));
+        }
+        this->consume(0, int(consumed));
+        return gr::block::WORK_CALLED_PRODUCE;
+    }
+
     void propagate_tags(size_t consumed, size_t produced, size_t outputs)
     {
         std::vector<tag_t> tags;
@@ -375,7 +442,9 @@ private:
     std::unique_ptr<pipelined_work> d_work;
     stream_tags d_tags;
     bool d_stream_begins = true;
-    uint64_t d_stream_output_start = 0; // nitems_written() when the stream began
+    std::vector<uint64_t> d_stream_output_starts; // nitems_written() when it began
+    std::vector<core::stream_ratio> d_rates;      // output_rates(), for the stream
+    std::vector<stream_tags> d_output_tags;       // per output, with d_rates
     uint64_t d_direct_elements = 0;     // output elements of the in-place calls
     stream_port d_input;
     std::vector<stream_port> d_outputs;

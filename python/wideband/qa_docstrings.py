@@ -28,6 +28,7 @@ BOUND = {
     "edge_memory.h": {},
     "fft_filter.h": {"fft_filter": ["fft_filter_ccc", "fft_filter_ccf"]},
     "fft_vcc.h": {},
+    "freq_xlating_fft_filter_ccc.h": {},
     "pfb_channelizer_ccf.h": {},
     "thread_errors.h": {},
     "work_error.h": {},
@@ -97,6 +98,9 @@ class qa_docstrings(gr_unittest.TestCase):
             (wideband.fft_filter_ccf,
              ("FIR filter by fast convolution on an OpenCL device",
               "nthreads: ignored", "the device third")),
+            (wideband.freq_xlating_fft_filter_ccc,
+             ("drop-in for gnuradio.filter.freq_xlating_fft_filter_ccc",
+              "phi is the in-tree block's start phase")),
             (wideband.fft_vcc, ("drop-in for gr::fft::fft_vcc",
                                 "Raises RuntimeError when the machine has no OpenCL")),
             (wideband.work_error, ("The error that stopped a gr-wideband block",)),
@@ -108,7 +112,7 @@ class qa_docstrings(gr_unittest.TestCase):
 
     def test_003_every_bound_method_is_documented(self):
         documented = {name for name, _, _, _ in self.docs}
-        self.assertEqual(len(self.classes), 4)
+        self.assertEqual(len(self.classes), 5)
         for cls in self.classes:
             for name, member in vars(cls).items():
                 if name.startswith("_"):

@@ -41,8 +41,9 @@ def block_classes():
 
 def cpp_flowgraph(path):
     """A flowgraph for C++ (no GUI) through every block and template branch:
-    literal complex and real taps, a firdes design as complex taps, a channel
-    map, vector output, an inverse FFT with a window."""
+    literal complex and real taps, a firdes design as complex taps (for the
+    FFT filter and the frequency-translating filter), a channel map, vector
+    output, an inverse FFT with a window."""
 
     def block(name, block_id, **parameters):
         return dict(name=name, id=block_id, parameters=parameters,
@@ -60,6 +61,11 @@ def cpp_flowgraph(path):
                   taps="firdes.low_pass(1.0, 1.0, 0.25, 0.05, window.WIN_HAMMING)"),
             block("ccf_list", "wideband_fft_filter_xxx", type="ccf", decimation="1",
                   taps="[0.25, 0.5, 0.25]"),
+            block("xlating_list", "wideband_freq_xlating_fft_filter_ccc", decimation="2",
+                  taps="[0.5, 1 + 1j, 0.5]", center_freq="-0.125", samp_rate="1.0"),
+            block("xlating_design", "wideband_freq_xlating_fft_filter_ccc", decimation="1",
+                  taps="firdes.low_pass(1.0, 1.0, 0.25, 0.05, window.WIN_HAMMING)",
+                  center_freq="0.25", samp_rate="1.0", device="'cpu'"),
             block("channelizer", "wideband_pfb_channelizer_ccf", numchans="16",
                   channel_map="[1, 0, 15, 2]", vector_output="True"),
             block("fft", "wideband_fft_vcc", fft_size="4", forward="False",
@@ -67,7 +73,9 @@ def cpp_flowgraph(path):
             block("sink", "blocks_null_sink", type="complex", vlen="4"),
         ],
         connections=[["source", "0", "ccc_list", "0"], ["ccc_list", "0", "ccc_design", "0"],
-                     ["ccc_design", "0", "ccf_list", "0"], ["ccf_list", "0", "channelizer", "0"],
+                     ["ccc_design", "0", "ccf_list", "0"], ["ccf_list", "0", "xlating_list", "0"],
+                     ["xlating_list", "0", "xlating_design", "0"],
+                     ["xlating_design", "0", "channelizer", "0"],
                      ["channelizer", "0", "fft", "0"], ["fft", "0", "sink", "0"]],
         metadata=dict(file_format=1))
     with open(path, "w") as f:
@@ -111,12 +119,15 @@ class qa_grc_blocks(grc_testcase):
                                     f"{p['id']} has no default")
 
     def test_003_blocks_with_defaults_show_no_error(self):
-        # as when dropped into a flowgraph from the block tree
+        # as when dropped into a new flowgraph from the block tree (GRC's new
+        # flowgraph, default_flow_graph.grc, has a samp_rate variable that
+        # rate parameters take as their default, as the in-tree blocks' do)
+        from gnuradio.grc.core import Constants
         platform = grc_platform()
         for path in DEFINITIONS:
             block_id = load(path)["id"]
             with self.subTest(block=block_id):
-                flowgraph = platform.make_flow_graph()
+                flowgraph = platform.make_flow_graph(Constants.DEFAULT_FLOW_GRAPH)
                 block = flowgraph.new_block(block_id)
                 block.params["id"].set_value("block_0")
                 flowgraph.rewrite()
@@ -134,7 +145,7 @@ class qa_grc_blocks(grc_testcase):
         source = self.path(os.path.join("cpp_templates", "cpp_templates.cpp"))
         with open(source) as f:
             code = f.read()
-        self.assertEqual(code.count("gr::wideband::"), 5)
+        self.assertEqual(code.count("gr::wideband::"), 7)
         check = subprocess.run(["c++", "-std=c++17", "-fsyntax-only",
                                 "-I", os.path.join(SOURCE_DIR, "include"), source],
                                capture_output=True, text=True, timeout=300)

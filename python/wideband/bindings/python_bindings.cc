@@ -8,6 +8,7 @@
 
 namespace py = pybind11;
 
+void bind_channel_bank_ccc(py::module& m);
 void bind_core(py::module& m);
 void bind_edge_memory(py::module& m);
 void bind_fft_filter(py::module& m);
@@ -22,6 +23,7 @@ PYBIND11_MODULE(wideband_python, m)
     // The blocks derive from gr.sync_block: its bindings must be loaded first.
     py::module::import("gnuradio.gr");
 
+    bind_channel_bank_ccc(m);
     bind_core(m);
     bind_edge_memory(m);
     bind_fft_filter(m);
