@@ -104,10 +104,21 @@ __kernel void bank_fold(__global const float2* spectrum,
     __global const float2* x = spectrum + (ulong)j * length;
     __global const float2* h = responses + response_offsets[c];
 
+    // The bin and the twiddle's index step by B and B t0 (mod L) from term to
+    // term: one 64-bit remainder per work-item, not two per term.
+    const long q0 = lo + positive_mod(q_fold - lo, B);
+    uint bin = (uint)positive_mod(q0 + b, L);
+    uint twiddle = (uint)positive_mod(q0 * t0, L);
+    const uint twiddle_step = (uint)positive_mod(B * t0, L);
+    const uint n = (uint)L, bin_step = (uint)(B % L);
     float2 sum = (float2)(0.0f, 0.0f);
-    for (long q = lo + positive_mod(q_fold - lo, B); q < end; q += B) {
-        const float2 v = complex_multiply(x[positive_mod(q + b, L)], h[q - lo]);
-        sum += complex_multiply(v, turn(positive_mod(q * t0, L), L));
+    for (long q = q0; q < end; q += B) {
+        const float2 v = complex_multiply(x[bin], h[q - lo]);
+        sum += complex_multiply(v, turn(twiddle, L));
+        bin += bin_step;
+        bin -= bin >= n ? n : 0;
+        twiddle += twiddle_step;
+        twiddle -= twiddle >= n ? n : 0;
     }
     folded[fold_offsets[c] + ((ulong)j * group_sizes[c] + group_indices[c]) * B + q_fold] =
         sum;
