@@ -12,19 +12,23 @@
  * several devices), and of its batched convolution
  * (core::batched_convolution) over the M x J by N grid of the classic OpenCL
  * batched-convolution study, each beside an FFTW implementation on the CPU
- * (bench/cpu_peers.h) in the same run. The help text (about) states the method.
+ * (bench/cpu_peers.h) in the same run; and of the channel bank
+ * (core::channel_bank, issue 18) device-resident beside the filter engine at
+ * the bank's FFT length. The help text (about) states the method.
  */
 
 #include "bench/cpu_peers.h"
 #include "reference.h"
 
 #include <gnuradio/wideband/core/batched_convolution.h>
+#include <gnuradio/wideband/core/channel_bank.h>
 #include <gnuradio/wideband/core/fft_filter.h>
 #include <gnuradio/wideband/core/host_copy.h>
 #include <gnuradio/wideband/core/stream_config.h>
 
 #include <deque>
 #include <iostream>
+#include <numeric>
 
 using namespace cpu_peers;
 
@@ -78,8 +82,9 @@ struct bench_options : common_options {
     double cpu_budget = 0.5;
     double fftw_plan_seconds = 0.5;
     bool fftw_same_size = false;
+    bank_plans banks; // the --bank-* options
     time_limit limit;
-    bool filter = true, conv = true, transfers = true, fftw = have_fftw;
+    bool filter = true, conv = true, bank = true, transfers = true, fftw = have_fftw;
     bool copy_out = true; // with transfers: copy each chunk's output off the pipeline
 
     size_t samples() const { return size_t(1) << samples_log2; }
@@ -159,9 +164,13 @@ void declare_options(bench_options& o, option_table& t)
           "FFTW_MEASURE planning limit per plan; 0: FFTW_ESTIMATE" },
         { { "--fftw-fft", "auto|same", fft, "auto" },
           "FIR FFT size on the CPU: FFTW's best power of two, or the GPU engine's" },
-        o.limit.option("row or cell"),
+    });
+    o.banks.declare(t);
+    t.add({
+        o.limit.option("row, cell or bank plan"),
         { { "--no-filter", &o.filter, false }, "skip the FIR filter rows" },
         { { "--no-conv", &o.conv, false }, "skip the batched convolution grid" },
+        { { "--no-bank", &o.bank, false }, "skip the channel bank" },
         { { "--no-transfers", &o.transfers, false }, "skip the FIR rows with transfers" },
         { { "--no-copy-out", &o.copy_out, false },
           "with transfers, read the outputs in the pipeline's pinned buffers instead of "
@@ -223,13 +232,30 @@ of about 8192 points; a set that would take more than --cpu-budget seconds is
 timed on a subset of the pairs and scaled to P (~). x = FFTW time / GPU time.
 GB/s counts each input and output point once: 8 (L + S + 2N - 1) bytes per pair.
 
+Channel bank (core::channel_bank, issue 18: freq_xlating_fir_filter_ccc
+channels by one shared forward FFT; the block channel_bank_ccc), one row per
+plan (--bank-*): C channels at random centres in +-fs/2, decimation D, T taps
+each (a Kaiser-windowed sinc, beta 16, cut-off 0.4/D: its stopband lies below
+the bank's omitted response, so that each channel computes a narrow window of
+bins), and a mixed plan whose decimations are drawn from A..B. Device-resident
+as the FIR rows, with calls of 2^S samples or the blocks' chunk
+(core::stream_config: 2^24 on GPUs), the smaller; Gsps = input samples per
+second. Beside it, in the same run, core::fft_filter (T taps, decimation 1) at
+the bank's forward FFT length (fft_filter_options::fft_size) and the same
+samples per call; x fft = bank / fft_filter. bins: the window bins per channel
+(smallest..largest), B: the inverse FFT lengths.
+
 Checks: outputs are NaN-filled before they are computed. FIR: three calls from
 zero history (2^S samples, a shorter call, 2^S again): every output finite, the
 output count right, sampled outputs (the start, block edges, spread over the
 call) against the direct sum in float64; with transfers the sampled outputs of
 the last 3 chunks; FFTW likewise. Batched: every output point of 3 pairs (first,
 middle, last of a call) finite, sampled points against the direct sum in
-float64. err = relative L2 error over the sampled points; above 1e-4 fails.
+float64. Channel bank: three calls from zero history (as the FIR rows), every
+channel's output count each call, every output finite, every output of a few
+channels (first, middle, last, smallest and largest D) against GNU Radio's
+freq_xlating_fir_filter_ccc in float64 (wideband_reference::freq_xlating).
+err = relative L2 error over the sampled points; above 1e-4 fails.
 )";
 
 const std::string examples =
@@ -239,6 +265,10 @@ const std::string examples =
   wideband_filter_bench --device cpu --samples-log2 14 --chunk-log2 12
       --stream-log2 14 --taps 16,100 --pairs 2x3 --conv-sizes 32,100 --reps 2
   wideband_filter_bench --time-limit 240 --csv filter.csv
+  wideband_filter_bench --no-filter --no-conv    the channel bank (issue 18)
+  wideband_filter_bench --device cpu --no-filter --no-conv --samples-log2 15
+      --bank-channels 3,20 --bank-decimation 64 --bank-taps 256 --bank-mixed 5
+      --bank-mixed-decimations 16..300 --reps 2
   wideband_filter_bench --device gpu:all --no-conv --no-fftw --taps 64,1024
 )" + std::string(have_fftw ? "" : "(built without FFTW: no CPU columns)\n");
 
@@ -277,6 +307,7 @@ std::vector<size_t> checked_pair_indices(size_t pairs)
 
 struct filter_row {
     size_t T = 0, D = 1;
+    size_t fft_size = 0; // 0: the engine's choice
     std::string describe() const
     {
         return std::to_string(T) + " taps, decimation " + std::to_string(D);
@@ -293,6 +324,7 @@ struct filter_row {
         core::fft_filter_options o;
         o.taps = taps();
         o.decimation = D;
+        o.fft_size = fft_size;
         o.max_input_samples = max_input;
         return o;
     }
@@ -349,6 +381,37 @@ struct conv_cell {
         return shape.text() + " N=" + std::to_string(N) + " (" + std::to_string(pairs()) +
                " pairs)";
     }
+};
+
+// The smallest and largest of some counts, as "lo..hi" (or "n").
+struct span {
+    size_t lo = 0, hi = 0;
+    void widen(size_t n)
+    {
+        lo = lo ? std::min(lo, n) : n;
+        hi = std::max(hi, n);
+    }
+    std::string text() const
+    {
+        return lo == hi ? std::to_string(lo)
+                        : std::to_string(lo) + ".." + std::to_string(hi);
+    }
+};
+
+// A channel bank plan device-resident (the measurement), and core::fft_filter
+// at its forward FFT length in the same run.
+struct bank_result : measurement {
+    explicit bank_result(bank_plan p) : plan(std::move(p))
+    {
+        check = check_stats(max_rel_err);
+        filter.set_status("not run", "the bank did not run");
+    }
+    bank_plan plan;
+    filter_measurement filter{ size_t(-1), "device" };
+    size_t fft_size = 0;
+    span bins, inverse; // window bins and inverse FFT lengths of the channels
+
+    double gsps() const { return per_second() / 1e9; }
 };
 
 // A speed-up in at most 5 characters.
@@ -411,15 +474,21 @@ public:
                                                        std::min<size_t>(chunk_log2, 63)),
                                   d_opt.transfer_reps);
         }
-        d_progress = progress(d_rows.size() + (d_opt.conv ? d_opt.conv_sizes.size() : 0));
+        const std::vector<bank_plan> plans =
+            d_opt.bank ? d_opt.banks.plans() : std::vector<bank_plan>();
+        d_progress = progress(d_rows.size() + plans.size() +
+                              (d_opt.conv ? d_opt.conv_sizes.size() : 0));
         for (size_t i = 0; i < d_rows.size(); ++i)
             measure_filter_row(i);
+        for (const bank_plan& plan : plans)
+            measure_bank_plan(plan);
         if (d_opt.conv)
             for (size_t N : d_opt.conv_sizes)
                 measure_conv_size(N);
         const std::string not_run =
-            d_rows_not_run || d_cells_not_run
-                ? std::to_string(d_rows_not_run) + " FIR rows and " +
+            d_rows_not_run || d_cells_not_run || d_banks_not_run
+                ? std::to_string(d_rows_not_run) + " FIR rows, " +
+                      std::to_string(d_banks_not_run) + " bank plans and " +
                       std::to_string(d_cells_not_run) + " batched cells"
                 : "";
         d_opt.limit.report(not_run);
@@ -431,6 +500,8 @@ public:
             print_filter_table();
         if (d_opt.filter && d_opt.transfers && d_devices.size() > 1)
             print_device_scaling();
+        if (!d_banks.empty())
+            print_bank_table();
         if (d_opt.conv)
             print_conv_table();
 
@@ -439,6 +510,8 @@ public:
             all.push_back(&f);
         for (const auto& c : d_cells)
             all.insert(all.end(), { &c.gpu, &c.cpu });
+        for (const auto& b : d_banks)
+            all.insert(all.end(), { &b, &b.filter });
         std::cout << "total " << fmt("%.0f s", ms_since(d_start) / 1e3) << std::endl;
         return verdict(all, not_run);
     }
@@ -481,6 +554,11 @@ private:
                           << " sequences, host timing"
                           << (d_opt.copy_out ? "" : ", outputs not copied out") << "\n";
         }
+        if (d_opt.bank)
+            std::cout << "# channel bank: " << bank_samples()
+                      << " input samples per device-resident call, " << d_opt.warmup
+                      << " warm-up calls, median of " << d_opt.reps
+                      << ", device-side timing; fft_filter at the bank's FFT length\n";
         if (d_opt.conv)
             std::cout << "# batched convolution: pairs " << join(d_opt.pairs)
                       << ", N = " << join(d_opt.conv_sizes) << "; up to " << d_opt.reps
@@ -496,22 +574,23 @@ private:
 
     filter_measurement measure_filter_device(size_t index)
     {
-        const filter_row& row = d_rows[index];
+        return measure_filter_device(d_rows[index], index, d_opt.samples());
+    }
+
+    // The engine for `row` device-resident, calls of `samples` samples; the
+    // result of row `index` (of d_rows, or not when beyond).
+    filter_measurement
+    measure_filter_device(const filter_row& row, size_t index, size_t samples)
+    {
         filter_measurement m(index, "device");
         try {
             const auto start = clock_type::now();
-            core::fft_filter engine(d_ctx, row.options(d_opt.samples()));
+            core::fft_filter engine(d_ctx, row.options(samples));
             m.setup_ms = ms_since(start);
             m.fft_size = engine.fft_size();
             m.samples = engine.max_input_samples();
             m.note = engine.describe();
-            const size_t out_bytes =
-                std::max<size_t>(engine.max_output_elements(), 1) * 8;
-            if (out_bytes > d_ctx->info().max_alloc_bytes)
-                throw std::runtime_error("the output of " + size_text(double(out_bytes)) +
-                                         " exceeds the device's allocation limit: use a "
-                                         "smaller --samples-log2");
-            cl::Buffer out(d_ctx->context(), CL_MEM_READ_WRITE, out_bytes);
+            const cl::Buffer out = output_buffer(engine.max_output_elements());
             // Every output finite; sampled ones (block edges, spread over the call)
             // against the float64 sum.
             const size_t T = row.T, b = engine.block_step() / row.D;
@@ -547,6 +626,17 @@ private:
         }
         print_filter(m);
         return m;
+    }
+
+    // A device buffer of `elements` outputs (at least one).
+    cl::Buffer output_buffer(size_t elements) const
+    {
+        const size_t bytes = std::max<size_t>(elements, 1) * sizeof(cfloat);
+        if (bytes > d_ctx->info().max_alloc_bytes)
+            throw std::runtime_error("the output of " + size_text(double(bytes)) +
+                                     " exceeds the device's allocation limit: use a "
+                                     "smaller --samples-log2");
+        return cl::Buffer(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
     }
 
     /*
@@ -703,6 +793,159 @@ private:
                     d_filter.push_back(measure_filter_transfers(index, c, n));
         if (d_opt.fftw)
             d_filter.push_back(measure_filter_fftw(index, gpu_fft));
+    }
+
+    // ---- channel bank --------------------------------------------------------
+
+    // Samples per device-resident bank call: 2^S or the blocks' chunk, the smaller.
+    size_t bank_samples() const
+    {
+        return std::min(d_opt.samples(),
+                        core::stream_config::for_device(d_ctx->info()).chunk_samples);
+    }
+
+    /*
+     * The bank of `plan` device-resident: checked (check_bank), then calls of
+     * bank_samples() samples on the test stream in its input windows, device
+     * time; then core::fft_filter at its FFT length, the same calls.
+     */
+    void measure_bank_plan(const bank_plan& plan)
+    {
+        bank_result& m = d_banks.emplace_back(plan);
+        if (d_opt.limit.reached()) {
+            m.set_status("not run", d_opt.limit.note());
+            ++d_banks_not_run;
+            return;
+        }
+        std::cout << "\nchannel bank: " << plan.channels.size() << " channels, D "
+                  << plan.decimations() << ", " << plan.channels.front().taps.size()
+                  << " taps" << d_progress.step() << std::endl;
+        const size_t samples = bank_samples();
+        try {
+            core::channel_bank_options o = bank_plans::options(plan);
+            o.max_input_samples = samples;
+            const auto start = clock_type::now();
+            core::channel_bank bank(d_ctx, o);
+            m.setup_ms = ms_since(start);
+            m.samples = samples;
+            m.note = bank.describe();
+            m.fft_size = bank.fft_size();
+            for (size_t c = 0; c < bank.channels(); ++c) {
+                m.bins.widen(bank.window_bins(c));
+                m.inverse.widen(bank.inverse_length(c));
+            }
+            const cl::Buffer out = output_buffer(bank.max_output_elements());
+            m.check = check_bank(bank, plan, out);
+            // The test stream in both input windows (a call of no samples moves
+            // to the next one), as time_calls() does for the other engines.
+            for (size_t w = 0; w < bank.input_regions(); ++w) {
+                const auto region = bank.input_region();
+                write_region(
+                    d_compute, region, signal(region.capacity), region.capacity, true);
+                bank.enqueue(d_compute, 0, out);
+            }
+            d_compute.finish();
+            m.time = d_timer.measure(
+                [&](const cl::CommandQueue& q) { bank.enqueue(q, samples, out); },
+                {},
+                d_opt.warmup,
+                d_opt.reps);
+        } catch (const std::exception&) {
+            m.fail();
+            drain();
+        }
+        m.print("bank device-resident",
+                number(m.gsps()) + " Gsps, FFT " + std::to_string(m.fft_size) +
+                    ", window bins " + m.bins.text() + ", inverse lengths " +
+                    m.inverse.text(),
+                true);
+        if (m.fft_size)
+            m.filter = measure_filter_device(
+                { plan.channels.front().taps.size(), 1, m.fft_size },
+                size_t(-1),
+                samples);
+    }
+
+    /*
+     * Three calls from zero history into NaN-filled `out` (the most samples,
+     * fewer, the most again, as check_three_calls()): every channel's output
+     * count, every output finite, every output of the checked channels
+     * against GNU Radio's freq_xlating_fir_filter_ccc in float64 (computed on
+     * the CPU threads).
+     */
+    check_stats
+    check_bank(core::channel_bank& bank, const bank_plan& plan, const cl::Buffer& out)
+    {
+        check_stats s(max_rel_err);
+        const size_t max = bank.max_input_samples();
+        const size_t sizes[] = { max, max / 3 + 1, max };
+        const cfloat* x = signal(sizes[0] + sizes[1] + sizes[2]);
+        // first, middle, last, smallest and largest decimation
+        const auto& ch = plan.channels;
+        auto by_D = [&](size_t a, size_t b) {
+            return ch[a].decimation < ch[b].decimation;
+        };
+        std::vector<size_t> checked(ch.size());
+        std::iota(checked.begin(), checked.end(), 0);
+        checked = { 0,
+                    ch.size() / 2,
+                    ch.size() - 1,
+                    *std::min_element(checked.begin(), checked.end(), by_D),
+                    *std::max_element(checked.begin(), checked.end(), by_D) };
+        std::sort(checked.begin(), checked.end());
+        checked.erase(std::unique(checked.begin(), checked.end()), checked.end());
+
+        std::vector<std::vector<cfloat>> y(checked.size());
+        std::vector<cfloat> got;
+        uint64_t pos = 0; // samples before the call
+        for (size_t n : sizes) {
+            const auto region = bank.input_region();
+            if (region.capacity < n) {
+                s.fail("input_region() capacity " + std::to_string(region.capacity) +
+                       " < " + std::to_string(n));
+                return s;
+            }
+            write_region(d_compute, region, x + pos, n);
+            d_compute.enqueueFillBuffer(
+                out, quiet_nan_bits, 0, out.getInfo<CL_MEM_SIZE>());
+            const auto r = bank.enqueue(d_compute, n, out);
+            const size_t outputs = r.offsets.back() + r.counts.back();
+            got.resize(std::max<size_t>(outputs, 1));
+            if (outputs)
+                d_compute.enqueueReadBuffer(
+                    out, CL_TRUE, 0, outputs * sizeof(cfloat), got.data());
+            d_compute.finish();
+            s.scan(got.data(), outputs);
+            for (size_t c = 0; c < ch.size(); ++c) {
+                const size_t D = ch[c].decimation;
+                const size_t expected = size_t((pos + n) / D - pos / D);
+                if (r.counts[c] != expected)
+                    s.fail("channel " + std::to_string(c) + ": " +
+                           std::to_string(r.counts[c]) + " outputs, expected " +
+                           std::to_string(expected));
+            }
+            for (size_t k = 0; k < checked.size(); ++k) {
+                const auto first = got.begin() + r.offsets[checked[k]];
+                y[k].insert(y[k].end(), first, first + r.counts[checked[k]]);
+            }
+            pos += n;
+        }
+        std::vector<std::vector<std::complex<double>>> ref(checked.size());
+        d_pool.run(std::min(checked.size(), d_pool.size()),
+                   [&](size_t i, size_t threads) {
+                       for (size_t k = i; k < checked.size(); k += threads) {
+                           const core::bank_channel& c = ch[checked[k]];
+                           ref[k] = wideband_reference::freq_xlating(
+                               d_signal,
+                               c.decimation,
+                               { { 0, c.center_freq, c.taps } },
+                               std::min<size_t>(y[k].size(), pos / c.decimation));
+                       }
+                   });
+        for (size_t k = 0; k < checked.size(); ++k)
+            for (size_t i = 0; i < ref[k].size(); ++i)
+                s.add(ref[k][i], y[k][i]);
+        return s;
     }
 
     // ---- batched convolution -------------------------------------------------
@@ -1236,6 +1479,97 @@ private:
         });
     }
 
+    // The figures of a channel bank plan: the CSV's columns, and the table's.
+    static columns<bank_result> bank_columns()
+    {
+        using r = const bank_result&;
+        auto filter = [](r b, value v) { return b.filter.ok() ? v : value(); };
+        return columns<bank_result>{
+            { "table", [](r) { return "bank"; }, true },
+            { "plan", "plan", -9, [](r b) { return b.plan.name; }, true },
+            { "channels", "C", 6, [](r b) { return b.plan.channels.size(); }, true },
+            { "D", "D", 11, [](r b) { return b.plan.decimations(); }, true },
+            { "taps",
+              "taps",
+              5,
+              [](r b) { return b.plan.channels.front().taps.size(); },
+              true },
+            { "fft_size",
+              "FFT",
+              7,
+              [](r b) { return b.fft_size ? value(b.fft_size) : value(); },
+              true },
+            { "window_bins", "bins", 11, [](r b) { return b.bins.text(); } },
+            { "inverse_lengths", "B", 11, [](r b) { return b.inverse.text(); } },
+            { "variant", [](r) { return "bank"; }, true },
+        } + measured<bank_result>("samples,calls,status,median_ms,min_ms,max_ms,b2b_ms") +
+               columns<bank_result>{
+                   { "Msps", [](r b) { return b.per_second() / 1e6; } },
+                   { "Msps_b2b", [](r b) { return b.per_second_b2b() / 1e6; } },
+                   { "Gsps", "Gsps", 7, [](r b) { return b.gsps(); } },
+                   { "filter_Msps",
+                     [=](r b) { return filter(b, b.filter.per_second() / 1e6); } },
+                   { "of_fft_filter",
+                     "x fft",
+                     6,
+                     [=](r b) {
+                         return filter(
+                             b, value(b.gsps() / b.filter.per_second() * 1e9, "%.2f"));
+                     } },
+               } +
+               measured<bank_result>("rel_err,points_checked,nonfinite,setup_ms,note");
+    }
+
+    void print_bank_table() const
+    {
+        std::cout << "\nChannel bank (core::channel_bank) on " << d_ctx->info().name
+                  << ": input Gsamples/s device-resident, " << bank_samples()
+                  << " samples per call, device time, median of " << d_opt.reps
+                  << ";\nbins: window bins per channel, B: inverse FFT lengths "
+                     "(smallest..largest); fft_filter: core::fft_filter, the same taps "
+                     "count, decimation 1, at the bank's FFT length, the same calls; x "
+                     "fft = bank / fft_filter.\nerr: the largest relative L2 error of "
+                     "the row's checks against float64, ! = check failed\n";
+        const columns<bank_result> all = bank_columns();
+        auto bank = [this](size_t i) { return &d_banks[i]; };
+        auto filter = [this](size_t i) { return &d_banks[i].filter; };
+        auto plan = [&](const char* name) -> column<size_t> {
+            const column<bank_result> c = pick(all, name);
+            return { "", c.header, c.width, [=](size_t i) { return c.get(d_banks[i]); } };
+        };
+        harness::print_table(
+            std::cout,
+            { { "",
+                { plan("plan"),
+                  plan("channels"),
+                  plan("D"),
+                  plan("taps"),
+                  plan("fft_size"),
+                  plan("window_bins"),
+                  plan("inverse_lengths") } },
+              group("bank, device-resident",
+                    bank,
+                    { pick(all, "median_ms", "ms", 8), pick(all, "Gsps") }),
+              group("fft_filter",
+                    filter,
+                    { { "",
+                        "Gsps",
+                        7,
+                        [](const filter_measurement& f) {
+                            return f.per_second() / 1e9;
+                        } } }),
+              group("", bank, { pick(all, "of_fft_filter") }),
+              error_group([this](size_t i) -> std::vector<const measurement*> {
+                  return { &d_banks[i], &d_banks[i].filter };
+              }) },
+            d_banks.size());
+        for (const auto& b : d_banks)
+            for (const measurement* m : std::vector<const measurement*>{ &b, &b.filter })
+                if (m->status == "failed")
+                    std::cout << "  " << (m == &b ? "bank " : "fft_filter beside bank ")
+                              << b.plan.name << ": failed: " << m->note << "\n";
+    }
+
     void print_conv_table() const
     {
         std::cout << "\nBatched convolution (core::batched_convolution) on "
@@ -1310,14 +1644,18 @@ private:
     void write_csv()
     {
         d_csv.header(
-            "table,taps,D,M,J,pairs,N,fft_size,variant,chunk,devices,pairs_per_call,"
-            "pairs_timed,samples,calls,status,estimated,median_ms,min_ms,max_ms,"
-            "b2b_ms,Msps,Msps_b2b,GBs,pct_copy,pcie_limit_Msps,Gpoints_per_s,speedup,"
+            "table,plan,channels,taps,D,M,J,pairs,N,fft_size,window_bins,"
+            "inverse_lengths,variant,chunk,devices,pairs_per_call,pairs_timed,samples,"
+            "calls,status,estimated,median_ms,min_ms,max_ms,b2b_ms,Msps,Msps_b2b,GBs,"
+            "pct_copy,pcie_limit_Msps,Gpoints_per_s,speedup,filter_Msps,of_fft_filter,"
             "rel_err,points_checked,nonfinite,setup_ms,note");
         add_bandwidth_rows(d_csv, d_copies, d_pcie);
         const columns<filter_measurement> filter = filter_columns();
         for (const auto& m : d_filter)
             d_csv.row(filter, m, m.ok());
+        const columns<bank_result> bank = bank_columns();
+        for (const auto& b : d_banks)
+            d_csv.row(bank, b, b.ok());
         const columns<conv_side> conv = conv_columns();
         for (const auto& c : d_cells) {
             d_csv.row(conv, { c, true }, c.gpu.ok());
@@ -1346,7 +1684,8 @@ private:
     std::vector<filter_row> d_rows;
     std::vector<filter_measurement> d_filter;
     std::vector<conv_cell> d_cells;
-    size_t d_rows_not_run = 0, d_cells_not_run = 0;
+    std::deque<bank_result> d_banks;
+    size_t d_rows_not_run = 0, d_cells_not_run = 0, d_banks_not_run = 0;
 };
 
 } // namespace

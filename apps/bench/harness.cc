@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 
 namespace harness {
 
@@ -611,7 +612,7 @@ __kernel void fill_signal(__global float2* out, ulong offset, ulong base)
 }
 )";
 
-std::vector<double> windowed_sinc(size_t count, double cutoff)
+std::vector<double> windowed_sinc(size_t count, double cutoff, double kaiser_beta)
 {
     if (count == 1)
         return { 1.0 };
@@ -624,12 +625,90 @@ std::vector<double> windowed_sinc(size_t count, double cutoff)
         const double sinc =
             x == 0 ? 2 * cutoff : std::sin(2 * pi * cutoff * x) / (pi * x);
         const double a = 2 * pi * double(i) / double(count - 1);
-        h[i] = sinc * (0.42 - 0.5 * std::cos(a) + 0.08 * std::cos(2 * a));
+        const double r = 2 * double(i) / double(count - 1) - 1; // -1 .. 1
+        h[i] = sinc * (kaiser_beta > 0
+                           ? std::cyl_bessel_i(0.0, kaiser_beta * std::sqrt(1 - r * r)) /
+                                 std::cyl_bessel_i(0.0, kaiser_beta)
+                           : 0.42 - 0.5 * std::cos(a) + 0.08 * std::cos(2 * a));
         sum += h[i];
     }
     for (auto& t : h)
         t /= sum;
     return h;
+}
+
+std::string bank_plan::decimations() const
+{
+    size_t lo = channels.front().decimation, hi = lo;
+    for (const auto& c : channels) {
+        lo = std::min(lo, c.decimation);
+        hi = std::max(hi, c.decimation);
+    }
+    return lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi);
+}
+
+void bank_plans::declare(option_table& t)
+{
+    auto range = [this](const std::string& arg, const std::string& v) {
+        const size_t dots = v.find("..");
+        if (dots == std::string::npos)
+            throw usage_error(arg + ": '" + v + "' is not A..B");
+        mixed_lo = parse_count(arg, v.substr(0, dots), 1, 1 << 20);
+        mixed_hi = parse_count(arg, v.substr(dots + 2), mixed_lo, 1 << 20);
+    };
+    t.add({
+        { { "--bank-channels", "LIST", &channels, 1, 65536 },
+          "channel bank: channels of the plans of one decimation" },
+        { { "--bank-decimation", "D", &decimation, 1, 1 << 20 },
+          "channel bank: their decimation" },
+        { { "--bank-taps", "T", &taps, 1, 1 << 20 },
+          "channel bank: taps per channel (Kaiser-windowed sinc, beta 16, cut-off "
+          "0.4/D)" },
+        { { "--bank-mixed", "C", &mixed, 0, 65536 },
+          "channel bank: channels of the mixed plan (0: none)" },
+        { { "--bank-mixed-decimations",
+            "A..B",
+            range,
+            std::to_string(mixed_lo) + ".." + std::to_string(mixed_hi) },
+          "channel bank: the mixed plan's decimations, drawn from A..B" },
+        { { "--bank-seed", "N", &seed, 0, 1u << 31 },
+          "channel bank: seed of the centres and mixed decimations" },
+    });
+}
+
+std::vector<bank_plan> bank_plans::plans() const
+{
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> centre(-0.5, 0.5);
+    std::map<size_t, std::vector<cfloat>> taps_of; // by decimation
+    auto channel = [&](size_t D) {
+        auto& h = taps_of[D];
+        if (h.empty())
+            for (double t : windowed_sinc(taps, 0.4 / double(D), bank_kaiser_beta))
+                h.push_back(cfloat(float(t)));
+        return core::bank_channel{ centre(rng), D, h };
+    };
+    std::vector<bank_plan> out;
+    for (size_t C : channels) {
+        out.push_back({ std::to_string(C), {} });
+        for (size_t c = 0; c < C; ++c)
+            out.back().channels.push_back(channel(decimation));
+    }
+    if (mixed) {
+        std::uniform_int_distribution<size_t> D(mixed_lo, mixed_hi);
+        out.push_back({ "mixed " + std::to_string(mixed), {} });
+        for (size_t c = 0; c < mixed; ++c)
+            out.back().channels.push_back(channel(D(rng)));
+    }
+    return out;
+}
+
+core::channel_bank_options bank_plans::options(const bank_plan& plan)
+{
+    core::channel_bank_options o;
+    o.sampling_freq = 1.0;
+    o.channels = plan.channels;
+    return o;
 }
 
 std::vector<size_t>

@@ -19,6 +19,7 @@
 #define INCLUDED_WIDEBAND_BENCH_HARNESS_H
 
 #include "../app_common.h"
+#include <gnuradio/wideband/core/channel_bank.h>
 #include <gnuradio/wideband/core/device.h>
 #include <gnuradio/wideband/core/multi_device_pipeline.h>
 
@@ -339,9 +340,37 @@ cfloat signal_sample(uint64_t n);
 //! The OpenCL twin of signal_sample, bit for bit: fill_signal(out, offset, base).
 extern const char* const fill_signal_source;
 
-//! Blackman-windowed sinc of `count` taps, cut-off `cutoff` cycles per sample,
-//! DC gain 1.
-std::vector<double> windowed_sinc(size_t count, double cutoff);
+//! Windowed sinc of `count` taps, cut-off `cutoff` cycles per sample, DC gain 1:
+//! Blackman window, or Kaiser of `kaiser_beta` when > 0.
+std::vector<double> windowed_sinc(size_t count, double cutoff, double kaiser_beta = 0);
+
+/*
+ * The channel-bank plans of issue 18, the same in every benchmark (--bank-*
+ * options): `channels` channels at centres uniform in [-fs/2, fs/2] (fs = 1,
+ * seeded), each of decimation D or, in the mixed plan, D drawn uniformly from
+ * [lo, hi], and the taps of windowed_sinc(taps, 0.4 / D, bank_kaiser_beta): a
+ * stopband near -150 dB, below the bank's omitted_response (1e-6), so that
+ * each channel's window of bins is about the filter's main lobe (4000 taps,
+ * D = 100..5000, FFT 16000: 43..165 bins; Blackman-Harris: 165..6871).
+ */
+constexpr double bank_kaiser_beta = 16;
+struct bank_plan {
+    std::string name; // "10", "mixed 100"
+    std::vector<core::bank_channel> channels;
+    std::string decimations() const; // "1000", "100..5000" (the smallest..largest)
+};
+struct bank_plans {
+    std::vector<size_t> channels = { 10, 100, 1000 };
+    size_t decimation = 1000, taps = 4000;
+    size_t mixed = 100; // channels of the mixed plan, 0: none
+    size_t mixed_lo = 100, mixed_hi = 5000;
+    size_t seed = 1;
+
+    void declare(option_table& t); // --bank-channels, --bank-decimation, ...
+    std::vector<bank_plan> plans() const;
+    //! The bank's options: sampling_freq 1, the plan's channels.
+    static core::channel_bank_options options(const bank_plan& plan);
+};
 
 /*
  * Indices checked out of n: the first two, the middle, the last two, the
