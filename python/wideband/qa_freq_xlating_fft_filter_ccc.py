@@ -544,6 +544,31 @@ class qa_freq_xlating_fft_filter_ccc(gr_unittest.TestCase):
         assert_close(self, ours, ref, "ours")
         self.assert_in_tree_agrees(ours, theirs, ref, r)
 
+    def test_011_settings_between_runs(self):
+        # A new run is a new stream (as for fft_filter_ccc): zero history, the
+        # phase starts at the current settings' phi, no "freq" tag, whatever
+        # was set between the runs. (The in-tree FIR block carries its
+        # rotator's phase over and tags the change in the next run.)
+        D, fs = 2, 1.0
+        rng = np.random.default_rng(55)
+        x = never_zero(rng, 50001)
+        t64 = random_taps(rng, 64)
+        src = blocks.vector_source_c(x, False)
+        ours = make(D, t64, 0.1, fs)
+        sink = blocks.vector_sink_c()
+        self.tb.connect(src, ours, sink)
+        for taps, center in ((t64, 0.1), (t64, -0.45), (random_taps(rng, 64), -0.45),
+                             (random_taps(rng, 300), 0.2), (t64, 0.1)):
+            with self.subTest(ntaps=len(taps), center=center):
+                ours.set_taps(taps)
+                ours.set_center_freq(center)
+                src.rewind()
+                sink.reset()
+                self.tb.run()
+                self.assertEqual(freq_tags(sink), [])
+                assert_close(self, sink.data(), reference(x, D, fs, [setting(0, taps, center)]),
+                             f"{len(taps)} taps, centre {center}")
+
     def test_006_tags_on_floor_k_over_d(self):
         # A tag on input sample k goes to output floor(k/D), key, value and
         # source kept; no "freq" tag without a retune.
