@@ -24,6 +24,9 @@
  * is what decimation in time does to a spectrum). response holds the bins of
  * the channel's window, already scaled by 1 / L. bank_extract then takes every
  * (D / F)-th of those values and applies the block's and the stream's phases.
+ * Channels whose decimation shares few factors with L (B = 0 in their
+ * description) skip the fold: bank_extract sums the window for each of their
+ * outputs directly, cheaper than a long inverse FFT for a few outputs.
  *
  * The channels' descriptions are arrays indexed by channel; a work-item finds
  * its channel by binary search in a prefix table.
@@ -57,20 +60,13 @@ inline uint find_channel(__global const ulong* starts, uint count, ulong k)
     return lo;
 }
 
-// e^{2 pi i k / L}, k in [0, L)
-inline float2 turn(long k, long L)
-{
-    float c;
-    const float s = sincos(6.283185307179586f * ((float)k / (float)L), &c);
-    return (float2)(c, s);
-}
-
 // The first multiple of D at or after p (p >= 0).
 inline long first_multiple(long p, long D) { return (p + D - 1) / D * D; }
 
 __kernel void bank_fold(__global const float2* spectrum,
                         __global float2* folded,
                         __global const float2* responses,
+                        __global const float2* twiddles, // e^{2 pi i k / L}, k < L
                         __global const ulong* bin_starts,     // prefix sums of B, channels + 1
                         __global const uint* inverse_lengths, // B
                         __global const uint* decimations,     // D
@@ -105,26 +101,32 @@ __kernel void bank_fold(__global const float2* spectrum,
     __global const float2* h = responses + response_offsets[c];
 
     // The bin and the twiddle's index step by B and B t0 (mod L) from term to
-    // term: one 64-bit remainder per work-item, not two per term.
+    // term: one 64-bit remainder per work-item, not two per term (GPUs emulate
+    // them); the twiddles come from a table computed in double precision.
     const long q0 = lo + positive_mod(q_fold - lo, B);
     uint bin = (uint)positive_mod(q0 + b, L);
-    uint twiddle = (uint)positive_mod(q0 * t0, L);
-    const uint twiddle_step = (uint)positive_mod(B * t0, L);
+    uint index = (uint)positive_mod(q0 * t0, L);
+    const uint index_step = (uint)positive_mod(B * t0, L);
     const uint n = (uint)L, bin_step = (uint)(B % L);
     float2 sum = (float2)(0.0f, 0.0f);
     for (long q = q0; q < end; q += B) {
-        const float2 v = complex_multiply(x[bin], h[q - lo]);
-        sum += complex_multiply(v, turn(twiddle, L));
+        sum += complex_multiply(complex_multiply(x[bin], h[q - lo]), twiddles[index]);
         bin += bin_step;
         bin -= bin >= n ? n : 0;
-        twiddle += twiddle_step;
-        twiddle -= twiddle >= n ? n : 0;
+        index += index_step;
+        index -= index >= n ? n : 0;
     }
     folded[fold_offsets[c] + ((ulong)j * group_sizes[c] + group_indices[c]) * B + q_fold] =
         sum;
 }
 
 __kernel void bank_extract(__global const float2* folded,
+                           __global const float2* spectrum,
+                           __global const float2* responses,
+                           __global const float2* twiddles,
+                           __global const int* window_starts,
+                           __global const uint* window_lengths,
+                           __global const ulong* response_offsets,
                            __global float2* output,
                            ulong output_offset,
                            __global const ulong* output_starts, // this call's, channels + 1
@@ -152,18 +154,36 @@ __kernel void bank_extract(__global const float2* folded,
     const ulong nth = k - output_starts[c];
     const long L = length;
     const long D = decimations[c];
-    const long B = inverse_lengths[c];
-    const long F = L / B;
+    const long B = inverse_lengths[c]; // 0: a direct channel
     const long m = (long)(next_outputs[c] + nth) * D;
     const long j = (m - (long)position) / (long)step;
     const long region = (long)position + j * step;
-    const long i = (m - first_multiple(region, D)) / F;
-    const float2 u =
-        folded[fold_offsets[c] + ((ulong)j * group_sizes[c] + group_indices[c]) * B + i];
+    const long s = region - (long)history;
+    float2 u = (float2)(0.0f, 0.0f);
+    if (B > 0) {
+        const long i = (m - first_multiple(region, D)) / (L / B);
+        u = folded[fold_offsets[c] + ((ulong)j * group_sizes[c] + group_indices[c]) * B + i];
+    } else {
+        // A direct channel: this output's sum over the window, what the fold
+        // and inverse FFT compute for the others.
+        const long lo = window_starts[c];
+        const uint n = (uint)L;
+        const uint t = (uint)(m - s);
+        __global const float2* x = spectrum + (ulong)j * length;
+        __global const float2* h = responses + response_offsets[c];
+        uint bin = (uint)positive_mod(lo + (long)centre_bins[c], L);
+        uint index = (uint)positive_mod(lo * (long)t, L);
+        for (uint k = 0; k < window_lengths[c]; ++k) {
+            u += complex_multiply(complex_multiply(x[bin], h[k]), twiddles[index]);
+            bin += 1;
+            bin -= bin >= n ? n : 0;
+            index += t;
+            index -= index >= n ? n : 0;
+        }
+    }
 
     // e^{-2 pi i b s / L} for the block's start s, and the residual rotation
     // e^{-2 pi i rho m}, in cycles.
-    const long s = region - (long)history;
     const long block = positive_mod(positive_mod(s, L) * (long)centre_bins[c], L);
     double cycles = (double)block / (double)L + residual_starts[c] +
                     residual_rates[c] * (double)(m - (long)position);

@@ -55,10 +55,22 @@ size_t longest_taps(const channel_bank_options& options)
 size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
 /*
+ * What a channel costs per block (complex multiply-adds, roughly) with a
+ * window of W bins: folded to B = L / gcd(D, L) bins and inverse-transformed,
+ * or each of its outputs in the block summed over the window directly (for
+ * decimations that share few factors with L, whose inverse FFT would be long).
+ */
+double folded_cost(size_t W, size_t B)
+{
+    return double(W) + 5.0 * double(B) * std::max(1.0, std::log2(double(B)));
+}
+double direct_cost(size_t W, size_t H, size_t D) { return double(W) * double(H / D + 1); }
+
+/*
  * The forward length for the longest taps N: the cost per input sample of the
- * forward FFT and, per channel, its fold (about eight bins per output
- * bandwidth, as a low-pass of that bandwidth needs) and its inverse FFT, over
- * the lengths with prime factors 2, 3 and 5 from 2N on.
+ * forward FFT and of the channels (windows of about eight bins per output
+ * bandwidth, as a low-pass of that bandwidth needs), over the lengths with
+ * prime factors 2, 3 and 5 from 2N on.
  */
 size_t choose_length(const channel_bank_options& options, size_t N)
 {
@@ -71,13 +83,14 @@ size_t choose_length(const channel_bank_options& options, size_t N)
             for (size_t L = p3; L <= largest; L *= 5) {
                 if (L < smallest)
                     continue;
-                double cost = double(L) * std::log2(double(L));
+                const size_t H = L - N + 1;
+                double cost = 5.0 * double(L) * std::log2(double(L));
                 for (const auto& c : options.channels) {
-                    const double B = double(L / std::gcd(c.decimation, L));
-                    cost += std::min(double(L), 8.0 * double(L) / double(c.decimation) + 16) +
-                            B * std::log2(std::max(2.0, B));
+                    const size_t W = std::min(L, 8 * L / c.decimation + 16);
+                    cost += std::min(folded_cost(W, L / std::gcd(c.decimation, L)),
+                                     direct_cost(W, H, c.decimation));
                 }
-                cost /= double(L - N + 1);
+                cost /= double(H);
                 if (cost < best_cost) {
                     best_cost = cost;
                     best = L;
@@ -96,7 +109,7 @@ struct channel_state {
     cdouble phase = 1; // A: the rotation's phase at output `reference`
     uint64_t reference = 0;
     uint64_t next = 0; // the next output
-    size_t B = 0;      // inverse length
+    size_t B = 0;      // inverse length (0: its outputs are summed directly)
     int64_t window_start = 0;
     std::vector<cfloat> response; // the window's bins, scaled by 1 / L
     size_t group = 0, group_index = 0;
@@ -189,6 +202,7 @@ public:
     std::unique_ptr<stream_window> window;
     std::unique_ptr<fft_plan> forward, response_plan;
     cl::Buffer spectrum, folded, inverse;
+    cl::Buffer twiddles; // e^{2 pi i k / L}, k < L, for the fold
     uint64_t received = 0; // samples in all
     uint64_t position = 0; // where block 0's new samples start (a multiple of H)
     uint64_t window_position = 0; // the stream position of the window's new samples
@@ -275,13 +289,13 @@ void channel_bank::impl::upload_channels()
         bin_start[c + 1] = bin_start[c] + s.B;
         response_offset[c] = all_responses.size();
         all_responses.insert(all_responses.end(), s.response.begin(), s.response.end());
-        fold_offset[c] = groups[s.group].offset;
+        fold_offset[c] = s.B ? groups[s.group].offset : 0;
         B[c] = cl_uint(s.B);
         D[c] = cl_uint(s.D);
         bin[c] = cl_uint(s.bin);
         window_start[c] = cl_int(s.window_start);
         window_length[c] = cl_uint(s.response.size());
-        group_size[c] = cl_uint(groups[s.group].channels.size());
+        group_size[c] = s.B ? cl_uint(groups[s.group].channels.size()) : 0;
         group_index[c] = cl_uint(s.group_index);
         rate[c] = s.rho;
         const cfloat k(s.scale());
@@ -344,9 +358,17 @@ channel_bank::channel_bank(device_context::sptr context, const channel_bank_opti
         const bank_channel& ch = options.channels[c];
         channel_state s;
         s.D = ch.decimation;
-        s.B = im.L / std::gcd(s.D, im.L);
         im.translate(s, ch.center_freq, ch.taps);
         s.phase = turn(-s.nu * double(ch.taps.size() - 1) / 2);
+        // Folded or direct for good: a retune keeps the channel's way.
+        const size_t B = im.L / std::gcd(s.D, im.L);
+        const size_t W = s.response.size();
+        s.B = folded_cost(W, B) <= direct_cost(W, im.H, s.D) ? B : 0;
+        im.max_outputs += im.window_input / s.D + 1;
+        if (s.B == 0) {
+            im.channels.push_back(std::move(s));
+            continue;
+        }
         auto found = group_of_length.find(s.B);
         if (found == group_of_length.end()) {
             found = group_of_length.emplace(s.B, im.groups.size()).first;
@@ -356,7 +378,6 @@ channel_bank::channel_bank(device_context::sptr context, const channel_bank_opti
         s.group = found->second;
         s.group_index = im.groups[s.group].channels.size();
         im.groups[s.group].channels.push_back(c);
-        im.max_outputs += im.window_input / s.D + 1;
         im.channels.push_back(std::move(s));
     }
     for (inverse_group& g : im.groups) {
@@ -368,6 +389,10 @@ channel_bank::channel_bank(device_context::sptr context, const channel_bank_opti
         g.plan.reset(new fft_plan(im.ctx, g.B, inverse));
     }
     const cl::Context& cl_ctx = im.ctx->context();
+    std::vector<cfloat> twiddles(im.L);
+    for (size_t k = 0; k < im.L; ++k)
+        twiddles[k] = cfloat(turn(double(k) / double(im.L)));
+    im.twiddles = im.table(twiddles);
     im.spectrum = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, im.max_blocks * im.L * 8);
     im.folded = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, im.max_blocks * im.bins * 8);
     im.inverse = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, im.max_blocks * im.bins * 8);
@@ -489,6 +514,7 @@ channel_bank::result channel_bank::enqueue(const cl::CommandQueue& queue,
         f.set("spectrum", im.spectrum);
         f.set("folded", im.folded);
         f.set("responses", im.responses);
+        f.set("twiddles", im.twiddles);
         f.set("bin_starts", im.bin_starts);
         f.set("inverse_lengths", im.inverse_lengths);
         f.set("decimations", im.decimations);
@@ -504,14 +530,17 @@ channel_bank::result channel_bank::enqueue(const cl::CommandQueue& queue,
         f.set("step", cl_uint(im.H));
         f.set("history", cl_uint(im.O));
         f.set("position", cl_ulong(im.position));
-        queue.enqueueNDRangeKernel(f.ready(),
-                                   cl::NullRange,
-                                   cl::NDRange((im.bins + 63) / 64 * 64, blocks),
-                                   cl::NullRange,
-                                   &deps,
-                                   &event);
+        std::vector<cl::Event> inverses = deps; // what the extraction waits for
+        if (im.bins > 0) {
+            queue.enqueueNDRangeKernel(f.ready(),
+                                       cl::NullRange,
+                                       cl::NDRange((im.bins + 63) / 64 * 64, blocks),
+                                       cl::NullRange,
+                                       &deps,
+                                       &event);
+            inverses.clear();
+        }
         const cl::Event folded = event;
-        std::vector<cl::Event> inverses;
         for (const inverse_group& g : im.groups)
             inverses.push_back(g.plan->enqueue_at(queue,
                                                   im.folded,
@@ -534,6 +563,12 @@ channel_bank::result channel_bank::enqueue(const cl::CommandQueue& queue,
 
         kernel_args& x = im.extract;
         x.set("folded", im.inverse);
+        x.set("spectrum", im.spectrum);
+        x.set("responses", im.responses);
+        x.set("twiddles", im.twiddles);
+        x.set("window_starts", im.window_starts);
+        x.set("window_lengths", im.window_lengths);
+        x.set("response_offsets", im.response_offsets);
         x.set("output", output);
         x.set("output_offset", cl_ulong(0));
         x.set("output_starts", slot.output_starts_buffer);

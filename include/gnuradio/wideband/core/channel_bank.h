@@ -68,7 +68,10 @@ struct WIDEBAND_CORE_API channel_bank_options {
  * bin, shifted to the block's first wanted output, folded to B = L / gcd(D, L)
  * bins and inverse-transformed at length B: decimation by gcd(D, L) in
  * frequency, the rest in time. Channels of one inverse length share one batched
- * inverse FFT. Phases come from exact integer positions and double precision.
+ * inverse FFT. A channel whose decimation shares few factors with L (a long
+ * inverse FFT for few outputs) sums its window for each output instead
+ * (inverse_length() 0), whichever costs less. Phases come from exact integer
+ * positions and double precision.
  *
  * Streaming: after n input samples in all, channel c has floor(n / D_c)
  * outputs; each call returns the ones it completes, per channel, in one output
@@ -98,7 +101,8 @@ public:
     size_t fft_size() const;
     //! New samples per forward FFT block (H).
     size_t block_step() const;
-    //! The bins channel \p c computes (its window) and its inverse FFT length.
+    //! The bins channel \p c computes (its window) and its inverse FFT length
+    //! (0: its outputs are summed over the window directly).
     size_t window_bins(size_t c) const;
     size_t inverse_length(size_t c) const;
     std::string describe() const;
