@@ -87,6 +87,22 @@ class setting:
         self.first, self.taps, self.center, self.zero_before = first, taps, center, zero_before
 
 
+def filtered_outputs(x, h, D, first, end, zero_before=0):
+    """sum_k h[k] x[n*D - k] for n = first .. end - 1, in float64, with x[m]
+    taken as zero for m < max(zero_before, 0): stream_qa_helpers'
+    filter_reference() on only the samples these outputs need."""
+    N = len(h)
+    start = first * D - (N - 1)
+    stop = (end - 1) * D + 1
+    segment = np.zeros(stop - start, np.complex128)
+    lo = max(start, zero_before, 0)
+    if stop > lo:
+        segment[lo - start:] = np.asarray(x[lo:stop], np.complex128)
+    size = 1 << int(np.ceil(np.log2(len(segment) + N)))
+    full = np.fft.ifft(np.fft.fft(segment, size) * np.fft.fft(h, size))
+    return full[N - 1:len(segment):D]
+
+
 def reference(x, D, fs, settings):
     """The header's output in float64 for input x (floor(len(x)/D) outputs),
     settings: [setting(0, taps, centre), setting(r1, ...), ...] with r
@@ -113,9 +129,7 @@ def reference(x, D, fs, settings):
             # theta(r) of the previous segment, then the in-tree phase step
             angle = angle - np.remainder(pw * D, 2 * np.pi) * (s.first - previous.first)
             angle -= (w - pw) * (N - 1) / 2
-        # only the samples this segment's outputs need
-        stop = end * D
-        filtered = filter_reference(x[:stop], h, D, s.zero_before)[s.first:end]
+        filtered = filtered_outputs(x, h, D, s.first, end, s.zero_before)
         n = np.arange(s.first, end) - s.first
         y[s.first:end] = np.exp(1j * (angle - np.remainder(w * D, 2 * np.pi) * n)) * filtered
         previous = s
@@ -261,6 +275,12 @@ class qa_freq_xlating_fft_filter_ccc(gr_unittest.TestCase):
                                 for k in range(len(taps2)))) * sum(
             taps2[k] * cmath.exp(1j * w2 * k) * complex(x[n * D - k]) for k in range(6))
         self.assertAlmostEqual(ref3[n], direct, delta=1e-9 * abs(direct))
+        # filtered_outputs() is filter_reference() on part of the stream
+        h = np.asarray(taps2, np.complex128)
+        np.testing.assert_allclose(filtered_outputs(x, h, D, 100, 2000, 311),
+                                   filter_reference(x, h, D, 311)[100:2000], atol=1e-9)
+        np.testing.assert_allclose(filtered_outputs(x, h, D, 0, 3000),
+                                   filter_reference(x, h, D), atol=1e-9)
         # the check
         assert_close(self, ref, ref, "itself")
         for wrong, what in (
@@ -568,6 +588,59 @@ class qa_freq_xlating_fft_filter_ccc(gr_unittest.TestCase):
                 self.assertEqual(freq_tags(sink), [])
                 assert_close(self, sink.data(), reference(x, D, fs, [setting(0, taps, center)]),
                              f"{len(taps)} taps, centre {center}")
+
+    def test_012_taps_beyond_the_fft_size_while_running(self):
+        # 64 -> 3000 taps at D = 2: the FFT (1875 points) no longer holds them
+        # and changes while streaming (history: the old taps' only); then 5
+        # taps and the centre to the band edge in one stop.
+        D, fs = 2, 1.0
+        rng = np.random.default_rng(12)
+        t64, t3000, t5 = (random_taps(rng, n) for n in (64, 3000, 5))
+        stops = [70001, CHUNK + 12345]
+        x = never_zero(rng, stops[-1] + 90000)
+
+        def edge(block):
+            block.set_taps(t5)
+            block.set_center_freq(0.5)
+        ours, sink, _, _ = self.gated_run(D, t64, -0.2, fs, x, stops,
+                                          [lambda b: b.set_taps(t3000), edge], in_tree=False)
+        r = [s // D for s in stops]
+        self.assertEqual(freq_tags(sink), [(r[0], -0.2), (r[1], 0.5)])
+        ref = reference(x, D, fs, [setting(0, t64, -0.2),
+                                   setting(r[0], t3000, -0.2, zero_before=r[0] * D - 63),
+                                   setting(r[1], t5, 0.5)])
+        assert_close(self, ours, ref, "64 -> 3000 -> 5 taps")
+
+    def test_013_retunes_while_streaming(self):
+        # Centres set from another thread while chunks are in flight: wherever
+        # each retune lands, the "freq" tag must mark it. The output is the
+        # definition with the retunes at the tags' outputs and values (changes
+        # between two chunks are one retune, with the last centre set).
+        D, fs = 2, 1.0
+        rng = np.random.default_rng(13)
+        taps = random_taps(rng, 64)
+        x = never_zero(rng, 8 * CHUNK + 3)
+        centers = list(rng.uniform(-0.5, 0.5, 12))
+        src = blocks.vector_source_c(x, False)
+        ours = make(D, taps, 0.05, fs)
+        sink = blocks.vector_sink_c()
+        self.tb.connect(src, ours, sink)
+        self.tb.start()
+        for c in centers:
+            time.sleep(0.02)
+            ours.set_center_freq(c)
+        self.tb.wait()
+        tags = freq_tags(sink)
+        offsets = [r for r, _ in tags]
+        self.assertEqual(offsets, sorted(set(offsets)), tags)
+        # the tags' values are centres set, in the order set
+        order = [centers.index(c) for _, c in tags]
+        self.assertEqual(order, sorted(order), tags)
+        ref = reference(x, D, fs, [setting(0, taps, 0.05)] +
+                        [setting(r, taps, c) for r, c in tags])
+        assert_close(self, sink.data(), ref, f"retunes at {tags}")
+        if len(tags) < 2:
+            self.skipTest(f"the stream was too fast for the retunes to land in it: {tags}")
 
     def test_006_tags_on_floor_k_over_d(self):
         # A tag on input sample k goes to output floor(k/D), key, value and
