@@ -22,10 +22,12 @@
 #include <gnuradio/fft/fft_v.h>
 #include <gnuradio/filter/fft_filter_ccc.h>
 #include <gnuradio/filter/firdes.h>
+#include <gnuradio/filter/freq_xlating_fir_filter.h>
 #include <gnuradio/filter/pfb_channelizer_ccf.h>
 #include <gnuradio/io_signature.h>
 #include <gnuradio/sync_block.h>
 #include <gnuradio/top_block.h>
+#include <gnuradio/wideband/channel_bank_ccc.h>
 #include <gnuradio/wideband/edge_memory.h>
 #include <gnuradio/wideband/fft_filter.h>
 #include <gnuradio/wideband/fft_vcc.h>
@@ -44,8 +46,8 @@ namespace {
 
 const char* const program = "wideband_flowgraph_bench";
 
-const std::vector<std::string> row_groups = { "verify",  "pcie",  "source",
-                                              "host-in", "chain", "in-tree" };
+const std::vector<std::string> row_groups = { "verify", "pcie",    "source", "host-in",
+                                              "chain",  "in-tree", "bank" };
 
 struct bench_options : common_options {
     double seconds = 3.0;
@@ -57,6 +59,11 @@ struct bench_options : common_options {
     bool pcie = true;
     bool baseline = false;
     std::vector<std::string> only; // row groups to run; empty: all
+    bank_plans banks = [] {        // the --bank-* options: 10 and 100 channels
+        bank_plans b;
+        b.channels = { 10, 100 };
+        return b;
+    }();
 
     bool runs(const std::string& group) const
     {
@@ -92,6 +99,9 @@ void declare_options(bench_options& o, option_table& t)
           "(zeros, memset)" },
         { { "--baseline", &o.baseline }, "also run GNU Radio's in-tree channelizer" },
         { { "--no-pcie", &o.pcie, false }, "skip the PCIe measurement" },
+    });
+    o.banks.declare(t);
+    t.add({
         { { "--only", "GROUPS", only },
           "run only these row groups (comma-separated: " + join(row_groups, ", ") +
               "; chain includes the blocks alone) [all]" },
@@ -131,6 +141,13 @@ const char* const about =
             the same chain from the host source to a null sink.
   in-tree   (--baseline) GNU Radio's own stream_to_streams +
             filter.pfb_channelizer_ccf at the first M, same source and sinks.
+  bank      for each channel-bank plan (--bank-*, as wideband_filter_bench's:
+            C channels at random centres, decimation D or a mixed plan, T
+            Kaiser-windowed sinc taps each): the CPU bank, source -> C of GNU
+            Radio's freq_xlating_fir_filter_ccc (one thread each) -> C null
+            sinks; then channel_bank_ccc from the same source, from a feed
+            (ratio: of pinned host->device), and between a device feed and C
+            device drains (ratio: x the CPU bank), each -> C sinks.
 
 Throughput: input samples of the flowgraph's first gr-wideband block per
 second (nitems_read), counted over --seconds after a 1 s warm-up. Every
@@ -141,6 +158,7 @@ host, see wideband.input_memory()).
 const char* const examples = R"(  wideband_flowgraph_bench --device gpu
   wideband_flowgraph_bench --device gpu --channels 64,1024 --baseline --csv fg.csv
   wideband_flowgraph_bench --device cpu --seconds 0.5 --channels 16 --chain-taps 32
+  wideband_flowgraph_bench --device gpu --only pcie,bank --bank-channels 10,100
 )";
 
 // ---- test blocks ------------------------------------------------------------
@@ -304,10 +322,20 @@ public:
             measure_chain();
         if (d_opt.baseline && d_opt.runs("in-tree"))
             measure_in_tree(d_opt.channels.front());
+        bool failed = false; // a bank plan's flowgraph: the others still run
+        if (d_opt.runs("bank"))
+            for (const bank_plan& plan : d_opt.banks.plans())
+                try {
+                    measure_bank(plan);
+                } catch (const std::exception& e) {
+                    std::cout << "bank " << plan.name
+                              << ": failed: " << one_line(e.what()) << std::endl;
+                    failed = true;
+                }
         print_table();
         if (d_csv.enabled())
             d_csv.finish();
-        return 0;
+        return failed ? 1 : 0;
     }
 
 private:
@@ -583,6 +611,78 @@ private:
                 "stream_to_streams + pfb_channelizer_ccf M=" + std::to_string(m));
     }
 
+    /*
+     * The plan's channels as GNU Radio's freq_xlating_fir_filter_ccc blocks
+     * (the CPU bank), then as one channel_bank_ccc from the host source, from a
+     * feed and between a device feed and drains; each into C sinks.
+     */
+    void measure_bank(const bank_plan& plan)
+    {
+        const size_t C = plan.channels.size();
+        std::cout << "bank: " << C << " channels, D " << plan.decimations() << ", "
+                  << plan.channels.front().taps.size() << " taps" << std::endl;
+        const std::string bank_name = "channel_bank_ccc C=" + std::to_string(C) +
+                                      " D=" + plan.decimations() + " -> ";
+        {
+            auto tb = gr::make_top_block("bank-cpu");
+            auto src = make_source();
+            gr::block_sptr first, sink;
+            for (const auto& c : plan.channels) {
+                auto filter = gr::filter::freq_xlating_fir_filter_ccc::make(
+                    int(c.decimation), c.taps, c.center_freq, 1.0);
+                sink = gr::blocks::null_sink::make(sizeof(gr_complex));
+                connect_in_series(tb, { src, filter, sink });
+                first = first ? first : filter;
+            }
+            run_for(tb,
+                    first,
+                    sink,
+                    d_opt.source + " -> " + std::to_string(C) +
+                        " freq_xlating_fir_filter_ccc D=" + plan.decimations());
+        }
+        const double cpu = d_rows.back().msps;
+        std::vector<double> centres;
+        std::vector<int> decimations;
+        std::vector<std::vector<gr_complex>> taps;
+        for (const auto& c : plan.channels) {
+            centres.push_back(c.center_freq);
+            decimations.push_back(int(c.decimation));
+            taps.push_back(c.taps);
+        }
+        for (const std::string& from :
+             { d_opt.source, std::string("feed"), std::string("device") }) {
+            const bool device = from == "device";
+            auto bank =
+                wb::channel_bank_ccc::make(1.0, centres, decimations, taps, d_opt.device);
+            auto tb = gr::make_top_block(device ? "bank-dev" : "bank-in");
+            gr::basic_block_sptr src =
+                device           ? gnuradio::make_block_sptr<device_feed>(d_ctx, 1)
+                : from == "feed" ? gnuradio::make_block_sptr<host_feed>()
+                                 : make_source();
+            tb->connect(src, 0, bank, 0);
+            gr::block_sptr sink;
+            for (size_t c = 0; c < C; ++c) {
+                sink = device ? gr::block_sptr(
+                                    gnuradio::make_block_sptr<device_drain>(d_ctx, 1))
+                              : gr::blocks::null_sink::make(sizeof(gr_complex));
+                tb->connect(bank, int(c), sink, 0);
+            }
+            run_for(tb,
+                    bank,
+                    sink,
+                    (device ? "feed" : from) + " -> " + bank_name + std::to_string(C) +
+                        (device ? " drains" : " sinks"),
+                    [&] {
+                        return "in: " + wb::input_memory(bank) +
+                               ", out: " + wb::output_memory(bank);
+                    });
+            if (device) {
+                d_rows.back().ratio = d_rows.back().msps / cpu;
+                d_rows.back().ratio_of = "x the CPU bank";
+            }
+        }
+    }
+
     double measured_gbs(const std::string& what) const
     {
         for (const auto& r : d_rows)
@@ -602,7 +702,7 @@ private:
         for (auto& r : d_rows) {
             if (!std::isnan(r.msps))
                 r.gbs = r.msps * 8e-3;
-            if (r.flowgraph == "host-in") {
+            if (r.flowgraph == "host-in" || r.flowgraph == "bank-in") {
                 r.ratio = r.gbs / h2d;
                 r.ratio_of = "of pinned host->device";
             } else if (r.flowgraph == "chain" && r.what.rfind("feed", 0) == 0) {
