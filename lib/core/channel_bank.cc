@@ -394,8 +394,10 @@ channel_bank::channel_bank(device_context::sptr context, const channel_bank_opti
         twiddles[k] = cfloat(turn(double(k) / double(im.L)));
     im.twiddles = im.table(twiddles);
     im.spectrum = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, im.max_blocks * im.L * 8);
-    im.folded = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, im.max_blocks * im.bins * 8);
-    im.inverse = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, im.max_blocks * im.bins * 8);
+    // (At least one element: a bank of direct channels folds nothing.)
+    const size_t folded_bytes = std::max<size_t>(1, im.max_blocks * im.bins) * 8;
+    im.folded = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, folded_bytes);
+    im.inverse = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, folded_bytes);
     im.window.reset(
         new stream_window(im.ctx, "channel_bank", im.history, im.window_input, im.L));
     im.fold = kernel_args(*im.ctx, "channel_bank.cl", "", "bank_fold");

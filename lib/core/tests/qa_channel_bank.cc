@@ -189,6 +189,22 @@ BOOST_AUTO_TEST_CASE(designed_filters_narrow_windows)
     check_channels(o, x, y, 1e-5);
 }
 
+// A bank whose channels all sum their windows directly (decimations prime to
+// the FFT length): nothing to fold.
+BOOST_AUTO_TEST_CASE(only_direct_channels)
+{
+    core::channel_bank_options o;
+    o.sampling_freq = fs;
+    o.max_input_samples = 40000;
+    o.fft_size = 8000;
+    o.channels = { { 0.2e6, 97, low_pass(801, 0.4 / 97) }, { -0.1e6, 101, low_pass(801, 0.4 / 101) } };
+    core::channel_bank bank(context(), o);
+    BOOST_TEST(bank.inverse_length(0) == 0u);
+    BOOST_TEST(bank.inverse_length(1) == 0u);
+    const std::vector<cfloat> x = random_signal(100000, 61);
+    check_channels(o, x, stream(bank, x, fixed_chunks(x.size(), 40000)), 1e-5);
+}
+
 // Retunes and new taps of single channels between calls, from their next
 // output on (the phase steps of freq_xlating_filter), the others unchanged.
 BOOST_AUTO_TEST_CASE(retunes)
