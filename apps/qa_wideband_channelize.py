@@ -337,9 +337,11 @@ class ZeroMQ(Case):
                     self.fail("the program ended before printing all endpoints:\n%s%s"
                               % (self.stdout, f.read()))
             self.stdout += line
-            m = re.match(r"^zeromq: +channel (\d+) \(.*\) on (tcp://\S+)$", line)
+            m = re.match(r"^zeromq: +channel (\S+) \(.*\) on (tcp://[^\s,]+)(, \d+ samples)?$",
+                         line)
             if m:
-                endpoints[int(m.group(1))] = m.group(2)
+                key = m.group(1)
+                endpoints[int(key) if key.isdigit() else key] = m.group(2)
         return endpoints
 
     def receive(self, endpoints, count):
@@ -371,8 +373,8 @@ class ZeroMQ(Case):
 
     def check_received(self, received, recordings):
         for c, samples in received.items():
-            self.assertEqual(len(samples), len(recordings[c]), "channel %d: sample count" % c)
-            np.testing.assert_array_equal(samples, recordings[c], "channel %d" % c)
+            self.assertEqual(len(samples), len(recordings[c]), "channel %s: sample count" % c)
+            np.testing.assert_array_equal(samples, recordings[c], "channel %s" % c)
         # The channels differ, so each endpoint carried its own.
         for a in received:
             for b in recordings:
@@ -445,6 +447,262 @@ class ZeroMQ(Case):
                                                r"synthetic_ch0003.sigmf-data: No space left on "
                                                r"device$")
         self.assertEqual(os.listdir(os.path.join(disk, "a")), [])
+
+
+def freq_xlating_reference(x, taps, decimation, offset, fs):
+    """freq_xlating_fir_filter_ccc's definition in float64: y[n] = e^{-j w (N-1)/2}
+    e^{-j w D n} sum_k p[k] e^{j w k} x[nD - k] (x before the stream 0), w = 2 pi
+    offset / fs, N taps p, decimation D; the in-tree block's N // D outputs."""
+    w = 2 * np.pi * offset / fs
+    k = np.arange(len(taps))
+    h = np.asarray(taps, np.float64) * np.exp(1j * w * k)
+    y = np.convolve(np.asarray(x, np.complex128), h)[:len(x)][::decimation][:len(x) // decimation]
+    n = np.arange(len(y))
+    return np.exp(-1j * w * (len(taps) - 1) / 2) * np.exp(-1j * w * decimation * n) * y
+
+
+def relative_l2(a, b):
+    return float(np.linalg.norm(np.asarray(a, np.complex128) - b) / np.linalg.norm(b))
+
+
+class Plan(Case):
+    """--plan: channels at their own centres, rates and filters through
+    channel_bank_ccc; each recording is freq_xlating_fir_filter_ccc of the
+    input with the plan's taps (against that definition in float64), with
+    its true rate and centre in the metadata; CSV and YAML; --zmq; bad
+    plans refused naming the line and channel."""
+
+    fs = 1e6
+    fc = 100e6
+    N = 60000
+    # name, absolute centre, a tone's offset from it, decimation
+    CSV = ("# a test plan\n"
+           "name,center,rate,bandwidth,decimation,transition,attenuation_db,window\n"
+           "narrow,100.1M,50k,,,,,\n"             # D = 20, bandwidth 40 kHz
+           "wide,99.75M,,150k,,,60,\n"            # D = floor(1M / 187.5k) = 5
+           "\n"
+           "edge,99.55M,,,10,,,hamming\n"         # 450 kHz below, bandwidth 80 kHz
+           "full,100M,1M,,,,,\n")                 # D = 1
+    EXPECTED = {"narrow": (100.1e6, 20, 40e3), "wide": (99.75e6, 5, 150e3),
+                "edge": (99.55e6, 10, 80e3), "full": (100e6, 1, 800e3)}
+    TONES = ((100.1e6 + 3e3, 0.3), (99.75e6 - 20e3, 0.2), (99.55e6 + 10e3, 0.4))
+
+    def input(self):
+        n = np.arange(self.N)
+        x = np.zeros(self.N, np.complex128)
+        for f, amp in self.TONES:
+            x += amp * np.exp(2j * np.pi * (f - self.fc) / self.fs * n)
+        rng = np.random.default_rng(4)
+        x += 1e-3 * (rng.standard_normal(self.N) + 1j * rng.standard_normal(self.N))
+        return x.astype(np.complex64)
+
+    def write(self, name, text):
+        with open(self.path(name), "w") as f:
+            f.write(text)
+        return self.path(name)
+
+    def check_plan_outputs(self, outdir, x, plan_path):
+        """The recordings of the plan: metadata, lengths, and the float64
+        definition of each channel with the plan's taps; returns {name: data}."""
+        from gnuradio.wideband import channel_plan
+        channels = {c.name: c for c in channel_plan.load(plan_path, self.fs, self.fc)}
+        self.assertEqual(sorted(channels), sorted(self.EXPECTED))
+        data = {}
+        for name, (freq, D, bandwidth) in self.EXPECTED.items():
+            c = channels[name]
+            self.assertEqual((c.decimation, c.frequency), (D, freq), name)
+            self.assertAlmostEqual(c.bandwidth, bandwidth, delta=1e-6, msg=name)
+            with open(os.path.join(outdir, name + ".sigmf-meta")) as f:
+                meta = json.load(f)
+            g = meta["global"]
+            self.assertEqual(g["core:datatype"], "cf32_le")
+            self.assertEqual(g["core:sample_rate"], self.fs / D, name)
+            self.assertIn("wideband_channelize", g["core:recorder"])
+            self.assertIn("channel %s (centre %+.9g Hz from the input's" % (name, freq - self.fc),
+                          g["core:description"])
+            self.assertEqual(meta["captures"], [{"core:sample_start": 0,
+                                                 "core:frequency": freq}], name)
+            y = np.fromfile(os.path.join(outdir, name + ".sigmf-data"), np.complex64)
+            self.assertEqual(len(y), self.N // D, name)
+            ref = freq_xlating_reference(x, c.taps, D, freq - self.fc, self.fs)
+            self.assertLess(relative_l2(y, ref), 1e-4, name)
+            data[name] = y
+        return data
+
+    def test_reference_is_the_in_tree_filter(self):
+        """The float64 definition above is gnuradio.filter.freq_xlating_fir_filter_ccc
+        (on a short input: the in-tree block drifts in float32 over long ones)."""
+        from gnuradio import blocks, filter, gr
+        from gnuradio.wideband import channel_plan
+        x = self.input()[:3000]
+        for c in channel_plan.load(self.write("plan.csv", self.CSV), self.fs, self.fc):
+            tb = gr.top_block()
+            sink = blocks.vector_sink_c()
+            tb.connect(blocks.vector_source_c(x.tolist()),
+                       filter.freq_xlating_fir_filter_ccc(c.decimation, c.taps.tolist(),
+                                                          c.offset, self.fs), sink)
+            tb.run()
+            ref = freq_xlating_reference(x, c.taps, c.decimation, c.offset, self.fs)
+            self.assertLess(relative_l2(sink.data(), ref), 1e-3, c.name)
+
+    def test_csv_and_yaml_plans(self):
+        x = self.input()
+        x.tofile(self.path("in.cfile"))
+        plan = self.write("plan.csv", self.CSV)
+        out, err = self.ok(self.path("in.cfile"), "-s", "1M", "-f", "100M", "--plan", plan,
+                           "--expect", "narrow,wide,edge,full", "-o", self.path("csv"))
+        self.assertRegex(out, r"result: +all 4 expected carriers found in their channels "
+                              r"\(edge, full, narrow, wide\)")
+        self.assertRegex(out, r"wrote: +4 SigMF recordings in .*, 3000 to 60000 samples")
+        self.assertEqual(sorted(os.listdir(self.path("csv"))),
+                         sorted(["channelize.png"] + [n + ext for n in self.EXPECTED
+                                                      for ext in (".sigmf-data", ".sigmf-meta")]))
+        a = self.check_plan_outputs(self.path("csv"), x, plan)
+        # The same plan in YAML, centres as offsets, through a SigMF recording
+        # that gives the rate and centre.
+        yaml_plan = self.write("plan.yaml", """channels:
+  - {name: narrow, offset: 100k, rate: 50k}
+  - {name: wide, offset: -250000, bandwidth: 150k, attenuation_db: 60}
+  - {name: edge, offset: -450k, decimation: 10, window: hamming}
+  - {name: full, offset: 0, rate: 1M}
+""")
+        x.tofile(self.path("rec.sigmf-data"))
+        with open(self.path("rec.sigmf-meta"), "w") as f:
+            json.dump({"global": {"core:datatype": "cf32_le", "core:sample_rate": self.fs,
+                                  "core:version": "1.0.0"},
+                       "captures": [{"core:sample_start": 0, "core:frequency": self.fc}]}, f)
+        self.ok(self.path("rec.sigmf-meta"), "--plan", yaml_plan, "--no-plot", "--quiet",
+                "-o", self.path("yaml"))
+        b = self.check_plan_outputs(self.path("yaml"), x, yaml_plan)
+        for name in a:  # the same channels (to float rounding: GNU Radio's calls may differ)
+            self.assertLess(relative_l2(b[name], a[name]), 1e-5, name)
+
+    def test_zmq(self):
+        x = self.input()
+        x.tofile(self.path("in.cfile"))
+        port = consecutive_free_ports(4)
+        endpoints = ZeroMQ.start(self, 4, self.path("in.cfile"), "-s", "1M", "-f", "100M",
+                                 "--plan", self.write("plan.csv", self.CSV),
+                                 "--zmq", "tcp://127.0.0.1:%d" % port, "--no-plot",
+                                 "-o", self.path("out"))
+        self.assertEqual(endpoints, {name: "tcp://127.0.0.1:%d" % (port + i)
+                                     for i, name in enumerate(["narrow", "wide", "edge", "full"])})
+        received = ZeroMQ.receive(self, endpoints, self.N)
+        recordings = {name: np.fromfile(self.path("out", name + ".sigmf-data"), np.complex64)
+                      for name in endpoints}
+        ZeroMQ.check_received(self, received, recordings)
+
+    def test_example(self):
+        """examples/channel_bank.py: channel_bank_ccc on examples/channel_plan.csv,
+        each channel's tone where it was put."""
+        example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples",
+                               "channel_bank.py")
+        p = subprocess.run([sys.executable, example, "--samples", "100000", "--output",
+                            self.path("out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=600)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        names = ["lpd_ch01", "lora_433175", "keyfob", "sensor", "lora_434665"]
+        rows = [line.split() for line in p.stdout.splitlines()[2:]]
+        self.assertEqual([r[0] for r in rows], names, p.stdout)
+        for r in rows:
+            self.assertEqual(len(r), 8, r)  # no "OFF"
+        self.assertEqual(sorted(os.listdir(self.path("out"))), sorted(n + ".cf32" for n in names))
+
+    def test_designed_taps(self):
+        """The taps pass the band and stop from the transition on (where that
+        is below fs/2): Kaiser by the attenuation asked, the other windows by
+        their own (within 3 and 4 dB), the pass band within as much ripple."""
+        from gnuradio.fft import window
+        from gnuradio.wideband import channel_plan
+        own = {"hamming": window.WIN_HAMMING, "hann": window.WIN_HANN,
+               "blackman": window.WIN_BLACKMAN, "blackmanharris": window.WIN_BLACKMAN_HARRIS,
+               "rectangular": window.WIN_RECTANGULAR}
+        plan = self.write("plan.csv", self.CSV + "deep,100.2M,25k,,,,100,\n" + "".join(
+            "%s,100.2M,,,10,,,%s\n" % (w, w) for w in own))
+        for c in channel_plan.load(plan, self.fs, self.fc):
+            a = c.attenuation_db - 3 if c.window == "kaiser" else \
+                window.max_attenuation(own[c.window], 6.76) - 4
+            f = np.fft.fftfreq(1 << 18) * self.fs
+            H = np.abs(np.fft.fft(c.taps, 1 << 18))
+            passband = H[np.abs(f) <= c.bandwidth / 2]
+            stopband = H[np.abs(f) >= c.bandwidth / 2 + c.transition]
+            self.assertLess(np.max(np.abs(passband - 1)), 10 ** (-a / 20), c.name)
+            if stopband.size:
+                self.assertLess(np.max(stopband), 10 ** (-a / 20), c.name)
+
+    def test_bad_plans(self):
+        from gnuradio.wideband import channel_plan
+        head = "name,center,rate\n"
+        for text, regex in (
+                ("", r"plan.csv has no channels"),
+                ("name,centre,rate\nx,1M,10k\n", r"line 1 \(header\): unknown column 'centre'"),
+                ("center,rate\n1M,10k\n", r"no name column"),
+                (head + "a,100.1M,10k\na,100.2M,10k\n",
+                 r"line 3: channel name 'a' is used already \(plan.csv line 2\)"),
+                (head + "a/b,100.1M,10k\n", r"line 2: channel name 'a/b'"),
+                (head + "a,100.1M,48k\n",
+                 r"line 2 \(channel a\): rate 48 kHz: 1 MHz / 48 kHz = 20.8333 is not a whole "
+                 r"decimation; 50 kHz \(decimation 20\) and 47.6190476 kHz \(decimation 21\)"),
+                (head + "a,100.1M,2M\n", r"rate 2 MHz is above the input's 1 MHz"),
+                (head + "a,100.6M,10k\n", r"\(channel a\): centre 100.6 MHz is 600 kHz from "
+                                          r"the input's centre 100 MHz, outside its band"),
+                (head + "a,100.49M,100k\n", r"\(channel a\): its band 100.45 MHz .. 100.53 MHz "
+                                            r"does not fit the input's 99.5 MHz .. 100.5 MHz"),
+                (head + "a,100.1M,x\n", r"\(channel a\): rate: wants a number"),
+                (head + "a,100.1M,-5k\n", r"rate must be positive"),
+                (head + "a,100.1M,10k,7\n", r"line 2: 4 values for 3 columns"),
+                ("name,center\na,100.1M\n", r"give rate \(output sample rate\), bandwidth or "
+                                             r"decimation"),
+                ("name,center,rate,decimation\na,100.1M,10k,50\n",
+                 r"rate 10 kHz and decimation 50 disagree: 1 MHz / 50 = 20 kHz"),
+                ("name,center,rate,bandwidth\na,100.1M,10k,10k\n",
+                 r"bandwidth 10 kHz is not below the output rate 10 kHz"),
+                ("name,center,rate,window\na,100.1M,10k,gauss\n", r"window 'gauss': one of"),
+                ("name,center,rate,window,attenuation_db\na,100.1M,10k,hann,90\n",
+                 r"attenuation_db is for the kaiser window"),
+                ("name,center,rate,transition\na,100.1M,10k,0.001\n",
+                 r"need \d+ taps, more than 1048576"),
+                ("name,rate\na,10k\n", r"no center \(absolute, Hz\) or offset"),
+                ("name,center,offset,rate\na,100.1M,,10k\nb,,5k,10k\n",
+                 r"gives both center \(absolute\) and offset"),
+                ("name,center,decimation\na,100.1M,2.5\n", r"decimation wants a whole number")):
+            with self.subTest(text=text):
+                with self.assertRaisesRegex(channel_plan.PlanError, regex):
+                    channel_plan.load(self.write("plan.csv", text), self.fs, self.fc)
+        for text, regex in (("- [1, 2]\n", r"plan.yaml entry 1: wants a mapping"),
+                            ("channels: 3\n", r"wants a list of channels"),
+                            ("- {name: a, rate: 10k, center: 100.1M, bw: 5k}\n",
+                             r"plan.yaml entry 1: unknown column 'bw'"),
+                            ("- {name: a\n", r"plan.yaml is not valid YAML")):
+            with self.subTest(text=text):
+                with self.assertRaisesRegex(channel_plan.PlanError, regex):
+                    channel_plan.load(self.write("plan.yaml", text), self.fs, self.fc)
+        with self.assertRaisesRegex(channel_plan.PlanError, r"cannot read channel plan .*: No such"):
+            channel_plan.load(self.path("missing.csv"), self.fs, self.fc)
+        # The program: one line, exit status 1 for the plan, 2 for the command line.
+        np.zeros(1000, np.complex64).tofile(self.path("in.cfile"))
+        ok_plan = self.write("ok.csv", head + "a,100.1M,10k\n")
+        for rc, args, regex in (
+                (1, ("--plan", self.path("missing.csv")), r"cannot read channel plan"),
+                (1, ("--plan", self.write("bad.csv", head + "a,100.1M,48k\n")),
+                 r"^wideband_channelize: bad.csv line 2 \(channel a\): rate 48 kHz: .* is not a "
+                 r"whole decimation"),
+                (1, ("--plan", ok_plan, "--samples", "50"),
+                 r"50 input samples give no output for channel a \(decimation 100\)"),
+                (2, ("--plan", ok_plan, "-l", "3"), r"--channels-list does not go with --plan"),
+                (2, ("--plan", ok_plan, "--taps", "t.txt"), r"--taps does not go with --plan"),
+                (2, ("--plan", ok_plan, "--expect", "a,b"),
+                 r"--expect: b is not a channel of .*ok.csv \(a\)"),
+                (2, ("--plan", ok_plan, "--expect"), r"--expect with --plan wants the names"),
+                (2, ("--plan", ok_plan, "--zmq", "tcp://*:65536"),
+                 r"--zmq tcp://\*:65536: PORT must be 1..65535")):
+            with self.subTest(args=args):
+                status, out, err = run_app(self.path("in.cfile"), "-s", "1M", "-f", "100M",
+                                           *args, "-o", self.path("out"), cwd=self.dir)
+                self.assertEqual(status, rc, err)
+                self.assertEqual(len(err.splitlines()), 1, err)
+                self.assertRegex(err, regex)
+                self.assertNotIn("Traceback", err)
 
 
 class Errors(Case):
