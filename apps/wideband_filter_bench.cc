@@ -243,7 +243,8 @@ as the FIR rows, with calls of 2^S samples or the blocks' chunk
 second. Beside it, in the same run, core::fft_filter (T taps, decimation 1) at
 the bank's forward FFT length (fft_filter_options::fft_size) and the same
 samples per call; x fft = bank / fft_filter. bins: the window bins per channel
-(smallest..largest), B: the inverse FFT lengths.
+(smallest..largest), B: the inverse FFT lengths (0: outputs summed over the
+window directly).
 
 Checks: outputs are NaN-filled before they are computed. FIR: three calls from
 zero history (2^S samples, a shorter call, 2^S again): every output finite, the
@@ -385,16 +386,17 @@ struct conv_cell {
 
 // The smallest and largest of some counts, as "lo..hi" (or "n").
 struct span {
-    size_t lo = 0, hi = 0;
+    size_t lo = std::numeric_limits<size_t>::max(), hi = 0;
     void widen(size_t n)
     {
-        lo = lo ? std::min(lo, n) : n;
+        lo = std::min(lo, n);
         hi = std::max(hi, n);
     }
     std::string text() const
     {
-        return lo == hi ? std::to_string(lo)
-                        : std::to_string(lo) + ".." + std::to_string(hi);
+        return lo > hi    ? std::string() // none
+               : lo == hi ? std::to_string(lo)
+                          : std::to_string(lo) + ".." + std::to_string(hi);
     }
 };
 
@@ -1526,7 +1528,8 @@ private:
                   << ": input Gsamples/s device-resident, " << bank_samples()
                   << " samples per call, device time, median of " << d_opt.reps
                   << ";\nbins: window bins per channel, B: inverse FFT lengths "
-                     "(smallest..largest); fft_filter: core::fft_filter, the same taps "
+                     "(smallest..largest; 0: outputs summed over the window); "
+                     "fft_filter: core::fft_filter, the same taps "
                      "count, decimation 1, at the bank's FFT length, the same calls; x "
                      "fft = bank / fft_filter.\nerr: the largest relative L2 error of "
                      "the row's checks against float64, ! = check failed\n";
