@@ -400,28 +400,5 @@ def make_bank(channels, samp_rate, device="", vector_output=False):
     """wideband.channel_bank_ccc of the channels: output i is channels[i]."""
     from gnuradio import wideband
     freqs, decims, taps = bank_arguments(channels)
-    if not hasattr(wideband, "channel_bank_ccc"):  # a stand-in until the block lands
-        return _StandIn(samp_rate, freqs, decims, taps, device)
     return wideband.channel_bank_ccc(samp_rate, freqs, decims, taps, device, vector_output)
 
-
-def _StandIn(samp_rate, freqs, decims, taps, device):
-    from gnuradio import gr, wideband
-
-    class StandIn(gr.hier_block2):
-        def __init__(self):
-            gr.hier_block2.__init__(self, "bank", gr.io_signature(1, 1, gr.sizeof_gr_complex),
-                                    gr.io_signature(len(freqs), len(freqs),
-                                                    gr.sizeof_gr_complex))
-            self.filters = [wideband.freq_xlating_fft_filter_ccc(d, t, f, samp_rate, device)
-                            for f, d, t in zip(freqs, decims, taps)]
-            for i, b in enumerate(self.filters):
-                self.connect(self, b, (self, i))
-
-        def nitems_read(self, i):
-            return self.filters[0].nitems_read(i)
-
-        def device_name(self):
-            return self.filters[0].device_name()
-
-    return StandIn()
