@@ -1508,7 +1508,7 @@ private:
                columns<bank_result>{
                    { "Msps", [](r b) { return b.per_second() / 1e6; } },
                    { "Msps_b2b", [](r b) { return b.per_second_b2b() / 1e6; } },
-                   { "Gsps", "Gsps", 7, [](r b) { return b.gsps(); } },
+                   { "Gsps", "Gsps", 8, [](r b) { return b.gsps(); } },
                    { "filter_Msps",
                      [=](r b) { return filter(b, b.filter.per_second() / 1e6); } },
                    { "of_fft_filter",
@@ -1557,7 +1557,7 @@ private:
                     filter,
                     { { "",
                         "Gsps",
-                        7,
+                        8,
                         [](const filter_measurement& f) {
                             return f.per_second() / 1e9;
                         } } }),
