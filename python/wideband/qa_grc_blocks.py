@@ -42,8 +42,9 @@ def block_classes():
 def cpp_flowgraph(path):
     """A flowgraph for C++ (no GUI) through every block and template branch:
     literal complex and real taps, a firdes design as complex taps (for the
-    FFT filter and the frequency-translating filter), a channel map, vector
-    output, an inverse FFT with a window."""
+    FFT filter, the frequency-translating filter and the channel bank), taps
+    per channel, a channel map, vector outputs, an inverse FFT with a
+    window."""
 
     def block(name, block_id, **parameters):
         return dict(name=name, id=block_id, parameters=parameters,
@@ -66,6 +67,17 @@ def cpp_flowgraph(path):
             block("xlating_design", "wideband_freq_xlating_fft_filter_ccc", decimation="1",
                   taps="firdes.low_pass(1.0, 1.0, 0.25, 0.05, window.WIN_HAMMING)",
                   center_freq="0.25", samp_rate="1.0", device="'cpu'"),
+            block("bank_lists", "wideband_channel_bank_ccc", samp_rate="1.0",
+                  center_freqs="[0.25, -0.125]", decimations="[1, 3]",
+                  taps="[[0.5, 1 + 1j, 0.5], [0.25]]"),
+            block("bank_design", "wideband_channel_bank_ccc", samp_rate="1.0",
+                  center_freqs="[0.25, -0.5]", decimations="[2]",
+                  taps="firdes.low_pass(1.0, 1.0, 0.25, 0.05, window.WIN_BLACKMAN_hARRIS)",
+                  vector_output="True"),
+            block("bank_one_list", "wideband_channel_bank_ccc", samp_rate="1.0",
+                  center_freqs="[0.0]", decimations="[1]", taps="[0.5, 1 + 1j, 0.5]"),
+            block("bank_sink", "blocks_null_sink", type="complex", vlen="1"),
+            block("bank_vector_sink", "blocks_null_sink", type="complex", vlen="2"),
             block("channelizer", "wideband_pfb_channelizer_ccf", numchans="16",
                   channel_map="[1, 0, 15, 2]", vector_output="True"),
             block("fft", "wideband_fft_vcc", fft_size="4", forward="False",
@@ -75,7 +87,12 @@ def cpp_flowgraph(path):
         connections=[["source", "0", "ccc_list", "0"], ["ccc_list", "0", "ccc_design", "0"],
                      ["ccc_design", "0", "ccf_list", "0"], ["ccf_list", "0", "xlating_list", "0"],
                      ["xlating_list", "0", "xlating_design", "0"],
-                     ["xlating_design", "0", "channelizer", "0"],
+                     ["xlating_design", "0", "bank_lists", "0"],
+                     ["bank_lists", "1", "bank_sink", "0"],
+                     ["bank_lists", "0", "bank_design", "0"],
+                     ["bank_design", "0", "bank_vector_sink", "0"],
+                     ["xlating_design", "0", "bank_one_list", "0"],
+                     ["bank_one_list", "0", "channelizer", "0"],
                      ["channelizer", "0", "fft", "0"], ["fft", "0", "sink", "0"]],
         metadata=dict(file_format=1))
     with open(path, "w") as f:
@@ -145,7 +162,7 @@ class qa_grc_blocks(grc_testcase):
         source = self.path(os.path.join("cpp_templates", "cpp_templates.cpp"))
         with open(source) as f:
             code = f.read()
-        self.assertEqual(code.count("gr::wideband::"), 7)
+        self.assertEqual(code.count("gr::wideband::"), 10)
         check = subprocess.run(["c++", "-std=c++17", "-fsyntax-only",
                                 "-I", os.path.join(SOURCE_DIR, "include"), source],
                                capture_output=True, text=True, timeout=300)

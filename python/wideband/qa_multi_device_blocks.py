@@ -6,10 +6,11 @@
 #
 
 """
-pfb_channelizer_ccf and fft_filter_ccc on a device string that names several
-devices ("cpu:all"): consecutive chunks go to the devices in turn, and every
-output sample must still match the float64 reference in order, across random
-work() chunkings, a taps and channel map change while running, and tags.
+pfb_channelizer_ccf, fft_filter_ccc, fft_vcc, freq_xlating_fft_filter_ccc and
+channel_bank_ccc on a device string that names several devices ("cpu:all"):
+consecutive chunks go to the devices in turn, and every output sample must
+still match the float64 reference in order, across random work() chunkings,
+settings changed while running (taps, channel map, centres), and tags.
 
 ctest runs this with POCL_DEVICES="pthread pthread", which makes PoCL expose
 two CPU devices; with one device the tests skip. The streams are several chunks
@@ -19,9 +20,11 @@ long (CHUNK samples each), so that each device computes several of them.
 import numpy as np
 import pmt
 from gnuradio import blocks, fft, gr, gr_unittest
+from gnuradio.fft import window
 from gnuradio import wideband
 from stream_qa_helpers import gate, never_zero, random_chunks, wait_for
 import qa_fft_filter
+import qa_freq_xlating_fft_filter_ccc as qa_xlating
 import qa_pfb_channelizer_ccf
 from qa_pfb_channelizer_ccf import CHUNK, assert_same_channel
 
@@ -136,6 +139,72 @@ class qa_multi_device_blocks(gr_unittest.TestCase):
         got, want = np.asarray(ours_sink.data()), np.asarray(ref_sink.data())
         self.assertEqual(len(got), vectors * n)
         self.assertLess(np.linalg.norm(got - want) / np.linalg.norm(want), 1e-5)
+
+    def test_005_freq_xlating_retune_on_every_device(self):
+        """A retune applies to the chunks after it whichever device computes
+        them: every engine takes the same phase step at the same output
+        (the one the "freq" tag marks), so the stream follows the definition."""
+        D, fs = 4, 1.0e6
+        taps = qa_xlating.random_taps(self.rng, 129)
+        x = never_zero(self.rng, 3 * CHUNK)
+        ours = self.several(
+            wideband.freq_xlating_fft_filter_ccc(D, taps, 0.21 * fs, fs, DEVICES))
+        src = blocks.vector_source_c(x)
+        hold = gate(CHUNK)
+        sink = blocks.vector_sink_c()
+        self.tb.connect(src, hold, ours, sink)
+        self.tb.start()
+        wait_for(self, lambda: ours.nitems_read(0) >= CHUNK)
+        ours.set_center_freq(-0.37 * fs)
+        hold.opened.set()
+        self.tb.wait()
+        first = CHUNK // D
+        self.assertEqual(qa_xlating.freq_tags(sink), [(first, -0.37 * fs)])
+        ref = qa_xlating.reference(x, D, fs, [qa_xlating.setting(0, taps, 0.21 * fs),
+                                              qa_xlating.setting(first, taps, -0.37 * fs)])
+        data = np.array(sink.data())
+        self.assertEqual(len(data), len(x) // D)
+        qa_xlating.assert_close(self, data, ref, "several devices")
+
+    def test_006_channel_bank_mixed_decimations_and_retune(self):
+        """channel_bank_ccc over both devices: outputs at their own rates
+        (decimations 1 .. 1000), the chunks dealt to the devices in turn,
+        every output in order as the float64 definition; a retune (a new
+        centre on one channel, fewer taps on another) after the first chunk
+        applies on whichever device computes the next ones, at the output its
+        "freq" tag marks; the other channels are unchanged."""
+        import qa_channel_bank_ccc as qa_bank
+        fs = 1.0e6
+        decimations = [1, 7, 100, 1000]
+        taps = [qa_xlating.random_taps(self.rng, 64), qa_xlating.random_taps(self.rng, 255),
+                qa_xlating.random_taps(self.rng, 1000),
+                qa_bank.low_pass(fs, 400.0, 2000.0, window.WIN_BLACKMAN_hARRIS)]
+        fewer = qa_xlating.random_taps(self.rng, 17)
+        centers = [0.0123 * fs, -0.3 * fs, 0.4 * fs, -0.25 * fs]
+        x = never_zero(self.rng, 3 * CHUNK + 4321)
+        ours = self.several(wideband.channel_bank_ccc(fs, centers, decimations, taps, DEVICES))
+        src = blocks.vector_source_c(x)
+        hold = gate(CHUNK)
+        sinks = [blocks.vector_sink_c() for _ in centers]
+        self.tb.connect(src, hold, ours)
+        for i, sink in enumerate(sinks):
+            self.tb.connect((ours, i), sink)
+        self.tb.start()
+        wait_for(self, lambda: ours.nitems_read(0) >= CHUNK)
+        ours.set_center_freq(1, 0.4567 * fs)
+        ours.set_taps(2, fewer)
+        hold.opened.set()
+        self.tb.wait()
+        retunes = [[], [qa_xlating.setting(CHUNK // 7, taps[1], 0.4567 * fs)],
+                   [qa_xlating.setting(CHUNK // 100, fewer, centers[2])], []]
+        tags = [[], [(CHUNK // 7, 0.4567 * fs)], [(CHUNK // 100, centers[2])], []]
+        for i, D in enumerate(decimations):
+            with self.subTest(output=i, decimation=D):
+                data = np.array(sinks[i].data())
+                self.assertEqual(len(data), len(x) // D)
+                self.assertEqual(qa_xlating.freq_tags(sinks[i]), tags[i])
+                ref = qa_bank.reference(x, D, fs, taps[i], centers[i], retunes[i])
+                qa_xlating.assert_close(self, data, ref, f"output {i}, several devices")
 
 
 if __name__ == "__main__":
