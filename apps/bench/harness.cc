@@ -678,28 +678,30 @@ void bank_plans::declare(option_table& t)
 
 std::vector<bank_plan> bank_plans::plans() const
 {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> centre(-0.5, 0.5);
     std::map<size_t, std::vector<cfloat>> taps_of; // by decimation
-    auto channel = [&](size_t D) {
-        auto& h = taps_of[D];
-        if (h.empty())
-            for (double t : windowed_sinc(taps, 0.4 / double(D), bank_kaiser_beta))
-                h.push_back(cfloat(float(t)));
-        return core::bank_channel{ centre(rng), D, h };
+    // A plan's draws depend on the seed, its channels and kind alone, so that a
+    // plan is the same whatever other plans a program runs.
+    auto plan = [&](size_t C, bool is_mixed) {
+        std::seed_seq s{ size_t(seed), C, size_t(is_mixed) };
+        std::mt19937_64 rng(s);
+        std::uniform_real_distribution<double> centre(-0.5, 0.5);
+        std::uniform_int_distribution<size_t> mixed_D(mixed_lo, mixed_hi);
+        bank_plan p{ is_mixed ? "mixed " + std::to_string(C) : std::to_string(C), {} };
+        for (size_t c = 0; c < C; ++c) {
+            const size_t D = is_mixed ? mixed_D(rng) : decimation;
+            auto& h = taps_of[D];
+            if (h.empty())
+                for (double t : windowed_sinc(taps, 0.4 / double(D), bank_kaiser_beta))
+                    h.push_back(cfloat(float(t)));
+            p.channels.push_back({ centre(rng), D, h });
+        }
+        return p;
     };
     std::vector<bank_plan> out;
-    for (size_t C : channels) {
-        out.push_back({ std::to_string(C), {} });
-        for (size_t c = 0; c < C; ++c)
-            out.back().channels.push_back(channel(decimation));
-    }
-    if (mixed) {
-        std::uniform_int_distribution<size_t> D(mixed_lo, mixed_hi);
-        out.push_back({ "mixed " + std::to_string(mixed), {} });
-        for (size_t c = 0; c < mixed; ++c)
-            out.back().channels.push_back(channel(D(rng)));
-    }
+    for (size_t C : channels)
+        out.push_back(plan(C, false));
+    if (mixed)
+        out.push_back(plan(mixed, true));
     return out;
 }
 
