@@ -270,6 +270,15 @@ std::vector<int> channel_bank_ccc_impl::decimations() const
     return d;
 }
 
+bool channel_bank_ccc_impl::stop()
+{
+    {
+        std::lock_guard<std::mutex> lock(this->settings_mutex());
+        d_longest_taps = 0;
+    }
+    return base::stop();
+}
+
 int channel_bank_ccc_impl::fft_size() const
 {
     std::lock_guard<std::mutex> lock(this->settings_mutex());

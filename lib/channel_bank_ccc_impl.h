@@ -32,6 +32,8 @@ public:
     double samp_rate() const override { return d_options.sampling_freq; }
     unsigned int channels() const override { return unsigned(d_options.channels.size()); }
     int fft_size() const override;
+    //! Stopped, the next start makes new engines: any taps go again.
+    bool stop() override;
 
 private:
     using base = streaming_block<channel_bank_ccc, core::channel_bank>;

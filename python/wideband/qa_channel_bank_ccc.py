@@ -513,14 +513,10 @@ class qa_channel_bank_ccc(gr_unittest.TestCase):
             self.assertEqual(freq_tags(sinks[i]), [])
             assert_close(self, sinks[i].data(), reference(x, D, fs, taps, c), f"output {i}")
 
-    @gr_unittest.unittest.expectedFailure
     def test_009_more_taps_once_stopped(self):
         # The header: set_taps() takes at most as many taps as the longest the
-        # bank started with only while the flowgraph runs (the next start
-        # makes new engines). Once the flowgraph has ended, more are refused
-        # all the same: set_taps() checks d_longest_taps, which the run set
-        # and nothing resets (lib/channel_bank_ccc_impl.cc). A known bug:
-        # remove expectedFailure when it is fixed.
+        # bank started with only while the flowgraph runs; once it has ended,
+        # the next start makes new engines, so more taps are taken.
         rng = np.random.default_rng(9)
         fs = 1.0
         t64, t100 = random_taps(rng, 64), random_taps(rng, 100)
