@@ -111,8 +111,13 @@ channel_bank_ccc_impl::channel_bank_ccc_impl(const core::channel_bank_options& o
         core::channel_bank::check(context->info(), d_options);
     if (!options.frame_major) {
         // Each output's buffer holds a chunk's worth of its channel: the
-        // outputs run at their own rates, which one output multiple cannot say.
+        // outputs run at their own rates, which one output multiple cannot say
+        // (one for the fastest would give every output its buffer size). The
+        // input buffer must hold two chunks, which GNU Radio sizes from the
+        // reader's rate: one item per chunk says so (the outputs' true rates
+        // are theirs; tags and deliveries follow output_rates()).
         this->set_output_multiple(1);
+        this->set_relative_rate(1, uint64_t(this->max_input_items()));
         for (size_t c = 0; c < options.channels.size(); ++c)
             this->set_min_output_buffer(
                 int(c), long(2 * (this->max_input_samples() / options.channels[c].decimation + 1)));

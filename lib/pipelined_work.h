@@ -116,12 +116,17 @@ public:
      * Each output takes what fits its \p room; deliver(chunk, o, first, count,
      * at) moves \p count of the oldest chunk's elements from its element \p
      * first to item \p at of output \p o. \p produced gets each output's items.
+     * Less \p room than \p enough delivers nothing unless it finishes the
+     * chunk: GNU Radio's room is the least free space over all outputs, which
+     * with many outputs grows a little with each reader's call, and calls that
+     * move a few items each would follow every one of them.
      */
     template <typename Counts, typename Deliver>
     void step_outputs(const void* input,
                       size_t available,
                       size_t max_chunk,
                       size_t room,
+                      size_t enough,
                       size_t& consumed,
                       std::vector<size_t>& produced,
                       Counts&& counts,
@@ -131,7 +136,7 @@ public:
         d_delivered_each.resize(d_outputs.size(), 0);
         d_counts = counts;
         step_with(input, available, max_chunk, consumed, [&](bool wait, bool keep_newest) {
-            return deliver_ready_each(wait, room, produced, deliver, keep_newest);
+            return deliver_ready_each(wait, room, enough, produced, deliver, keep_newest);
         });
     }
 
@@ -247,6 +252,7 @@ private:
     template <typename Deliver>
     size_t deliver_ready_each(bool wait,
                               size_t room,
+                              size_t enough,
                               std::vector<size_t>& produced,
                               Deliver& deliver,
                               bool keep_newest)
@@ -255,6 +261,11 @@ private:
         while (d_pipeline.in_flight() > (keep_newest ? 1 : 0) &&
                oldest_deliverable(wait)) {
             const std::vector<size_t>& counts = d_chunk_counts.front();
+            bool finishes = true;
+            for (size_t o = 0; o < counts.size(); ++o)
+                finishes &= counts[o] - d_delivered_each[o] <= room - produced[o];
+            if (room < enough && !finishes)
+                break;
             const void* chunk =
                 d_pipeline.output_on_device() ? nullptr : d_pipeline.oldest<void>();
             bool complete = true;

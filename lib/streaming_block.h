@@ -11,11 +11,14 @@
 #include "pipelined_work.h"
 #include "stream_tags.h"
 #include "work_guard.h"
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer.h>
 #include <gnuradio/wideband/core/stream_config.h>
 #include <gnuradio/wideband/opencl_buffer.h>
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -384,11 +387,16 @@ private:
     {
         size_t consumed = 0;
         std::vector<size_t> produced;
+        // Half the smallest output buffer: the room worth a delivery.
+        size_t enough = std::numeric_limits<size_t>::max();
+        for (size_t o = 0; o < output_items.size(); ++o)
+            enough = std::min<size_t>(enough, this->detail()->output(int(o))->bufsize() / 2);
         d_work->step_outputs(
             input_items[0],
             size_t(ninput_items[0]) * d_samples_per_item,
             d_pipeline->max_input_samples(),
             size_t(noutput_items),
+            enough,
             consumed,
             produced,
             [rates = d_rates, spi = d_samples_per_item](uint64_t start, size_t samples) {
