@@ -387,10 +387,13 @@ private:
     {
         size_t consumed = 0;
         std::vector<size_t> produced;
-        // Half the smallest output buffer: the room worth a delivery.
+        // The room worth a delivery: half the smallest output buffer, or all
+        // GNU Radio ever gives (max_noutput_items), which every output reaches
+        // once its reader has caught up.
         size_t enough = std::numeric_limits<size_t>::max();
         for (size_t o = 0; o < output_items.size(); ++o)
             enough = std::min<size_t>(enough, this->detail()->output(int(o))->bufsize() / 2);
+        enough = std::min<size_t>(enough, size_t(std::max(1, this->max_noutput_items())));
         d_work->step_outputs(
             input_items[0],
             size_t(ninput_items[0]) * d_samples_per_item,
