@@ -269,6 +269,35 @@ struct compile_report {
     }
 };
 
+/*
+ * Writes the \p samples new samples of a call, x[at ..], to \p engine's input
+ * region. With \p split the call first continues the stream at \p at as
+ * several devices split it (multi_device_pipeline): continue_at() and the
+ * history it asks for written in front of the samples (zeros before the
+ * stream's start), nothing carried over from the engine's last call.
+ */
+template <class Engine>
+void write_call(Engine& engine,
+                const std::vector<cfloat>& x,
+                size_t at,
+                size_t samples,
+                bool split)
+{
+    const cl::CommandQueue& q = queue();
+    const size_t lead = split ? engine.continue_at(at) : 0;
+    const auto r = engine.input_region();
+    std::vector<cfloat> call(lead + samples, cfloat(0));
+    for (size_t i = 0; i < call.size(); ++i)
+        if (at + i >= lead)
+            call[i] = x[at + i - lead];
+    if (!call.empty())
+        q.enqueueWriteBuffer(r.buffer,
+                             CL_TRUE,
+                             (r.offset - lead) * sizeof(cfloat),
+                             call.size() * sizeof(cfloat),
+                             call.data());
+}
+
 } // namespace conv_check
 
 #endif /* INCLUDED_WIDEBAND_CORE_TESTS_CONV_CHECK_H */

@@ -82,26 +82,7 @@ std::vector<std::vector<cfloat>> stream(core::channel_bank& bank,
     for (size_t k = 0; k < chunks.size(); ++k) {
         if (before)
             before(k, bank);
-        if (split) {
-            const size_t lead = bank.continue_at(at);
-            std::vector<cfloat> history(lead, cfloat(0));
-            for (size_t i = 0; i < lead; ++i)
-                if (at + i >= lead)
-                    history[i] = x[at + i - lead];
-            const core::stream_engine::region r = bank.input_region();
-            q.enqueueWriteBuffer(r.buffer,
-                                 CL_TRUE,
-                                 (r.offset - lead) * sizeof(cfloat),
-                                 lead * sizeof(cfloat),
-                                 history.data());
-        }
-        const core::stream_engine::region r = bank.input_region();
-        if (chunks[k])
-            q.enqueueWriteBuffer(r.buffer,
-                                 CL_TRUE,
-                                 r.offset * sizeof(cfloat),
-                                 chunks[k] * sizeof(cfloat),
-                                 x.data() + at);
+        write_call(bank, x, at, chunks[k], split);
         const auto result = bank.enqueue(q, chunks[k], output);
         result.done.wait();
         size_t elements = 0;

@@ -65,30 +65,7 @@ std::vector<cfloat> stream(core::freq_xlating_filter& f,
     for (size_t k = 0; k < chunks.size(); ++k) {
         if (before)
             before(k, at, y.size(), f);
-        size_t lead = 0;
-        if (split) {
-            // As multi_device_pipeline does: the call's state written in
-            // front of its samples, not carried over from the last call.
-            lead = f.continue_at(at);
-            const core::stream_engine::region r = f.input_region();
-            std::vector<cfloat> before_samples(lead, cfloat(0));
-            for (size_t i = 0; i < lead; ++i)
-                if (at + i >= lead)
-                    before_samples[i] = x[at + i - lead];
-            if (lead)
-                q.enqueueWriteBuffer(r.buffer,
-                                     CL_TRUE,
-                                     (r.offset - lead) * sizeof(cfloat),
-                                     lead * sizeof(cfloat),
-                                     before_samples.data());
-        }
-        const core::stream_engine::region r = f.input_region();
-        if (chunks[k])
-            q.enqueueWriteBuffer(r.buffer,
-                                 CL_TRUE,
-                                 r.offset * sizeof(cfloat),
-                                 chunks[k] * sizeof(cfloat),
-                                 x.data() + at);
+        write_call(f, x, at, chunks[k], split);
         cl::Event done;
         const size_t n = f.run(q, chunks[k], output, {}, done);
         if (n)
