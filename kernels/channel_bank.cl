@@ -34,20 +34,17 @@
 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
-inline float2 complex_multiply(float2 a, float2 b)
-{
-    return (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
+#include "complex.cl"
 
 // a mod n in [0, n)
-inline long positive_mod(long a, long n)
+static inline long positive_mod(long a, long n)
 {
     const long r = a % n;
     return r < 0 ? r + n : r;
 }
 
 // The c with starts[c] <= k < starts[c + 1], for starts[0] = 0 <= k < starts[count].
-inline uint find_channel(__global const ulong* starts, uint count, ulong k)
+static inline uint find_channel(__global const ulong* starts, uint count, ulong k)
 {
     uint lo = 0, hi = count;
     while (hi - lo > 1) {
@@ -61,7 +58,7 @@ inline uint find_channel(__global const ulong* starts, uint count, ulong k)
 }
 
 // The first multiple of D at or after p (p >= 0).
-inline long first_multiple(long p, long D) { return (p + D - 1) / D * D; }
+static inline long first_multiple(long p, long D) { return (p + D - 1) / D * D; }
 
 __kernel void bank_fold(__global const float2* spectrum,
                         __global float2* folded,
@@ -110,7 +107,7 @@ __kernel void bank_fold(__global const float2* spectrum,
     const uint n = (uint)L, bin_step = (uint)(B % L);
     float2 sum = (float2)(0.0f, 0.0f);
     for (long q = q0; q < end; q += B) {
-        sum += complex_multiply(complex_multiply(x[bin], h[q - lo]), twiddles[index]);
+        sum += cmul(cmul(x[bin], h[q - lo]), twiddles[index]);
         bin += bin_step;
         bin -= bin >= n ? n : 0;
         index += index_step;
@@ -174,7 +171,7 @@ __kernel void bank_extract(__global const float2* folded,
         uint bin = (uint)positive_mod(lo + (long)centre_bins[c], L);
         uint index = (uint)positive_mod(lo * (long)t, L);
         for (uint k = 0; k < window_lengths[c]; ++k) {
-            u += complex_multiply(complex_multiply(x[bin], h[k]), twiddles[index]);
+            u += cmul(cmul(x[bin], h[k]), twiddles[index]);
             bin += 1;
             bin -= bin >= n ? n : 0;
             index += t;
@@ -191,5 +188,5 @@ __kernel void bank_extract(__global const float2* folded,
     float cosine;
     const float sine = sincos(-6.283185307179586f * (float)cycles, &cosine);
     output[output_offset + (frame_major ? nth * channels + c : k)] =
-        complex_multiply(scales[c], complex_multiply((float2)(cosine, sine), u));
+        cmul(scales[c], cmul((float2)(cosine, sine), u));
 }

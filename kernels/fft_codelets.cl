@@ -23,24 +23,7 @@
 #ifndef WIDEBAND_FFT_CODELETS_CL
 #define WIDEBAND_FFT_CODELETS_CL
 
-/*
- * The codelets and stages are always inlined, whatever the compiler's inliner
- * thinks of their size: R and dir are constants only once inlined, and a copy
- * left out of line keeps its loops rolled (slow) and makes clang (PoCL) warn
- * "loop not unrolled" on every build. Every helper in kernels/ is static, so
- * that no external copy is emitted for that warning either.
- */
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
-
-ALWAYS_INLINE float2 cmul(float2 a, float2 b)
-{
-    return (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
-
-ALWAYS_INLINE float2 cmul_conj(float2 a, float2 b) /* a * conj(b) */
-{
-    return (float2)(a.x * b.x + a.y * b.y, a.y * b.x - a.x * b.y);
-}
+#include "complex.cl"
 
 /* a * (dir * i): the rotation by a quarter turn in the transform's direction */
 ALWAYS_INLINE float2 mul_dir_i(float2 a, const int dir)

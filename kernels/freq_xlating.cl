@@ -17,10 +17,7 @@
 
 #define FINE_STEPS 4096
 
-inline float2 complex_multiply(float2 a, float2 b)
-{
-    return (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
+#include "complex.cl"
 
 __kernel void rotate_outputs(__global float2* data,
                              ulong offset,
@@ -31,7 +28,7 @@ __kernel void rotate_outputs(__global float2* data,
     const uint i = get_global_id(0);
     if (i >= count)
         return;
-    const float2 step = complex_multiply(steps[FINE_STEPS + i / FINE_STEPS],
+    const float2 step = cmul(steps[FINE_STEPS + i / FINE_STEPS],
                                          steps[i % FINE_STEPS]);
-    data[offset + i] = complex_multiply(data[offset + i], complex_multiply(start, step));
+    data[offset + i] = cmul(data[offset + i], cmul(start, step));
 }

@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <limits>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -326,6 +325,14 @@ private:
                 d_output_tags.back().restart(this->nitems_read(0),
                                              this->nitems_written(int(o)));
             }
+            // Outputs at different rates: the room worth a delivery is half
+            // the smallest output buffer, or all GNU Radio ever gives
+            // (max_noutput_items), which every output reaches once its reader
+            // has caught up.
+            d_delivery_room = size_t(std::max(1, this->max_noutput_items()));
+            for (size_t o = 0; o < d_rates.size(); ++o)
+                d_delivery_room = std::min<size_t>(
+                    d_delivery_room, this->detail()->output(int(o))->bufsize() / 2);
             d_stream_begins = false;
         }
         {
@@ -387,19 +394,12 @@ private:
     {
         size_t consumed = 0;
         std::vector<size_t> produced;
-        // The room worth a delivery: half the smallest output buffer, or all
-        // GNU Radio ever gives (max_noutput_items), which every output reaches
-        // once its reader has caught up.
-        size_t enough = std::numeric_limits<size_t>::max();
-        for (size_t o = 0; o < output_items.size(); ++o)
-            enough = std::min<size_t>(enough, this->detail()->output(int(o))->bufsize() / 2);
-        enough = std::min<size_t>(enough, size_t(std::max(1, this->max_noutput_items())));
         d_work->step_outputs(
             input_items[0],
             size_t(ninput_items[0]) * d_samples_per_item,
             d_pipeline->max_input_samples(),
             size_t(noutput_items),
-            enough,
+            d_delivery_room,
             consumed,
             produced,
             [rates = d_rates, spi = d_samples_per_item](uint64_t start, size_t samples) {
@@ -456,6 +456,7 @@ private:
     std::vector<uint64_t> d_stream_output_starts; // nitems_written() when it began
     std::vector<core::stream_ratio> d_rates;      // output_rates(), for the stream
     std::vector<stream_tags> d_output_tags;       // per output, with d_rates
+    size_t d_delivery_room = 1;                   // with d_rates: see stream_work()
     uint64_t d_direct_elements = 0;     // output elements of the in-place calls
     stream_port d_input;
     std::vector<stream_port> d_outputs;

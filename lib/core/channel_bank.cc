@@ -52,8 +52,6 @@ size_t longest_taps(const channel_bank_options& options)
     return n;
 }
 
-size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
-
 /*
  * What a channel costs per block (complex multiply-adds, roughly) with a
  * window of W bins: folded to B = L / gcd(D, L) bins and inverse-transformed,
@@ -494,20 +492,9 @@ channel_bank::result channel_bank::enqueue(const cl::CommandQueue& queue,
         // Window element 0 is stream position window_position - history.
         const size_t read_start =
             size_t(im.position - im.O + im.history - im.window_position);
-        // Past the samples the last block reads zeros: stale samples, even
-        // non-finite ones, would reach every bin through the FFT.
-        const size_t data = size_t(im.received - im.window_position) + im.history;
-        const size_t read = read_start + (blocks - 1) * im.H + im.L;
-        if (read > data) {
-            const cl_float2 zero = { { 0.0f, 0.0f } };
-            queue.enqueueFillBuffer(im.window->buffer(),
-                                    zero,
-                                    data * 8,
-                                    (read - data) * 8,
-                                    deps.empty() ? nullptr : &deps,
-                                    &event);
-            deps.assign(1, event);
-        }
+        // The last block reads past the samples.
+        im.window->zero_past_samples(
+            queue, samples, read_start + (blocks - 1) * im.H + im.L, deps);
         deps.assign(1,
                     im.forward->enqueue_at(
                         queue, im.window->buffer(), read_start, im.spectrum, 0, deps, blocks));

@@ -265,21 +265,8 @@ fft_filter::result fft_filter::enqueue(const cl::CommandQueue& queue,
     im.window->prepare(queue, deps);
     cl::Event event;
     if (blocks > 0) {
-        // The last block reads past the samples (its extra outputs are dropped):
-        // zeros there, so that stale samples, even non-finite ones, never reach
-        // the outputs that are kept through the FFT.
-        const size_t data = im.window->keep() + samples;
-        const size_t read = (blocks - 1) * s.B + s.L;
-        if (read > data) {
-            const cl_float2 zero = { { 0.0f, 0.0f } };
-            queue.enqueueFillBuffer(im.window->buffer(),
-                                    zero,
-                                    data * 8,
-                                    (read - data) * 8,
-                                    deps.empty() ? nullptr : &deps,
-                                    &event);
-            deps.assign(1, event);
-        }
+        // The last block reads past the samples (its extra outputs are dropped).
+        im.window->zero_past_samples(queue, samples, (blocks - 1) * s.B + s.L, deps);
         event = s.convolution->enqueue(
             queue, im.window->buffer(), s.spectrum, output, deps, blocks);
         deps.assign(1, event);

@@ -239,6 +239,25 @@ void stream_window::copy_in_place(const cl::CommandQueue& queue,
     deps.assign(1, event);
 }
 
+void stream_window::zero_past_samples(const cl::CommandQueue& queue,
+                                      size_t samples,
+                                      size_t read,
+                                      std::vector<cl::Event>& deps) const
+{
+    const size_t data = keep() + samples;
+    if (read <= data)
+        return;
+    const cl_float2 zero = { { 0.0f, 0.0f } };
+    cl::Event event;
+    queue.enqueueFillBuffer(d_window[d_current],
+                            zero,
+                            data * 8,
+                            (read - data) * 8,
+                            deps.empty() ? nullptr : &deps,
+                            &event);
+    deps.assign(1, event);
+}
+
 stream_engine::in_place_result
 stream_window::run_in_place(const cl::CommandQueue& queue,
                             const stream_engine::span& input,

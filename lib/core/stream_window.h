@@ -80,6 +80,16 @@ public:
     //! Enqueues the pending history work on \p queue after \p deps (updated).
     void prepare(const cl::CommandQueue& queue, std::vector<cl::Event>& deps);
     /*!
+     * For a call of \p samples new samples whose kernels read the window up to
+     * element \p read: zeros from the end of the samples to there, after \p
+     * deps (updated). Stale samples, even non-finite ones, would otherwise
+     * reach every bin of an FFT over them.
+     */
+    void zero_past_samples(const cl::CommandQueue& queue,
+                           size_t samples,
+                           size_t read,
+                           std::vector<cl::Event>& deps) const;
+    /*!
      * After the call's kernels (\p deps): the position moves \p consumed of the
      * keep() + \p samples samples on; the rest beyond it becomes the leftover.
      * \p done is the last event of the call.
