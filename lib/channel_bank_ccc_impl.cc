@@ -28,19 +28,18 @@ const pmt::pmt_t freq_key = pmt::intern("freq");
 
 // The block's lists as the engine's channels: one decimation or one tap list
 // may stand for all.
-core::channel_bank_options
-bank_options(double samp_rate,
-             const std::vector<double>& center_freqs,
-             const std::vector<int>& decimations,
-             const std::vector<std::vector<gr_complex>>& taps,
-             bool vector_output)
+core::channel_bank_options bank_options(double samp_rate,
+                                        const std::vector<double>& center_freqs,
+                                        const std::vector<int>& decimations,
+                                        const std::vector<std::vector<gr_complex>>& taps,
+                                        bool vector_output)
 {
     const size_t C = center_freqs.size();
     if (C == 0)
         fail("center_freqs must not be empty (one centre per channel)");
     if (decimations.size() != C && decimations.size() != 1)
-        fail("decimations has " + std::to_string(decimations.size()) +
-             " entries for " + std::to_string(C) + " channels (give one per channel, or one for all)");
+        fail("decimations has " + std::to_string(decimations.size()) + " entries for " +
+             std::to_string(C) + " channels (give one per channel, or one for all)");
     if (taps.size() != C && taps.size() != 1)
         fail("taps has " + std::to_string(taps.size()) + " lists for " +
              std::to_string(C) + " channels (give one per channel, or one for all)");
@@ -61,12 +60,13 @@ bank_options(double samp_rate,
 
 } // namespace
 
-channel_bank_ccc::sptr channel_bank_ccc::make(double samp_rate,
-                                              const std::vector<double>& center_freqs,
-                                              const std::vector<int>& decimations,
-                                              const std::vector<std::vector<gr_complex>>& taps,
-                                              const std::string& device,
-                                              bool vector_output)
+channel_bank_ccc::sptr
+channel_bank_ccc::make(double samp_rate,
+                       const std::vector<double>& center_freqs,
+                       const std::vector<int>& decimations,
+                       const std::vector<std::vector<gr_complex>>& taps,
+                       const std::string& device,
+                       bool vector_output)
 {
     core::environment::check();
     return gnuradio::make_block_sptr<channel_bank_ccc_impl>(
@@ -120,7 +120,9 @@ channel_bank_ccc_impl::channel_bank_ccc_impl(const core::channel_bank_options& o
         this->set_relative_rate(1, uint64_t(this->max_input_items()));
         for (size_t c = 0; c < options.channels.size(); ++c)
             this->set_min_output_buffer(
-                int(c), long(2 * (this->max_input_samples() / options.channels[c].decimation + 1)));
+                int(c),
+                long(2 *
+                     (this->max_input_samples() / options.channels[c].decimation + 1)));
     }
     message_port_register_in(freq_key);
     set_msg_handler(freq_key, [this](const pmt::pmt_t& message) {
@@ -129,7 +131,8 @@ channel_bank_ccc_impl::channel_bank_ccc_impl(const core::channel_bank_options& o
         long channel = 0;
         if (pmt::is_dict(message)) {
             value = pmt::dict_ref(message, freq_key, pmt::PMT_NIL);
-            const pmt::pmt_t c = pmt::dict_ref(message, pmt::intern("channel"), pmt::PMT_NIL);
+            const pmt::pmt_t c =
+                pmt::dict_ref(message, pmt::intern("channel"), pmt::PMT_NIL);
             if (pmt::is_integer(c))
                 channel = pmt::to_long(c);
         } else if (pmt::is_pair(message) && pmt::is_integer(pmt::car(message))) {
@@ -137,8 +140,9 @@ channel_bank_ccc_impl::channel_bank_ccc_impl(const core::channel_bank_options& o
             value = pmt::cdr(message);
         }
         if (!pmt::is_number(value) || channel < 0) {
-            d_logger->warn("freq message ignored: it names no frequency or channel ({:s})",
-                           pmt::write_string(message));
+            d_logger->warn(
+                "freq message ignored: it names no frequency or channel ({:s})",
+                pmt::write_string(message));
             return;
         }
         try {
@@ -226,7 +230,8 @@ void channel_bank_ccc_impl::set_center_freq(unsigned int channel, double center_
     this->settings_changed();
 }
 
-void channel_bank_ccc_impl::set_taps(unsigned int channel, const std::vector<gr_complex>& taps)
+void channel_bank_ccc_impl::set_taps(unsigned int channel,
+                                     const std::vector<gr_complex>& taps)
 {
     const size_t c = checked_channel(channel);
     std::lock_guard<std::mutex> lock(this->settings_mutex());

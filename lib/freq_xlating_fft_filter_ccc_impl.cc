@@ -48,10 +48,10 @@ freq_xlating_fft_filter_ccc_impl::freq_xlating_fft_filter_ccc_impl(
     double center_freq,
     double sampling_freq,
     const std::string& device)
-    : gr::block("freq_xlating_fft_filter_ccc",
-                gr::io_signature::make(1, 1, sizeof(gr_complex)),
-                gr::io_signature::make(
-                    1, 1, sizeof(gr_complex), output_buffer_type(device))),
+    : gr::block(
+          "freq_xlating_fft_filter_ccc",
+          gr::io_signature::make(1, 1, sizeof(gr_complex)),
+          gr::io_signature::make(1, 1, sizeof(gr_complex), output_buffer_type(device))),
       base(core::device_context::get_all(device),
            { size_t(checked_decimation(decimation)), 1 }),
       d_decimation(decimation),
@@ -71,10 +71,8 @@ freq_xlating_fft_filter_ccc_impl::freq_xlating_fft_filter_ccc_impl(
     set_msg_handler(freq_key, [this](const pmt::pmt_t& m) { handle_freq_message(m); });
 }
 
-core::freq_xlating_filter_options
-freq_xlating_fft_filter_ccc_impl::engine_options(const std::vector<gr_complex>& taps,
-                                                 double center_freq,
-                                                 size_t fft_size) const
+core::freq_xlating_filter_options freq_xlating_fft_filter_ccc_impl::engine_options(
+    const std::vector<gr_complex>& taps, double center_freq, size_t fft_size) const
 {
     core::freq_xlating_filter_options options;
     options.taps = taps;

@@ -101,11 +101,13 @@ public:
                 Deliver&& deliver)
     {
         size_t produced = 0;
-        step_with(input, available, max_chunk, consumed, [&](bool wait, bool keep_newest) {
-            const size_t before = produced;
-            deliver_ready(wait, room, elements_per_item, produced, deliver, keep_newest);
-            return produced - before;
-        });
+        step_with(
+            input, available, max_chunk, consumed, [&](bool wait, bool keep_newest) {
+                const size_t before = produced;
+                deliver_ready(
+                    wait, room, elements_per_item, produced, deliver, keep_newest);
+                return produced - before;
+            });
         return produced;
     }
 
@@ -135,9 +137,11 @@ public:
         produced.assign(d_outputs.size(), 0);
         d_delivered_each.resize(d_outputs.size(), 0);
         d_counts = counts;
-        step_with(input, available, max_chunk, consumed, [&](bool wait, bool keep_newest) {
-            return deliver_ready_each(wait, room, enough, produced, deliver, keep_newest);
-        });
+        step_with(
+            input, available, max_chunk, consumed, [&](bool wait, bool keep_newest) {
+                return deliver_ready_each(
+                    wait, room, enough, produced, deliver, keep_newest);
+            });
     }
 
     //! Stream samples submitted so far: where the next chunk starts.

@@ -355,7 +355,8 @@ private:
             d_work->bind(d_input, d_outputs, output_on_device(d_outputs));
         }
         if (!d_rates.empty())
-            return work_each_output(noutput_items, ninput_items, input_items, output_items);
+            return work_each_output(
+                noutput_items, ninput_items, input_items, output_items);
         size_t consumed = 0; // input items
         size_t produced = 0;
         if (d_direct) {
@@ -407,8 +408,8 @@ private:
                 std::vector<size_t> counts;
                 const uint64_t from = start / spi, to = (start + samples) / spi;
                 for (const core::stream_ratio& r : rates)
-                    counts.push_back(size_t(to * r.output / r.input -
-                                            from * r.output / r.input));
+                    counts.push_back(
+                        size_t(to * r.output / r.input - from * r.output / r.input));
                 return counts;
             },
             [&](const void* chunk, size_t o, size_t first, size_t count, size_t at) {
@@ -457,7 +458,7 @@ private:
     std::vector<core::stream_ratio> d_rates;      // output_rates(), for the stream
     std::vector<stream_tags> d_output_tags;       // per output, with d_rates
     size_t d_delivery_room = 1;                   // with d_rates: see stream_work()
-    uint64_t d_direct_elements = 0;     // output elements of the in-place calls
+    uint64_t d_direct_elements = 0;               // output elements of the in-place calls
     stream_port d_input;
     std::vector<stream_port> d_outputs;
     bool d_direct = false; // this stream runs in place (see direct_work())
