@@ -149,12 +149,17 @@ ceiling: the same chunks copied host->device, device->host, and both at once on
 two queues; limit = min(h2d/8, d2h/o, both/(8+o)) Gsps, o = 8*outputs/D bytes
 out per input sample; %lim = overlap / limit.
 
-Over several devices (a --device naming N of them, e.g. gpu:all): the same
-sequences (2^C samples per chunk, from host memory) through
-core::multi_device_pipeline, as the GNU Radio blocks would run them, over the
-first 1, 2, ..., N devices (one engine each, chunks in turn, 2 chunks in flight
-per device, each chunk's output copied out); a table of Gsps by device count
-follows the main one. Everything else runs on the first device.
+Over several devices (a --device naming N of them, e.g. gpu:all), with the
+first 1, 2, ..., N devices: device-resident, one engine per device running the
+same 2^S-sample calls at once (host time per round of calls; each engine
+checked as the engine row's); and the same sequences as
+with transfers (2^C samples per chunk, from host memory) through
+core::multi_device_pipeline, as the GNU Radio blocks would run them (one
+engine each, chunks in turn, 2 chunks in flight per device, each chunk's
+output copied out), then from pinned memory (DMA only: submit_pinned(), each
+chunk's output read where the pipeline downloaded it). Tables of Gsps by
+device count follow the main one.
+Everything else runs on the first device.
 
 Checks: every engine first runs three calls from zero history (2^S samples; a
 shorter call that leaves samples short of a frame; 2^S again) into NaN-filled
@@ -248,8 +253,8 @@ struct result : measurement {
         check = check_stats(max_rel_err);
     }
     size_t row;
-    std::string variant; // engine, unfused, serial, overlap, devices
-    size_t devices;      // devices: chunks spread over this many
+    std::string variant; // engine, unfused, serial, overlap, resident, devices
+    size_t devices;      // resident, devices: over this many
     bool fused = false;
 
     bool device_resident() const { return variant == "engine" || variant == "unfused"; }
@@ -311,7 +316,7 @@ public:
         if (d_csv.enabled())
             write_csv();
         print_table();
-        if (d_opt.transfers && d_devices.size() > 1)
+        if (d_devices.size() > 1)
             print_device_scaling();
         return verdict(d_results, not_run ? std::to_string(not_run) + " rows" : "");
     }
@@ -352,29 +357,7 @@ private:
                                          : "FIR, FFT plan, gather") +
                      ", D=" + std::to_string(engine.decimation()) + ", " +
                      std::to_string(engine.frames_for(m.samples)) + " frames per call";
-            // Sampled frames of sampled channels against the float64 formula.
-            const size_t outputs = engine.outputs();
-            auto x = [this](uint64_t k) { return d_signal[k]; };
-            m.check = check_three_calls(
-                engine,
-                engine.decimation(),
-                out,
-                "frames",
-                [&](size_t n) {
-                    return engine.enqueue(d_compute, n, out, stride).frames;
-                },
-                [&](check_stats& s, size_t frames, uint64_t first) {
-                    for (size_t f : sample_indices(frames))
-                        for (size_t slot : checked_channels(outputs)) {
-                            const size_t i =
-                                row.frame_major ? f * outputs + slot : slot * stride + f;
-                            cfloat got;
-                            d_compute.enqueueReadBuffer(
-                                out, CL_TRUE, i * sizeof(cfloat), sizeof got, &got);
-                            s.add(reference_output(x, engine, row.M, slot, first + f),
-                                  got);
-                        }
-                });
+            m.check = check_engine(row, engine, d_compute, out, stride);
             m.time = time_calls(engine,
                                 m.samples,
                                 d_opt.warmup,
@@ -388,6 +371,39 @@ private:
         }
         print(m);
         return m;
+    }
+
+    /*
+     * Three calls of `engine` on `queue` from zero history into `out` (rows of
+     * `stride` frames, or frame-major), sampled frames of sampled channels
+     * against the float64 formula.
+     */
+    check_stats check_engine(const row_config& row,
+                             core::pfb_channelizer& engine,
+                             const cl::CommandQueue& queue,
+                             const cl::Buffer& out,
+                             size_t stride)
+    {
+        const size_t outputs = engine.outputs();
+        auto x = [this](uint64_t k) { return d_signal[k]; };
+        return check_three_calls(
+            queue,
+            engine,
+            engine.decimation(),
+            out,
+            "frames",
+            [&](size_t n) { return engine.enqueue(queue, n, out, stride).frames; },
+            [&](check_stats& s, size_t frames, uint64_t first) {
+                for (size_t f : sample_indices(frames))
+                    for (size_t slot : checked_channels(outputs)) {
+                        const size_t i =
+                            row.frame_major ? f * outputs + slot : slot * stride + f;
+                        cfloat got;
+                        queue.enqueueReadBuffer(
+                            out, CL_TRUE, i * sizeof(cfloat), sizeof got, &got);
+                        s.add(reference_output(x, engine, row.M, slot, first + f), got);
+                    }
+            });
     }
 
     /*
@@ -535,14 +551,16 @@ private:
 
     /*
      * Chunks of 2^C samples from host memory through a multi_device_pipeline over
-     * the first n devices, each chunk's output copied out as a block would; sampled
-     * frames of the warm-up sequence's chunks are checked.
+     * the first n devices, each chunk's output copied out as a block would; or
+     * with `pinned` DMA'd from page-locked memory and read in place (no host
+     * copy: what the devices' links carry). Sampled frames of the warm-up
+     * sequence's chunks are checked.
      */
-    result measure_devices(size_t index, size_t n)
+    result measure_devices(size_t index, size_t n, bool pinned)
     {
         const row_config& row = d_rows[index];
         const size_t chunk = d_opt.chunk(), calls = d_opt.calls();
-        result m(index, "devices", n);
+        result m(index, pinned ? "devices_pinned" : "devices", n);
         m.samples = chunk * calls;
         m.calls = calls;
         try {
@@ -556,9 +574,16 @@ private:
             m.note = std::to_string(calls) + " chunks of " + std::to_string(chunk) +
                      " samples over " + std::to_string(n) + " device" +
                      (n > 1 ? "s" : "") + ", " + std::to_string(d_opt.depth) +
-                     " in flight per device";
+                     " in flight per device" +
+                     (pinned ? ", from and to pinned memory" : ", copied in and out");
             const size_t ring = input_ring * chunk;
-            const cfloat* const x = signal(ring);
+            const core::pinned_buffer pinned_ring(d_ctx,
+                                                  pinned ? ring * sizeof(cfloat) : 1);
+            const cfloat* x = signal(ring);
+            if (pinned) {
+                core::host_copy(pinned_ring.data(), x, ring * sizeof(cfloat));
+                x = static_cast<const cfloat*>(pinned_ring.data());
+            }
             std::vector<cfloat> sink(std::max<size_t>(engine.max_output_elements(), 1));
             struct point {
                 uint64_t frame;
@@ -568,18 +593,27 @@ private:
             std::vector<point> points; // sampled outputs of the untimed sequence
             uint64_t frames_out = 0;
             auto take = [&](const cfloat* y, size_t elements, int sequence) {
-                core::host_copy(sink.data(), y, elements * sizeof(cfloat));
+                if (!pinned) {
+                    core::host_copy(sink.data(), y, elements * sizeof(cfloat));
+                    y = sink.data();
+                }
                 const size_t frames = elements / outputs;
                 for (size_t f : sequence ? std::vector<size_t>() : sample_indices(frames))
                     for (size_t slot : checked_channels(outputs))
                         points.push_back({ frames_out + f,
                                            slot,
-                                           sink[row.frame_major ? f * outputs + slot
-                                                                : slot * frames + f] });
+                                           y[row.frame_major ? f * outputs + slot
+                                                             : slot * frames + f] });
                 frames_out += frames;
             };
-            m.time = stream_chunks(
-                *p.pipeline, x, input_ring, chunk, calls, d_opt.transfer_reps, take);
+            m.time = stream_chunks(*p.pipeline,
+                                   x,
+                                   input_ring,
+                                   chunk,
+                                   calls,
+                                   d_opt.transfer_reps,
+                                   take,
+                                   pinned);
             const uint64_t expected =
                 uint64_t(calls) * (d_opt.transfer_reps + 1) * chunk / engine.decimation();
             if (frames_out != expected)
@@ -589,6 +623,67 @@ private:
             for (const point& p : points)
                 m.check.add(reference_output(stream, engine, row.M, p.slot, p.frame),
                             p.value);
+        } catch (const std::exception&) {
+            m.fail();
+        }
+        print(m);
+        return m;
+    }
+
+    /*
+     * The default engine device-resident on the first n devices at once (one
+     * engine each, the same calls of 2^S samples on the same input), host wall
+     * time per round of calls; then each engine checked against float64 as the
+     * "engine" row's is.
+     */
+    result measure_resident_devices(size_t index, size_t n)
+    {
+        const row_config& row = d_rows[index];
+        result m(index, "resident", n);
+        try {
+            std::vector<std::unique_ptr<core::pfb_channelizer>> engines;
+            std::vector<core::pfb_channelizer*> used;
+            std::vector<cl::CommandQueue> queues;
+            std::vector<cl::Buffer> outs;
+            const auto start = clock_type::now();
+            for (size_t i = 0; i < n; ++i) {
+                engines.emplace_back(new core::pfb_channelizer(
+                    d_devices[i], row.options(d_opt.samples())));
+                used.push_back(engines.back().get());
+                queues.push_back(d_devices[i]->create_queue(false));
+            }
+            m.setup_ms = ms_since(start);
+            const core::pfb_channelizer& first = *used.front();
+            m.fused = first.fused();
+            const size_t samples = first.max_input_samples(); // per call and device
+            m.samples = n * samples;
+            const size_t frames = first.frames_for(samples);
+            const size_t elements = std::max<size_t>(1, frames * first.outputs());
+            for (size_t i = 0; i < n; ++i)
+                outs.emplace_back(d_devices[i]->context(),
+                                  CL_MEM_READ_WRITE,
+                                  elements * sizeof(cfloat));
+            m.note = std::to_string(n) + " device" + (n > 1 ? "s" : "") +
+                     " at once, the same " + std::to_string(frames) +
+                     "-frame calls on each, host time per round";
+            m.time = time_calls_together(
+                used,
+                queues,
+                samples,
+                d_opt.warmup,
+                d_opt.reps,
+                3,
+                [&](size_t i, const cl::CommandQueue& q, size_t samples) {
+                    used[i]->enqueue(q, samples, outs[i], frames);
+                });
+            for (size_t i = 0; i < n; ++i) { // the first device's figures, or a failure
+                const check_stats s =
+                    check_engine(row, *used[i], queues[i], outs[i], frames);
+                if (i == 0 || !s.passed())
+                    m.check = s;
+                if (!s.passed())
+                    break;
+            }
         } catch (const std::exception&) {
             m.fail();
         }
@@ -645,20 +740,29 @@ private:
         }
         if (d_opt.transfers)
             measure_transfers(index);
-        if (d_opt.transfers && d_devices.size() > 1)
+        if (d_devices.size() > 1)
             for (size_t n = 1; n <= d_devices.size(); ++n)
-                d_results.push_back(measure_devices(index, n));
+                d_results.push_back(measure_resident_devices(index, n));
+        if (d_opt.transfers && d_devices.size() > 1)
+            for (bool pinned : { false, true })
+                for (size_t n = 1; n <= d_devices.size(); ++n)
+                    d_results.push_back(measure_devices(index, n, pinned));
     }
 
     void print(const result& m) const
     {
         static const std::map<std::string, std::string> names = {
-            { "engine", "engine" },           { "unfused", "FIR+FFT passes" },
-            { "serial", "transfers serial" }, { "overlap", "transfers overlap" },
+            { "engine", "engine" },
+            { "unfused", "FIR+FFT passes" },
+            { "serial", "transfers serial" },
+            { "overlap", "transfers overlap" },
             { "devices", "multi-device" },
+            { "resident", "device-resident on" },
+            { "devices_pinned", "multi-device pinned" },
         };
         std::string name = names.at(m.variant);
-        if (m.variant == "devices")
+        if (m.variant == "resident" || m.variant == "devices" ||
+            m.variant == "devices_pinned")
             name += ", " + std::to_string(m.devices);
         if (m.variant == "engine" && m.ok())
             name += m.fused ? " (fused)" : " (passes)";
@@ -682,19 +786,31 @@ private:
         std::vector<std::string> labels;
         for (const auto& row : d_rows)
             labels.push_back(row.describe());
-        print_scaling(
-            "Channelizer with transfers over several devices "
-            "(core::multi_device_pipeline, " +
-                std::to_string(d_opt.depth) + " chunks in flight per device, 2^" +
-                std::to_string(d_opt.chunk_log2_used()) +
-                " samples per chunk): input Gsamples/s with the first 1, 2, ... "
-                "devices",
-            d_devices,
-            labels,
-            [this](size_t line, size_t n) {
-                const result* m = find(line, "devices", n);
-                return m && m->ok() ? m->gsps() : nan_value;
-            });
+        auto table = [&](const std::string& heading, const char* variant) {
+            print_scaling(heading + ": input Gsamples/s with the first 1, 2, ... devices",
+                          d_devices,
+                          labels,
+                          [this, variant](size_t line, size_t n) {
+                              const result* m = find(line, variant, n);
+                              return m && m->ok() ? m->gsps() : nan_value;
+                          });
+        };
+        table("Channelizer device-resident on several devices at once (2^" +
+                  std::to_string(d_opt.samples_log2) +
+                  " samples per call, the same calls on each device, host time)",
+              "resident");
+        if (!d_opt.transfers)
+            return;
+        const std::string streamed =
+            "(core::multi_device_pipeline, " + std::to_string(d_opt.depth) +
+            " chunks in flight per device, 2^" + std::to_string(d_opt.chunk_log2_used()) +
+            " samples per chunk, ";
+        table("Channelizer with transfers over several devices " + streamed +
+                  "copied from and to ordinary host memory, as a block with host edges)",
+              "devices");
+        table("Channelizer with transfers over several devices " + streamed +
+                  "DMA from and to pinned memory, no host copy)",
+              "devices_pinned");
     }
 
     // Input Gsps the bus allows: uploads and downloads one after the other for
@@ -715,7 +831,9 @@ private:
         // Device-resident rows have a copy ceiling, the first device's transfers a bus.
         auto resident = [](r m, value v) { return m.device_resident() ? v : value(); };
         auto bus = [](r m, double v) {
-            return m.device_resident() || m.devices > 1 ? value() : value(v);
+            return m.device_resident() || m.devices > 1 || m.variant == "resident"
+                       ? value()
+                       : value(v);
         };
         return columns<result>{
             { "table", [](r) { return "channelizer"; }, true },

@@ -206,7 +206,11 @@ cut-off 0.4/D cycles per sample, DC gain 1; complex input uniform in [-1, 1)):
           devices, also through core::multi_device_pipeline over the first
           2..N of them (one engine each, chunks in turn; the device-resident,
           FFTW and batched columns use the first device), in a table of
-          Msamples/s by device count. lim: the PCIe limit from
+          Msamples/s by device count; again from pinned memory (DMA only,
+          outputs read in place), in another; and device-resident on the
+          first 1..N devices at once (one engine each, the same 2^S-sample
+          calls, host time per round; each engine checked as the
+          device-resident row's), in a third. lim: the PCIe limit from
           pinned copies measured in the same run, min(h2d/8, d2h/(8/D),
           both/(8+8/D)) input samples per second.
   FFTW    the same filter by overlap-save on the CPU: in-place fftwf plans of
@@ -341,9 +345,9 @@ struct filter_measurement : measurement {
         check = check_stats(max_rel_err);
     }
     size_t row;
-    std::string variant; // device, transfers, fftw
+    std::string variant; // device, resident, transfers, fftw
     size_t chunk_log2;   // transfers
-    size_t devices;      // transfers: chunks spread over this many
+    size_t devices;      // resident, transfers: over this many
     size_t fft_size = 0;
 
     double msps() const { return per_second() / 1e6; }
@@ -500,7 +504,7 @@ public:
             write_csv();
         if (d_opt.filter)
             print_filter_table();
-        if (d_opt.filter && d_opt.transfers && d_devices.size() > 1)
+        if (d_opt.filter && d_devices.size() > 1)
             print_device_scaling();
         if (!d_banks.empty())
             print_bank_table();
@@ -593,29 +597,7 @@ private:
             m.samples = engine.max_input_samples();
             m.note = engine.describe();
             const cl::Buffer out = output_buffer(engine.max_output_elements());
-            // Every output finite; sampled ones (block edges, spread over the call)
-            // against the float64 sum.
-            const size_t T = row.T, b = engine.block_step() / row.D;
-            const std::vector<size_t> edges = { T - 2, T - 1, T,     b - 1,
-                                                b,     b + 1, 2 * b, 3 * b - 1 };
-            std::vector<cfloat> y;
-            m.check = check_three_calls(
-                engine,
-                row.D,
-                out,
-                "outputs",
-                [&](size_t n) { return engine.enqueue(d_compute, n, out).outputs; },
-                [&](check_stats& s, size_t got, uint64_t first) {
-                    y.resize(std::max<size_t>(got, 1));
-                    if (got)
-                        d_compute.enqueueReadBuffer(
-                            out, CL_TRUE, 0, got * sizeof(cfloat), y.data());
-                    s.scan(y.data(), got);
-                    for (size_t i : sample_indices(got, edges, 16))
-                        s.add(filter_reference(
-                                  signal_sample, engine.taps(), row.D, first + i),
-                              y[i]);
-                });
+            m.check = check_engine(row, engine, d_compute, out);
             m.time = time_calls(
                 engine,
                 m.samples,
@@ -625,6 +607,96 @@ private:
         } catch (const std::exception&) {
             m.fail();
             drain();
+        }
+        print_filter(m);
+        return m;
+    }
+
+    /*
+     * Three calls of `engine` on `queue` from zero history into `out`: every
+     * output finite, sampled ones (block edges, spread over the call) against
+     * the float64 sum.
+     */
+    check_stats check_engine(const filter_row& row,
+                             core::fft_filter& engine,
+                             const cl::CommandQueue& queue,
+                             const cl::Buffer& out)
+    {
+        const size_t T = row.T, b = engine.block_step() / row.D;
+        const std::vector<size_t> edges = { T - 2, T - 1, T,     b - 1,
+                                            b,     b + 1, 2 * b, 3 * b - 1 };
+        std::vector<cfloat> y;
+        return check_three_calls(
+            queue,
+            engine,
+            row.D,
+            out,
+            "outputs",
+            [&](size_t n) { return engine.enqueue(queue, n, out).outputs; },
+            [&](check_stats& s, size_t got, uint64_t first) {
+                y.resize(std::max<size_t>(got, 1));
+                if (got)
+                    queue.enqueueReadBuffer(
+                        out, CL_TRUE, 0, got * sizeof(cfloat), y.data());
+                s.scan(y.data(), got);
+                for (size_t i : sample_indices(got, edges, 16))
+                    s.add(
+                        filter_reference(signal_sample, engine.taps(), row.D, first + i),
+                        y[i]);
+            });
+    }
+
+    /*
+     * The engine of `index` device-resident on the first n devices at once (one
+     * each, the same calls on the same input), host wall time per round of
+     * calls; every device's sampled outputs must equal the first device's,
+     * whose engine the "device" row checks against float64.
+     */
+    filter_measurement measure_filter_resident_devices(size_t index, size_t n)
+    {
+        const filter_row& row = d_rows[index];
+        filter_measurement m(index, "resident", 0, n);
+        try {
+            std::vector<std::unique_ptr<core::fft_filter>> engines;
+            std::vector<core::fft_filter*> used;
+            std::vector<cl::CommandQueue> queues;
+            std::vector<cl::Buffer> outs;
+            const auto start = clock_type::now();
+            for (size_t i = 0; i < n; ++i) {
+                engines.emplace_back(
+                    new core::fft_filter(d_devices[i], row.options(d_opt.samples())));
+                used.push_back(engines.back().get());
+                queues.push_back(d_devices[i]->create_queue(false));
+                outs.emplace_back(d_devices[i]->context(),
+                                  CL_MEM_READ_WRITE,
+                                  std::max<size_t>(used[i]->max_output_elements(), 1) *
+                                      sizeof(cfloat));
+            }
+            m.setup_ms = ms_since(start);
+            m.fft_size = used.front()->fft_size();
+            const size_t samples = used.front()->max_input_samples(); // per call, device
+            m.samples = n * samples;
+            m.note = std::to_string(n) + " device" + (n > 1 ? "s" : "") +
+                     " at once, the same calls on each, host time per round";
+            m.time = time_calls_together(
+                used,
+                queues,
+                samples,
+                d_opt.warmup,
+                d_opt.reps,
+                3,
+                [&](size_t i, const cl::CommandQueue& q, size_t samples) {
+                    used[i]->enqueue(q, samples, outs[i]);
+                });
+            for (size_t i = 0; i < n; ++i) { // the first device's figures, or a failure
+                const check_stats s = check_engine(row, *used[i], queues[i], outs[i]);
+                if (i == 0 || !s.passed())
+                    m.check = s;
+                if (!s.passed())
+                    break;
+            }
+        } catch (const std::exception&) {
+            m.fail();
         }
         print_filter(m);
         return m;
@@ -647,14 +719,18 @@ private:
      * the host, is copied out. Sampled outputs of the last chunks of the last
      * sequence are checked.
      */
-    filter_measurement
-    measure_filter_transfers(size_t index, size_t chunk_log2, size_t devices)
+    filter_measurement measure_filter_transfers(size_t index,
+                                                size_t chunk_log2,
+                                                size_t devices,
+                                                bool pinned = false)
     {
         const filter_row& row = d_rows[index];
         const size_t chunk = size_t(1) << chunk_log2;
         const size_t calls =
             std::max<size_t>(4, (size_t(1) << d_opt.stream_log2) >> chunk_log2);
-        filter_measurement m(index, "transfers", chunk_log2, devices);
+        filter_measurement m(
+            index, pinned ? "transfers_pinned" : "transfers", chunk_log2, devices);
+        const bool copy_out = d_opt.copy_out && !pinned;
         m.samples = chunk * calls;
         m.calls = calls;
         try {
@@ -665,15 +741,22 @@ private:
             const core::fft_filter& engine = p.front();
             m.setup_ms = ms_since(start);
             m.fft_size = engine.fft_size();
-            m.note =
-                std::to_string(calls) + " chunks of 2^" + std::to_string(chunk_log2) +
-                ", depth " + std::to_string(d_opt.depth) +
-                (devices > 1 ? " per device, " + std::to_string(devices) + " devices"
-                             : std::string()) +
-                (d_opt.copy_out ? ", outputs copied out" : ", outputs read in place");
+            m.note = std::to_string(calls) + " chunks of 2^" +
+                     std::to_string(chunk_log2) + ", depth " +
+                     std::to_string(d_opt.depth) +
+                     (devices > 1 ? " per device, " + std::to_string(devices) + " devices"
+                                  : std::string()) +
+                     (pinned ? ", from pinned memory" : "") +
+                     (copy_out ? ", outputs copied out" : ", outputs read in place");
 
             const size_t ring = input_ring * chunk;
-            const cfloat* const x = signal(ring);
+            const core::pinned_buffer pinned_ring(d_ctx,
+                                                  pinned ? ring * sizeof(cfloat) : 1);
+            const cfloat* x = signal(ring);
+            if (pinned) {
+                core::host_copy(pinned_ring.data(), x, ring * sizeof(cfloat));
+                x = static_cast<const cfloat*>(pinned_ring.data());
+            }
             std::vector<cfloat> sink(std::max<size_t>(engine.max_output_elements(), 1));
             struct sample_record {
                 uint64_t index;
@@ -682,7 +765,7 @@ private:
             std::deque<std::vector<sample_record>> records; // the last 3 chunks'
             uint64_t delivered = 0;                         // outputs
             auto take = [&](const cfloat* y, size_t n, int) {
-                if (d_opt.copy_out) {
+                if (copy_out) {
                     core::host_copy(sink.data(), y, n * sizeof(cfloat));
                     y = sink.data();
                 }
@@ -694,8 +777,14 @@ private:
                     records.pop_front();
                 delivered += n;
             };
-            m.time = stream_chunks(
-                *p.pipeline, x, input_ring, chunk, calls, d_opt.transfer_reps, take);
+            m.time = stream_chunks(*p.pipeline,
+                                   x,
+                                   input_ring,
+                                   chunk,
+                                   calls,
+                                   d_opt.transfer_reps,
+                                   take,
+                                   pinned);
             const uint64_t submitted =
                 uint64_t(chunk) * calls * (d_opt.transfer_reps + 1);
             if (delivered != submitted / row.D)
@@ -789,10 +878,17 @@ private:
         std::cout << "\nFIR " << row.describe() << d_progress.step() << std::endl;
         d_filter.push_back(measure_filter_device(index));
         const size_t gpu_fft = d_filter.back().fft_size;
+        if (d_devices.size() > 1)
+            for (size_t n = 1; n <= d_devices.size(); ++n)
+                d_filter.push_back(measure_filter_resident_devices(index, n));
         if (d_opt.transfers)
             for (size_t n = 1; n <= d_devices.size(); ++n)
                 for (size_t c : d_opt.chunk_log2)
                     d_filter.push_back(measure_filter_transfers(index, c, n));
+        if (d_opt.transfers && d_devices.size() > 1)
+            for (size_t n = 1; n <= d_devices.size(); ++n)
+                for (size_t c : d_opt.chunk_log2)
+                    d_filter.push_back(measure_filter_transfers(index, c, n, true));
         if (d_opt.fftw)
             d_filter.push_back(measure_filter_fftw(index, gpu_fft));
     }
@@ -1188,10 +1284,13 @@ private:
     void print_filter(const filter_measurement& m) const
     {
         const std::string name =
-            m.variant == "device" ? "device-resident"
+            m.variant == "device"     ? "device-resident"
+            : m.variant == "resident" ? "device-resident on " + std::to_string(m.devices)
             : m.variant == "fftw"
                 ? "FFTW (CPU)"
-                : "transfers 2^" + std::to_string(m.chunk_log2) +
+                : std::string(m.variant == "transfers_pinned" ? "pinned transfers 2^"
+                                                              : "transfers 2^") +
+                      std::to_string(m.chunk_log2) +
                       (m.devices > 1 ? ", " + std::to_string(m.devices) + " devices"
                                      : "");
         m.print(name,
@@ -1241,19 +1340,39 @@ private:
             for (size_t c : d_opt.chunk_log2)
                 labels.push_back(row.describe() + ", 2^" + std::to_string(c));
         const size_t chunks = d_opt.chunk_log2.size();
+        std::vector<std::string> resident_labels;
+        for (const auto& row : d_rows)
+            resident_labels.push_back(row.describe());
         print_scaling(
-            "FIR filter with transfers over several devices "
-            "(core::multi_device_pipeline, depth " +
-                std::to_string(d_opt.depth) +
-                " per device): input Msamples/s with the first 1, 2, ... "
-                "devices, chunks of 2^C samples",
+            "FIR filter device-resident on several devices at once (2^" +
+                std::to_string(d_opt.samples_log2) +
+                " samples per call, the same calls on each device, host time): input "
+                "Msamples/s of all devices with the first 1, 2, ...",
             d_devices,
-            labels,
+            resident_labels,
             [=](size_t line, size_t n) {
-                const filter_measurement* t =
-                    find(line / chunks, "transfers", d_opt.chunk_log2[line % chunks], n);
+                const filter_measurement* t = find(line, "resident", 0, n);
                 return t && t->ok() ? t->msps() : nan_value;
             });
+        if (!d_opt.transfers)
+            return;
+        for (const char* variant : { "transfers", "transfers_pinned" })
+            print_scaling(
+                "FIR filter with transfers over several devices "
+                "(core::multi_device_pipeline, depth " +
+                    std::to_string(d_opt.depth) + " per device, " +
+                    (variant == std::string("transfers")
+                         ? "copied from ordinary host memory"
+                         : "DMA from pinned memory, outputs read in place") +
+                    "): input Msamples/s with the first 1, 2, ... devices, chunks of "
+                    "2^C samples",
+                d_devices,
+                labels,
+                [=](size_t line, size_t n) {
+                    const filter_measurement* t =
+                        find(line / chunks, variant, d_opt.chunk_log2[line % chunks], n);
+                    return t && t->ok() ? t->msps() : nan_value;
+                });
     }
 
     const filter_measurement* find(size_t row,
@@ -1475,8 +1594,7 @@ private:
         harness::print_table(std::cout, groups, d_rows.size());
         print_failures(d_filter, [this](const filter_measurement& m) {
             return d_rows[m.row].describe() + " " + m.variant +
-                   (m.variant == "transfers" ? " 2^" + std::to_string(m.chunk_log2)
-                                             : "") +
+                   (m.chunk_log2 ? " 2^" + std::to_string(m.chunk_log2) : "") +
                    (m.devices > 1 ? " on " + std::to_string(m.devices) + " devices" : "");
         });
     }

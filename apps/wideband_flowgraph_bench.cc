@@ -46,8 +46,9 @@ namespace {
 
 const char* const program = "wideband_flowgraph_bench";
 
-const std::vector<std::string> row_groups = { "verify", "pcie",    "source", "host-in",
-                                              "chain",  "in-tree", "bank" };
+const std::vector<std::string> row_groups = { "verify",  "pcie",    "source",
+                                              "host-in", "chain",   "in-tree",
+                                              "bank",    "devices", "cross" };
 
 struct bench_options : common_options {
     double seconds = 3.0;
@@ -120,7 +121,12 @@ const char* const about =
   pcie      the machine's host<->device bandwidth through OpenCL: pinned
             (CL_MEM_ALLOC_HOST_PTR, mapped) host->device, device->host and
             both at once, and host->device from ordinary (pageable) memory.
-            256 MiB per copy, 1 warm-up, median of 5.
+            256 MiB per copy, 1 warm-up, median of 5. With several devices,
+            for each, and the links between the first two (rows "links"):
+            uploads from their own pinned memory, alone and both at once, the
+            second's upload from and download into the first's pinned memory,
+            a copy between them in one shared OpenCL context, and the host's
+            copy rate (core::host_copy).
   source    the host source alone into a null sink: what the host side can
             feed at most.
   host-in   source -> pfb_channelizer_ccf (M channels, r = 1, K*M taps, every
@@ -148,6 +154,20 @@ const char* const about =
             sinks; then channel_bank_ccc from the same source, from a feed
             (ratio: of pinned host->device), and between a device feed and C
             device drains (ratio: x the CPU bank), each -> C sinks.
+  cross     (--device naming several) the chain from a device feed to a
+            device drain with the filter on the first device and the
+            channelizer and fft_vcc on the second: the edge between them
+            crosses devices (pinned host memory of the first).
+  devices   (--device naming several) the blocks with device strings naming
+            the first 1, 2, ..., N devices, chunks spread over them in turn and
+            GNU Radio's host buffers on their edges: host source ->
+            channelizer -> M sinks and feed -> channelizer -> 1 sink of
+            vectors (each --channels M), feed -> channel bank -> C sinks (each
+            --bank-* plan), and host source -> chain -> null sink; a table of
+            Msamples/s by device count.
+
+Every other row runs on the first device of --device; pcie is measured for
+each device.
 
 Throughput: input samples of the flowgraph's first gr-wideband block per
 second (nitems_read), counted over --seconds after a 1 s warm-up. Every
@@ -289,6 +309,7 @@ struct row : measurement {
     std::string edges; // where the data of the edges lives
     double msps;
     double gbs;               // PCIe rows: the bus's; else input samples' (8 B each)
+    size_t devices = 1;       // of the gr-wideband blocks (devices rows)
     double ratio = nan_value; // of `ratio_of`
     std::string ratio_of;
 };
@@ -296,16 +317,23 @@ struct row : measurement {
 class bench
 {
 public:
-    bench(const bench_options& options, core::device_context::sptr ctx)
-        : d_opt(options), d_ctx(std::move(ctx)), d_csv(options.csv)
+    bench(const bench_options& options, std::vector<core::device_context::sptr> devices)
+        : d_opt(options),
+          d_devices(std::move(devices)),
+          d_ctx(d_devices.front()),
+          d_csv(options.csv)
     {
     }
 
     int run()
     {
-        std::cout << program << ": " << d_ctx->info().name << " ("
-                  << d_ctx->info().platform_name << "), " << d_opt.seconds
-                  << " s per flowgraph, source " << d_opt.source << std::endl;
+        std::cout << program << ": ";
+        for (const auto& device : d_devices)
+            std::cout << (device == d_ctx ? "" : ", ") << device->info().address() << " "
+                      << device->info().name << " (" << device->info().platform_name
+                      << ")";
+        std::cout << "; " << d_opt.seconds << " s per flowgraph, source " << d_opt.source
+                  << std::endl;
         if (d_opt.runs("verify") && !verify_chain())
             return 1;
         if (d_opt.pcie && d_opt.runs("pcie"))
@@ -322,6 +350,11 @@ public:
             measure_chain();
         if (d_opt.baseline && d_opt.runs("in-tree"))
             measure_in_tree(d_opt.channels.front());
+        const bool several = d_devices.size() > 1;
+        if (several && d_opt.runs("cross"))
+            measure_cross_device();
+        if (several && d_opt.runs("devices"))
+            measure_devices();
         bool failed = false; // a bank plan's flowgraph: the others still run
         if (d_opt.runs("bank"))
             for (const bank_plan& plan : d_opt.banks.plans())
@@ -352,14 +385,28 @@ private:
     // 256 MiB per copy, 1 warm-up, median of 5 (bench/harness.h).
     void measure_pcie()
     {
-        const auto pcie =
-            harness::measure_pcie(d_ctx, size_t(256) << 20, 1, 5, true, true);
-        for (const auto& [what, direction, ways] :
-             { std::tuple("host->device, pinned", "h2d", 1),
-               std::tuple("device->host, pinned", "d2h", 1),
-               std::tuple("both at once, pinned (each way)", "both", 2),
-               std::tuple("host->device, pageable", "h2d-pageable", 1) })
-            add(row("pcie", what, "", nan_value, pcie_gbs(pcie, direction) / ways));
+        for (const auto& device : d_devices) {
+            const auto pcie =
+                harness::measure_pcie(device, size_t(256) << 20, 1, 5, true, true);
+            // The first device's rows are the ratios' reference (measured_gbs()).
+            const std::string on =
+                device == d_ctx ? "" : " (" + device->info().address() + ")";
+            for (const auto& [what, direction, ways] :
+                 { std::tuple("host->device, pinned", "h2d", 1),
+                   std::tuple("device->host, pinned", "d2h", 1),
+                   std::tuple("both at once, pinned (each way)", "both", 2),
+                   std::tuple("host->device, pageable", "h2d-pageable", 1) })
+                add(row(
+                    "pcie", what + on, "", nan_value, pcie_gbs(pcie, direction) / ways));
+        }
+        if (d_devices.size() > 1)
+            for (const auto& link :
+                 harness::measure_device_links(d_devices, 256 << 20, 5))
+                add(row("links",
+                        link.what + (link.note.empty() ? "" : " (" + link.note + ")"),
+                        "",
+                        nan_value,
+                        link.gbs));
     }
 
     gr::basic_block_sptr make_source() const
@@ -423,13 +470,22 @@ private:
 
     //! Host source -> channelizer (M, r = 1) -> M null sinks, or one sink of
     //! M-vectors; the source is d_opt.source, or a host_feed.
-    void measure_host_channelizer(size_t m, bool feed, bool vector_output)
+    void measure_host_channelizer(size_t m,
+                                  bool feed,
+                                  bool vector_output,
+                                  const std::string& flowgraph = "host-in",
+                                  size_t devices = 1)
     {
-        auto tb = gr::make_top_block("host-in");
+        auto tb = gr::make_top_block(flowgraph);
         gr::basic_block_sptr src =
             feed ? gnuradio::make_block_sptr<host_feed>() : make_source();
-        auto ch = wb::pfb_channelizer_ccf::make(
-            unsigned(m), exact_taps(m), 1.0f, {}, d_opt.device, 100.0f, vector_output);
+        auto ch = wb::pfb_channelizer_ccf::make(unsigned(m),
+                                                exact_taps(m),
+                                                1.0f,
+                                                {},
+                                                first_devices(devices),
+                                                100.0f,
+                                                vector_output);
         tb->connect(src, 0, ch, 0);
         gr::block_sptr sink;
         const size_t sinks = vector_output ? 1 : m;
@@ -450,24 +506,42 @@ private:
                     return "in: " + wb::input_memory(ch) +
                            ", out: " + wb::output_memory(ch);
                 });
+        d_rows.back().devices = devices;
     }
 
     struct chain_blocks {
         gr::block_sptr filter, channelizer, fft;
     };
 
-    chain_blocks make_chain() const
+    //! The chain's blocks: the filter on \p filter_device, the channelizer and
+    //! fft_vcc on \p channelizer_device (device strings; "": the first device).
+    chain_blocks make_chain(std::string filter_device = "",
+                            std::string channelizer_device = "") const
     {
+        const std::string first = first_devices(1);
+        filter_device = filter_device.empty() ? first : filter_device;
+        channelizer_device = channelizer_device.empty() ? first : channelizer_device;
         const size_t m = d_opt.chain_channels;
         std::vector<gr_complex> taps(d_opt.chain_taps);
         std::mt19937 rng(3);
         std::uniform_real_distribution<float> uniform(-1, 1);
         for (auto& t : taps)
             t = gr_complex(uniform(rng), uniform(rng)) / float(taps.size());
-        return { wb::fft_filter_ccc::make(1, taps, 1, d_opt.device),
-                 wb::pfb_channelizer_ccf::make(
-                     unsigned(m), exact_taps(m), 1.0f, {}, d_opt.device, 100.0f, true),
-                 wb::fft_vcc::make(int(m), true, {}, false, 1, d_opt.device) };
+        return {
+            wb::fft_filter_ccc::make(1, taps, 1, filter_device),
+            wb::pfb_channelizer_ccf::make(
+                unsigned(m), exact_taps(m), 1.0f, {}, channelizer_device, 100.0f, true),
+            wb::fft_vcc::make(int(m), true, {}, false, 1, channelizer_device)
+        };
+    }
+
+    //! The device string of the first n devices of --device ("P:D,P:D,...").
+    std::string first_devices(size_t n) const
+    {
+        std::vector<std::string> addresses;
+        for (size_t i = 0; i < n; ++i)
+            addresses.push_back(d_devices[i]->info().address());
+        return join(addresses, ",");
     }
 
     //! One block between a device feed and drain.
@@ -501,29 +575,107 @@ private:
             measure_alone(channelizer_name, c.channelizer, 1, m);
             measure_alone(fft_name, c.fft, m, m);
         }
-        const std::string chain_name = "filter -> channelizer -> fft_vcc";
         for (bool from_host : { false, true }) {
-            chain_blocks c = make_chain();
-            auto tb = gr::make_top_block("chain");
-            gr::basic_block_sptr head;
-            gr::block_sptr tail;
-            if (from_host) {
-                head = make_source();
-                tail = gr::blocks::null_sink::make(m * sizeof(gr_complex));
-            } else {
-                head = gnuradio::make_block_sptr<device_feed>(d_ctx, 1);
-                tail = gnuradio::make_block_sptr<device_drain>(d_ctx, m);
-            }
-            connect_in_series(tb, { head, c.filter, c.channelizer, c.fft, tail });
-            auto edges = [&] {
-                return wb::input_memory(c.filter) + " | " + wb::output_memory(c.filter) +
-                       " | " + wb::output_memory(c.channelizer) + " | " +
-                       wb::output_memory(c.fft);
-            };
-            const std::string what = (from_host ? "host -> " : "feed -> ") + chain_name +
-                                     (from_host ? " -> host" : " -> drain");
-            run_for(tb, c.filter, tail, what, edges);
+            const auto device = from_host ? nullptr : d_ctx;
+            run_chain("chain", make_chain(), device, device);
         }
+    }
+
+    /*
+     * head -> filter -> channelizer -> fft_vcc -> tail, the head a device feed on
+     * \p feed_device and the tail a device drain on \p drain_device, or (null)
+     * the host source and a null sink.
+     */
+    void run_chain(const std::string& flowgraph,
+                   const chain_blocks& c,
+                   const core::device_context::sptr& feed_device,
+                   const core::device_context::sptr& drain_device,
+                   size_t devices = 1)
+    {
+        const size_t m = d_opt.chain_channels;
+        auto tb = gr::make_top_block(flowgraph);
+        gr::basic_block_sptr head = make_source();
+        gr::block_sptr tail = gr::blocks::null_sink::make(m * sizeof(gr_complex));
+        if (feed_device)
+            head = gnuradio::make_block_sptr<device_feed>(feed_device, 1);
+        if (drain_device)
+            tail = gnuradio::make_block_sptr<device_drain>(drain_device, m);
+        connect_in_series(tb, { head, c.filter, c.channelizer, c.fft, tail });
+        auto edges = [&] {
+            return wb::input_memory(c.filter) + " | " + wb::output_memory(c.filter) +
+                   " | " + wb::output_memory(c.channelizer) + " | " +
+                   wb::output_memory(c.fft);
+        };
+        const std::string what =
+            chain_text(feed_device != nullptr, drain_device != nullptr, c);
+        run_for(tb, c.filter, tail, what, edges);
+        d_rows.back().devices = devices;
+    }
+
+    /*
+     * "feed -> filter -> channelizer -> fft_vcc -> drain" (or from and to the
+     * host), a block's device named where it is one device other than the first.
+     */
+    std::string chain_text(bool feed, bool drain, const chain_blocks& c) const
+    {
+        const std::string first = first_devices(1);
+        auto on = [&](const gr::block_sptr& block) {
+            const auto context =
+                dynamic_cast<const wb::opencl_block&>(*block).opencl_context();
+            return context && context->info().address() != first
+                       ? " on " + context->info().address()
+                       : std::string();
+        };
+        return std::string(feed ? "feed" : "host") + " -> filter" + on(c.filter) +
+               " -> channelizer" + on(c.channelizer) + " -> fft_vcc" + on(c.fft) +
+               (drain ? " -> drain" : " -> host");
+    }
+
+    /*
+     * Blocks spread over the first 1, 2, ..., N devices of --device (chunks in
+     * turn; GNU Radio's host buffers on their edges): the channelizer from the
+     * host source into M sinks and from a feed into one sink of vectors, the
+     * channel bank from a feed, and the chain from the host source to a null
+     * sink; then a table of Msamples/s by device count.
+     */
+    void measure_devices()
+    {
+        for (size_t n = 1; n <= d_devices.size(); ++n) {
+            for (size_t m : d_opt.channels) {
+                measure_host_channelizer(m, false, false, "devices", n);
+                measure_host_channelizer(m, true, true, "devices", n);
+            }
+            for (const bank_plan& plan : d_opt.banks.plans())
+                run_bank(plan, "feed", "devices", n);
+            const std::string all = first_devices(n);
+            run_chain("devices", make_chain(all, all), nullptr, nullptr, n);
+        }
+        std::vector<std::string> labels;
+        for (const auto& r : d_rows)
+            if (r.flowgraph == "devices" && r.devices == 1)
+                labels.push_back(r.what);
+        std::cout << std::endl;
+        harness::print_scaling(
+            "gr-wideband blocks on several devices (device strings naming the first 1, "
+            "2, ... of --device; host buffers on every edge): input Msamples/s",
+            d_devices,
+            labels,
+            [this, labels](size_t line, size_t n) {
+                return rate_of("devices", labels[line], n);
+            });
+    }
+
+    /*
+     * An edge between blocks on different devices: device feed -> filter on the
+     * first device -> channelizer -> fft_vcc on the second -> device drain there;
+     * beside the same chain on the first device alone (device edges), from the
+     * chain group.
+     */
+    void measure_cross_device()
+    {
+        const std::string first = d_devices[0]->info().address();
+        const std::string second = d_devices[1]->info().address();
+        run_chain("cross", make_chain(first, second), d_devices[0], d_devices[1]);
     }
 
     /*!
@@ -621,8 +773,6 @@ private:
         const size_t C = plan.channels.size();
         std::cout << "bank: " << C << " channels, D " << plan.decimations() << ", "
                   << plan.channels.front().taps.size() << " taps" << std::endl;
-        const std::string bank_name = "channel_bank_ccc C=" + std::to_string(C) +
-                                      " D=" + plan.decimations() + " -> ";
         {
             auto tb = gr::make_top_block("bank-cpu");
             auto src = make_source();
@@ -641,6 +791,24 @@ private:
                         " freq_xlating_fir_filter_ccc D=" + plan.decimations());
         }
         const double cpu = d_rows.back().msps;
+        run_bank(plan, d_opt.source, "bank-in");
+        run_bank(plan, "feed", "bank-in");
+        run_bank(plan, "device", "bank-dev");
+        d_rows.back().ratio = d_rows.back().msps / cpu;
+        d_rows.back().ratio_of = "x the CPU bank";
+    }
+
+    /*
+     * channel_bank_ccc on the first n devices for the plan's channels, from
+     * `from` (the host source, "feed" or "device": a device feed, and device
+     * drains for its outputs) into one sink per channel.
+     */
+    void run_bank(const bank_plan& plan,
+                  const std::string& from,
+                  const std::string& flowgraph,
+                  size_t devices = 1)
+    {
+        const size_t C = plan.channels.size();
         std::vector<double> centres;
         std::vector<int> decimations;
         std::vector<std::vector<gr_complex>> taps;
@@ -649,38 +817,43 @@ private:
             decimations.push_back(int(c.decimation));
             taps.push_back(c.taps);
         }
-        for (const std::string& from :
-             { d_opt.source, std::string("feed"), std::string("device") }) {
-            const bool device = from == "device";
-            auto bank =
-                wb::channel_bank_ccc::make(1.0, centres, decimations, taps, d_opt.device);
-            auto tb = gr::make_top_block(device ? "bank-dev" : "bank-in");
-            gr::basic_block_sptr src =
-                device           ? gnuradio::make_block_sptr<device_feed>(d_ctx, 1)
-                : from == "feed" ? gnuradio::make_block_sptr<host_feed>()
-                                 : make_source();
-            tb->connect(src, 0, bank, 0);
-            gr::block_sptr sink;
-            for (size_t c = 0; c < C; ++c) {
-                sink = device ? gr::block_sptr(
-                                    gnuradio::make_block_sptr<device_drain>(d_ctx, 1))
-                              : gr::blocks::null_sink::make(sizeof(gr_complex));
-                tb->connect(bank, int(c), sink, 0);
-            }
-            run_for(tb,
-                    bank,
-                    sink,
-                    (device ? "feed" : from) + " -> " + bank_name + std::to_string(C) +
-                        (device ? " drains" : " sinks"),
-                    [&] {
-                        return "in: " + wb::input_memory(bank) +
-                               ", out: " + wb::output_memory(bank);
-                    });
-            if (device) {
-                d_rows.back().ratio = d_rows.back().msps / cpu;
-                d_rows.back().ratio_of = "x the CPU bank";
-            }
+        const bool device = from == "device";
+        auto bank = wb::channel_bank_ccc::make(
+            1.0, centres, decimations, taps, first_devices(devices));
+        auto tb = gr::make_top_block(flowgraph);
+        gr::basic_block_sptr src =
+            device           ? gnuradio::make_block_sptr<device_feed>(d_ctx, 1)
+            : from == "feed" ? gnuradio::make_block_sptr<host_feed>()
+                             : make_source();
+        tb->connect(src, 0, bank, 0);
+        gr::block_sptr sink;
+        for (size_t c = 0; c < C; ++c) {
+            sink = device
+                       ? gr::block_sptr(gnuradio::make_block_sptr<device_drain>(d_ctx, 1))
+                       : gr::blocks::null_sink::make(sizeof(gr_complex));
+            tb->connect(bank, int(c), sink, 0);
         }
+        run_for(tb,
+                bank,
+                sink,
+                (device ? "feed" : from) + " -> channel_bank_ccc C=" + std::to_string(C) +
+                    " D=" + plan.decimations() + " -> " + std::to_string(C) +
+                    (device ? " drains" : " sinks"),
+                [&] {
+                    return "in: " + wb::input_memory(bank) +
+                           ", out: " + wb::output_memory(bank);
+                });
+        d_rows.back().devices = devices;
+    }
+
+    //! Msps of the row of \p flowgraph and \p what on \p devices devices (NaN: none).
+    double
+    rate_of(const std::string& flowgraph, const std::string& what, size_t devices) const
+    {
+        for (const auto& r : d_rows)
+            if (r.flowgraph == flowgraph && r.what == what && r.devices == devices)
+                return r.msps;
+        return nan_value;
     }
 
     double measured_gbs(const std::string& what) const
@@ -708,6 +881,15 @@ private:
             } else if (r.flowgraph == "chain" && r.what.rfind("feed", 0) == 0) {
                 r.ratio = r.msps / slowest_alone;
                 r.ratio_of = "of the slowest block alone";
+            } else if (r.flowgraph == "cross") {
+                r.ratio = r.msps / rate_of("chain",
+                                           "feed -> filter -> channelizer -> "
+                                           "fft_vcc -> drain",
+                                           1);
+                r.ratio_of = "of the chain on one device";
+            } else if (r.flowgraph == "devices" && r.devices > 1) {
+                r.ratio = r.msps / rate_of("devices", r.what, 1);
+                r.ratio_of = "x on one device";
             }
         }
         using r = const row&;
@@ -750,7 +932,8 @@ private:
     }
 
     bench_options d_opt;
-    core::device_context::sptr d_ctx;
+    std::vector<core::device_context::sptr> d_devices; // --device's; the first:
+    core::device_context::sptr d_ctx;                  // every single-device row
     std::vector<row> d_rows;
     csv_file d_csv;
 };

@@ -7,6 +7,7 @@
 
 #include "harness.h"
 
+#include <gnuradio/wideband/core/host_copy.h>
 #include <gnuradio/wideband/core/pinned_buffer.h>
 
 #include <cstdio>
@@ -549,6 +550,108 @@ std::vector<pcie_measurement> measure_pcie(const core::device_context::sptr& ctx
                                        : p.status + ": " + p.note);
     std::cout << (results.size() >= 3 ? " (both: the sum of the two directions)" : "")
               << std::endl;
+    return results;
+}
+
+std::vector<link_measurement> measure_device_links(
+    const std::vector<core::device_context::sptr>& devices, size_t bytes, int reps)
+{
+    std::vector<link_measurement> results;
+    // run() returns the ms of its timed part.
+    auto measure = [&](const std::string& what, double copies, auto&& run) {
+        link_measurement m{ what, nan_value, "" };
+        try {
+            m.gbs = copies * double(bytes) / (repeat(run, reps).median_ms * 1e-3) / 1e9;
+        } catch (const std::exception&) {
+            m.note = current_error_text();
+        }
+        results.push_back(m);
+    };
+    auto timed = [](auto&& work) {
+        return [work] {
+            const auto start = clock_type::now();
+            work();
+            return ms_since(start);
+        };
+    };
+    struct device_side {
+        std::unique_ptr<core::pinned_buffer> pinned;
+        cl::CommandQueue queue;
+        cl::Buffer memory;
+    };
+    std::vector<device_side> sides;
+    for (size_t i = 0; i < std::min<size_t>(devices.size(), 2); ++i) {
+        const auto& ctx = devices[i];
+        sides.push_back({ std::make_unique<core::pinned_buffer>(ctx, bytes),
+                          ctx->create_queue(),
+                          cl::Buffer(ctx->context(), CL_MEM_READ_WRITE, bytes) });
+        std::memset(sides.back().pinned->data(), int(i + 1), bytes);
+    }
+    auto upload = [&sides, bytes](size_t device, const void* from) {
+        sides[device].queue.enqueueWriteBuffer(
+            sides[device].memory, CL_FALSE, 0, bytes, from);
+        sides[device].queue.flush();
+    };
+    for (size_t i = 0; i < sides.size(); ++i)
+        measure(devices[i]->info().address() + " host->device from its own pinned memory",
+                1,
+                timed([&, i] {
+                    upload(i, sides[i].pinned->data());
+                    sides[i].queue.finish();
+                }));
+    if (sides.size() == 2) {
+        const std::string first = devices[0]->info().address(),
+                          second = devices[1]->info().address();
+        measure("both devices host->device at once (sum)", 2, timed([&] {
+                    upload(0, sides[0].pinned->data());
+                    upload(1, sides[1].pinned->data());
+                    sides[0].queue.finish();
+                    sides[1].queue.finish();
+                }));
+        measure(
+            second + " host->device from " + first + "'s pinned memory", 1, timed([&] {
+                upload(1, sides[0].pinned->data());
+                sides[1].queue.finish();
+            }));
+        measure(
+            second + " device->host into " + first + "'s pinned memory", 1, timed([&] {
+                sides[1].queue.enqueueReadBuffer(
+                    sides[1].memory, CL_FALSE, 0, bytes, sides[0].pinned->data());
+                sides[1].queue.finish();
+            }));
+        // One context over both devices: a buffer last written on the first
+        // device, copied on the second device's queue (the runtime moves it).
+        const std::string shared_copy =
+            "device copy " + first + " -> " + second + " in one shared context";
+        try {
+            const std::vector<cl::Device> both = { devices[0]->device(),
+                                                   devices[1]->device() };
+            const cl::Context shared(both);
+            const cl::CommandQueue on_first(shared, both[0]), on_second(shared, both[1]);
+            const cl::Buffer a(shared, CL_MEM_READ_WRITE, bytes),
+                b(shared, CL_MEM_READ_WRITE, bytes);
+            const cl_uint pattern = 7;
+            measure(shared_copy, 1, [&] {
+                on_first.enqueueFillBuffer(a, pattern, 0, bytes);
+                on_first.finish();
+                const auto start = clock_type::now();
+                on_second.enqueueCopyBuffer(a, b, 0, 0, bytes);
+                on_second.finish();
+                return ms_since(start);
+            });
+            cl_uint got = 0;
+            on_second.enqueueReadBuffer(b, CL_TRUE, bytes / 2, sizeof got, &got);
+            if (got != pattern)
+                results.back().note = "wrong data after the copy";
+        } catch (const std::exception&) {
+            results.push_back({ shared_copy, nan_value, current_error_text() });
+        }
+    }
+    std::vector<char> from(bytes, 1), to(bytes, 0);
+    measure("host copy (core::host_copy, " + std::to_string(core::host_copy_threads()) +
+                " threads)",
+            1,
+            timed([&] { core::host_copy(to.data(), from.data(), bytes); }));
     return results;
 }
 

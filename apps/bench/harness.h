@@ -300,6 +300,26 @@ std::vector<pcie_measurement> measure_pcie(const core::device_context::sptr& ctx
                                            bool pageable = false,
                                            bool quiet = false);
 
+//! One figure of measure_device_links(): GB/s (NaN: failed, see `note`).
+struct link_measurement {
+    std::string what;
+    double gbs = nan_value;
+    std::string note;
+};
+
+/*
+ * How the first two of `devices` move data between them and the host, `bytes`
+ * per copy (one warm-up, median of `reps`): each device's upload from pinned
+ * memory of its own context, both at once (two links), the second device's
+ * upload from and download into the first's pinned memory (what an edge
+ * between blocks on the two devices uses), a device copy between the two
+ * devices' buffers of one OpenCL context holding both (the only peer path
+ * OpenCL has), and the host's copy rate (core::host_copy, bytes copied per
+ * second: the blocks' staging copies).
+ */
+std::vector<link_measurement> measure_device_links(
+    const std::vector<core::device_context::sptr>& devices, size_t bytes, int reps);
+
 //! "%.0f GB/s" of a copy ceiling, "(not measured)" when 0.
 std::string copy_ceiling_text(double gbs);
 //! "h2d %.1f, d2h %.1f, both %.1f GB/s" of the PCIe measurements.
@@ -655,7 +675,9 @@ int verdict(const std::vector<R>& all, const std::string& not_run)
  * memory, chunk c from ring + (c % ring_chunks) * chunk (the stream is the ring
  * repeating), each submitted as soon as a slot is free; each chunk's output,
  * once on the host, goes to take(output, elements, sequence) (0: the untimed
- * one) before it is released. The host wall time of the sequences.
+ * one) before it is released. With `pinned` the ring is page-locked memory
+ * that the devices read by DMA (submit_pinned(): no host copy in). The host
+ * wall time of the sequences.
  */
 template <class Pipeline, class Take>
 timing stream_chunks(Pipeline& pipeline,
@@ -664,7 +686,8 @@ timing stream_chunks(Pipeline& pipeline,
                      size_t chunk,
                      size_t calls,
                      int reps,
-                     Take&& take)
+                     Take&& take,
+                     bool pinned = false)
 {
     size_t chunk_index = 0;
     int sequence = 0;
@@ -679,7 +702,11 @@ timing stream_chunks(Pipeline& pipeline,
             for (size_t k = 0; k < calls; ++k, ++chunk_index) {
                 if (!pipeline.can_submit())
                     take_oldest();
-                pipeline.submit(ring + (chunk_index % ring_chunks) * chunk, chunk);
+                const cfloat* input = ring + (chunk_index % ring_chunks) * chunk;
+                if (pinned)
+                    pipeline.submit_pinned(input, chunk);
+                else
+                    pipeline.submit(input, chunk);
             }
             while (pipeline.in_flight() > 0)
                 take_oldest();
@@ -777,6 +804,18 @@ struct bench_base {
                                   Call&& call,
                                   Check&& check)
     {
+        return check_three_calls(d_compute, engine, D, out, unit, call, check);
+    }
+    //! As above, with the engine's calls and the writes on \p queue.
+    template <class Engine, class Call, class Check>
+    check_stats check_three_calls(const cl::CommandQueue& queue,
+                                  Engine& engine,
+                                  size_t D,
+                                  const cl::Buffer& out,
+                                  const char* unit,
+                                  Call&& call,
+                                  Check&& check)
+    {
         const size_t max = engine.max_input_samples();
         const size_t sizes[] = { max, std::min(max, max / 3 + D / 2 + 1), max };
         const cfloat* x = signal(sizes[0] + sizes[1] + sizes[2]);
@@ -790,13 +829,12 @@ struct bench_base {
                        " < " + std::to_string(n));
                 break;
             }
-            write_region(d_compute, region, x + pos, n);
-            d_compute.enqueueFillBuffer(
-                out, quiet_nan_bits, 0, out.getInfo<CL_MEM_SIZE>());
+            write_region(queue, region, x + pos, n);
+            queue.enqueueFillBuffer(out, quiet_nan_bits, 0, out.getInfo<CL_MEM_SIZE>());
             const uint64_t first = pos / D;
             const size_t expected = size_t((pos + n) / D - first);
             const size_t got = call(n);
-            d_compute.finish();
+            queue.finish();
             if (got != expected)
                 s.fail(std::to_string(got) + " " + unit + ", expected " +
                        std::to_string(expected));
@@ -826,6 +864,58 @@ struct bench_base {
         d_compute.finish();
         return d_timer.measure(
             [&](const cl::CommandQueue& q) { call(q, samples); }, {}, warmup, reps);
+    }
+
+    /*
+     * Device-resident calls on several devices at once: engines[i] runs on
+     * d_devices[i] with queues[i], each prepared as time_calls() prepares one;
+     * then `warmup` untimed rounds and sequences of `reps` rounds back to back,
+     * a round being call(i, queues[i], samples) on every device (enqueued from
+     * one thread, all queues flushed, so the devices compute concurrently).
+     * Host wall time per round: one untimed sequence, then the median of
+     * `sequences`.
+     */
+    template <class Engine, class Call>
+    timing time_calls_together(const std::vector<Engine*>& engines,
+                               const std::vector<cl::CommandQueue>& queues,
+                               size_t samples,
+                               int warmup,
+                               int reps,
+                               int sequences,
+                               Call&& call)
+    {
+        auto round = [&](size_t n) {
+            for (size_t i = 0; i < engines.size(); ++i) {
+                call(i, queues[i], n);
+                queues[i].flush();
+            }
+        };
+        auto finish = [&] {
+            for (const auto& q : queues)
+                q.finish();
+        };
+        for (size_t i = 0; i < engines.size(); ++i) {
+            engines[i]->reset();
+            for (size_t w = 0; w < engines[i]->input_regions(); ++w) {
+                const auto region = engines[i]->input_region();
+                write_region(
+                    queues[i], region, signal(region.capacity), region.capacity, true);
+                call(i, queues[i], 0);
+            }
+        }
+        for (int w = 0; w < warmup; ++w)
+            round(samples);
+        finish();
+        return repeat(
+                   [&] {
+                       const auto start = clock_type::now();
+                       for (int r = 0; r < reps; ++r)
+                           round(samples);
+                       finish();
+                       return ms_since(start);
+                   },
+                   sequences) *
+               (1.0 / reps);
     }
 
     std::vector<core::device_context::sptr> d_devices;
