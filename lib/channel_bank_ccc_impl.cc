@@ -75,11 +75,10 @@ channel_bank_ccc::make(double samp_rate,
 
 namespace {
 
-gr::io_signature::sptr outputs_of(const core::channel_bank_options& o,
-                                  const std::string& device)
+gr::io_signature::sptr outputs_of(const core::channel_bank_options& o)
 {
     // A reference: the signature keeps one to the (static) buffer type.
-    const gr::buffer_type buffers = output_buffer_type(device);
+    const gr::buffer_type buffers = opencl_buffer::type;
     const int C = int(o.channels.size());
     return o.frame_major ? gr::io_signature::make(1, 1, sizeof(gr_complex) * C, buffers)
                          : gr::io_signature::make(C, C, sizeof(gr_complex), buffers);
@@ -99,7 +98,7 @@ channel_bank_ccc_impl::channel_bank_ccc_impl(const core::channel_bank_options& o
                                              const std::string& device)
     : gr::block("channel_bank_ccc",
                 gr::io_signature::make(1, 1, sizeof(gr_complex)),
-                outputs_of(options, device)),
+                outputs_of(options)),
       base(core::device_context::get_all(device), { smallest_decimation(options), 1 }),
       d_options(options),
       d_changes(options.channels.size(), 0),

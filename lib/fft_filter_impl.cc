@@ -51,10 +51,9 @@ template <class TAP_T>
 fft_filter_impl<TAP_T>::fft_filter_impl(int decimation,
                                         const std::vector<TAP_T>& taps,
                                         const std::string& device)
-    : gr::block(
-          std::is_same<TAP_T, float>::value ? "fft_filter_ccf" : "fft_filter_ccc",
-          gr::io_signature::make(1, 1, sizeof(gr_complex)),
-          gr::io_signature::make(1, 1, sizeof(gr_complex), output_buffer_type(device))),
+    : gr::block(std::is_same<TAP_T, float>::value ? "fft_filter_ccf" : "fft_filter_ccc",
+                gr::io_signature::make(1, 1, sizeof(gr_complex)),
+                gr::io_signature::make(1, 1, sizeof(gr_complex), opencl_buffer::type)),
       base(core::device_context::get_all(device),
            { size_t(checked_decimation(decimation)), 1 }),
       d_decimation(decimation),

@@ -21,10 +21,8 @@ namespace {
 // The block's input and output signature. Checks the arguments first, before
 // anything is built, so that bad ones give one clear message instead of an
 // io_signature or OpenCL error.
-gr::io_signature::sptr checked_signature(int fft_size,
-                                         const std::vector<float>& window,
-                                         const std::string& device,
-                                         bool output)
+gr::io_signature::sptr
+checked_signature(int fft_size, const std::vector<float>& window, bool output)
 {
     constexpr int largest = INT_MAX / int(sizeof(gr_complex)); // io_signature's item size
     if (fft_size < 1 || fft_size > largest)
@@ -39,7 +37,7 @@ gr::io_signature::sptr checked_signature(int fft_size,
     // readers, pinned to host readers); inputs take the writer's (see
     // opencl_buffer).
     return output ? gr::io_signature::make(
-                        1, 1, fft_size * sizeof(gr_complex), output_buffer_type(device))
+                        1, 1, fft_size * sizeof(gr_complex), opencl_buffer::type)
                   : gr::io_signature::make(1, 1, fft_size * sizeof(gr_complex));
 }
 
@@ -63,8 +61,8 @@ fft_vcc_impl::fft_vcc_impl(int fft_size,
                            bool shift,
                            const std::string& device)
     : gr::block("fft_vcc",
-                checked_signature(fft_size, window, device, false),
-                checked_signature(fft_size, window, device, true)),
+                checked_signature(fft_size, window, false),
+                checked_signature(fft_size, window, true)),
       base(core::device_context::get_all(device), { 1, 1 }, size_t(fft_size)),
       d_fft_size(fft_size),
       d_forward(forward),

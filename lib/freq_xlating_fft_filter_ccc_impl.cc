@@ -48,10 +48,9 @@ freq_xlating_fft_filter_ccc_impl::freq_xlating_fft_filter_ccc_impl(
     double center_freq,
     double sampling_freq,
     const std::string& device)
-    : gr::block(
-          "freq_xlating_fft_filter_ccc",
-          gr::io_signature::make(1, 1, sizeof(gr_complex)),
-          gr::io_signature::make(1, 1, sizeof(gr_complex), output_buffer_type(device))),
+    : gr::block("freq_xlating_fft_filter_ccc",
+                gr::io_signature::make(1, 1, sizeof(gr_complex)),
+                gr::io_signature::make(1, 1, sizeof(gr_complex), opencl_buffer::type)),
       base(core::device_context::get_all(device),
            { size_t(checked_decimation(decimation)), 1 }),
       d_decimation(decimation),

@@ -29,6 +29,12 @@ core::device_context::sptr context_of(const gr::block_sptr& block)
     return ours ? ours->opencl_context() : nullptr;
 }
 
+core::device_context::sptr pinned_memory_context_of(const gr::block_sptr& block)
+{
+    const auto* ours = dynamic_cast<const opencl_block*>(block.get());
+    return ours ? ours->pinned_memory_context() : nullptr;
+}
+
 } // namespace
 
 gr::buffer_type opencl_buffer::type(gr::buftype<opencl_buffer, opencl_buffer>{});
@@ -40,9 +46,9 @@ gr::buffer_sptr opencl_buffer::make_buffer(int nitems,
                                            gr::block_sptr link,
                                            gr::block_sptr buf_owner)
 {
-    core::device_context::sptr context = context_of(buf_owner);
+    core::device_context::sptr context = pinned_memory_context_of(buf_owner);
     if (!context)
-        context = context_of(link);
+        context = pinned_memory_context_of(link);
     if (!context)
         throw std::logic_error("opencl_buffer: neither the writer nor the owner of the "
                                "buffer is a gr-wideband block");

@@ -152,7 +152,7 @@ gr::io_signature::sptr checked_outputs(unsigned int numchans,
     for (const auto& context : contexts)
         core::pfb_channelizer::check_sizes_fit(
             context->info(), options, ntaps, vector_output ? channels : numchans);
-    const gr::buffer_type buffers = output_buffer_type(device);
+    const gr::buffer_type buffers = opencl_buffer::type;
     return vector_output
                ? gr::io_signature::make(1, 1, sizeof(gr_complex) * channels, buffers)
                : gr::io_signature::make(1, int(channels), sizeof(gr_complex), buffers);

@@ -369,19 +369,6 @@ private:
     work_profile d_profile;
 };
 
-/*!
- * \brief The buffer type of a streaming block's outputs for \p device:
- * gr-wideband's (device memory to gr-wideband readers, pinned host memory to
- * host readers) when the string names one device; GNU Radio's own when it
- * names several, whose chunks reach each device through host memory.
- */
-inline gr::buffer_type output_buffer_type(const std::string& device)
-{
-    return core::device_context::get_all(device).size() == 1
-               ? opencl_buffer::type
-               : gr::buffer_double_mapped::type;
-}
-
 //! opencl_block::opencl_context() of a block on \p contexts: null for several.
 inline core::device_context::sptr
 single_context(const std::vector<core::device_context::sptr>& contexts)

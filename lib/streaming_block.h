@@ -57,6 +57,10 @@ public:
     {
         return single_context(d_contexts);
     }
+    core::device_context::sptr pinned_memory_context() const override
+    {
+        return d_contexts.front();
+    }
     //! Any input is worth a call (forecast()).
     bool reads_any_amount() const override { return true; }
     //! Input samples the output may lag behind the input (the blocks whose

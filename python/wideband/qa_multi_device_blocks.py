@@ -61,7 +61,7 @@ class qa_multi_device_blocks(gr_unittest.TestCase):
             self.tb.connect((ours, slot), sink)
         self.tb.run()
         self.assertEqual([wideband.input_memory(ours), wideband.output_memory(ours)],
-                         ["host", "host"])
+                         ["host", "pinned host"])
         expect = qa_pfb_channelizer_ccf.reference(x, taps, M, D)
         for slot, sink in enumerate(sinks):
             assert_same_channel(sink.data(), expect[:, channel_map[slot]],
@@ -205,6 +205,36 @@ class qa_multi_device_blocks(gr_unittest.TestCase):
                 self.assertEqual(qa_xlating.freq_tags(sinks[i]), tags[i])
                 ref = qa_bank.reference(x, D, fs, taps[i], centers[i], retunes[i])
                 qa_xlating.assert_close(self, data, ref, f"output {i}, several devices")
+
+    def test_007_chain_across_devices_through_pinned_edges(self):
+        """A filter spread over both devices, a channelizer on the second
+        device alone and fft_vcc spread over both: every edge joins blocks
+        on different devices (or spread over several), so each lives in
+        pinned host memory that the devices on both its ends reach by DMA.
+        The vectors out equal the float64 chain, under random work()
+        chunkings."""
+        M, D = 8, 8
+        filter_taps = qa_fft_filter.random_taps(self.rng, "ccc", 97)
+        channelizer_taps = qa_pfb_channelizer_ccf.random_taps(self.rng, 4 * M)
+        x = never_zero(self.rng, int(2.5 * CHUNK))
+        filt = self.several(wideband.fft_filter_ccc(1, filter_taps, DEVICES))
+        # ctest's two PoCL devices are 0:0 and 0:1.
+        channelizer = wideband.pfb_channelizer_ccf(M, channelizer_taps, 1, [], "0:1", 100,
+                                                   True)
+        transform = self.several(wideband.fft_vcc(M, True, [], False, 1, DEVICES))
+        sink = blocks.vector_sink_c(M)
+        chunks = random_chunks(CHUNK // 3, 4)  # a Python block: keep it alive
+        self.tb.connect(blocks.vector_source_c(x), chunks, filt, channelizer, transform, sink)
+        self.tb.run()
+        self.assertEqual([wideband.output_memory(filt), wideband.input_memory(channelizer),
+                          wideband.output_memory(channelizer), wideband.output_memory(transform)],
+                         ["pinned host"] * 4)
+        filtered = qa_fft_filter.reference(x, filter_taps, 1)
+        channels = qa_pfb_channelizer_ccf.reference(filtered, channelizer_taps, M, D)
+        want = np.fft.fft(channels, axis=1).reshape(-1)
+        got = np.asarray(sink.data())
+        self.assertEqual(len(got), len(want))
+        self.assertLess(np.linalg.norm(got - want) / np.linalg.norm(want), 1e-5)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,18 @@ public:
     //! The block's device; nullptr when it spreads over several.
     virtual core::device_context::sptr opencl_context() const = 0;
     /*!
+     * \brief The device whose context allocates the pinned host memory of the
+     * block's output buffers when they are not device edges: opencl_context(),
+     * or for a block on several devices the one its chunks are staged for
+     * first. Every device DMAs to and from such memory (at full speed where the
+     * driver pins it for all its contexts, as NVIDIA's does; through the
+     * driver's own staging elsewhere).
+     */
+    virtual core::device_context::sptr pinned_memory_context() const
+    {
+        return opencl_context();
+    }
+    /*!
      * \brief Whether the block, as a reader, takes any number of the items
      * available (asks for one at a time): then a writer on a device edge that
      * reaches the end of the buffer waits for the block to read the items
@@ -62,9 +74,10 @@ public:
  *   this buffer and never backed, so they only say where in the device buffer
  *   the items are (byte_offset()); touching them would fault rather than read
  *   stale data.
- * - pinned_host: anything else. The items live in page-locked host memory of
- *   the device's context, which host blocks read and write as usual and the
- *   device reads and writes by DMA at full PCIe speed, with no staging copy.
+ * - pinned_host: anything else (host blocks, blocks on other devices, blocks
+ *   spread over several). The items live in page-locked host memory of the
+ *   writer's pinned_memory_context(), which host blocks read and write as
+ *   usual and the devices read and write by DMA, with no staging copy.
  *
  * On a device edge the blocks need not wait for their transfers in work():
  * the device commands are ordered by OpenCL events that the buffer keeps. A
