@@ -315,8 +315,7 @@ bool opencl_buffer::readers_read_any_amount()
 
 bool opencl_buffer::output_blocked_callback(int output_multiple, bool force)
 {
-    if (where() == placement::device && !force && unread_items() > 0 &&
-        readers_read_any_amount())
+    if (!force && unread_items() > 0 && readers_read_any_amount())
         return false; // the readers take the rest, then a free restart
 
     if (where() == placement::pinned_host)

@@ -50,9 +50,9 @@ public:
     }
     /*!
      * \brief Whether the block, as a reader, takes any number of the items
-     * available (asks for one at a time): then a writer on a device edge that
-     * reaches the end of the buffer waits for the block to read the items
-     * left there instead of moving them (see opencl_buffer).
+     * available (asks for one at a time): then a writer that reaches the end
+     * of the buffer waits for the block to read the items left there instead
+     * of moving them (see opencl_buffer).
      */
     virtual bool reads_any_amount() const { return false; }
 };
@@ -87,10 +87,11 @@ public:
  * wraps wait for all of them on the device (not on the host), and the next
  * reads and writes wait for the moves the same way. Where every reader reads
  * any amount (opencl_block::reads_any_amount(), the gr-wideband blocks), a
- * writer at the end of a device buffer waits for the readers to take what is
- * left there and starts again at the front, moving nothing: a move there
- * would copy up to a chunk (tens of MB on a GPU) through the copy engine
- * between the writer's and the readers' kernels. Host memory (pinned_host) is read and
+ * writer at the end of the buffer waits for the readers to take what is left
+ * there and starts again at the front, moving nothing: a move there would copy
+ * up to a chunk (tens of MB on a GPU) through the copy engine between the
+ * writer's and the readers' kernels, or on the host between their DMAs (an
+ * edge between blocks on different devices). Host memory (pinned_host) is read and
  * written by host blocks as soon as work() returns: there a gr-wideband block finishes
  * every transfer that touches items before it hands them on (produce, or
  * consume), and registers its DMA reads of items it has not consumed yet with
