@@ -315,15 +315,6 @@ std::vector<int> pfb_channelizer_ccf_impl::channel_map() const
     return d_map;
 }
 
-bool pfb_channelizer_ccf_impl::output_on_device(
-    const std::vector<stream_port>& outputs) const
-{
-    // Channel rows to many host outputs go fastest as one download and parallel
-    // host copies; one vector output, or any device output, is moved directly.
-    return base::output_on_device(outputs) ||
-           (d_vector_output && outputs[0].where == stream_port::kind::pinned_host);
-}
-
 // A chunk's output: channel-major rows of its frames, or one vector per frame.
 void pfb_channelizer_ccf_impl::deliver(const void* chunk,
                                        size_t frames,

@@ -42,7 +42,6 @@ private:
     void apply_settings(core::pfb_channelizer& engine) override;
     void outputs_connected(size_t outputs) override;
     size_t elements_per_item() const override { return d_slots; }
-    bool output_on_device(const std::vector<stream_port>& outputs) const override;
     void deliver(const void* chunk,
                  size_t frames,
                  size_t first,

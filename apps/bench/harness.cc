@@ -575,15 +575,18 @@ std::vector<link_measurement> measure_device_links(
         };
     };
     struct device_side {
-        std::unique_ptr<core::pinned_buffer> pinned;
-        cl::CommandQueue queue;
-        cl::Buffer memory;
+        std::unique_ptr<core::pinned_buffer> pinned, pinned_out;
+        cl::CommandQueue queue, down; // uploads, downloads
+        cl::Buffer memory, memory_out;
     };
     std::vector<device_side> sides;
     for (size_t i = 0; i < std::min<size_t>(devices.size(), 2); ++i) {
         const auto& ctx = devices[i];
         sides.push_back({ std::make_unique<core::pinned_buffer>(ctx, bytes),
+                          std::make_unique<core::pinned_buffer>(ctx, bytes),
                           ctx->create_queue(),
+                          ctx->create_queue(),
+                          cl::Buffer(ctx->context(), CL_MEM_READ_WRITE, bytes),
                           cl::Buffer(ctx->context(), CL_MEM_READ_WRITE, bytes) });
         std::memset(sides.back().pinned->data(), int(i + 1), bytes);
     }
@@ -607,6 +610,22 @@ std::vector<link_measurement> measure_device_links(
                     upload(1, sides[1].pinned->data());
                     sides[0].queue.finish();
                     sides[1].queue.finish();
+                }));
+        // What streaming over both devices from and to pinned memory asks of
+        // the host: four DMAs at once.
+        measure("both devices host->device and device->host at once (sum)", 4, timed([&] {
+                    for (device_side& side : sides) {
+                        side.queue.enqueueWriteBuffer(
+                            side.memory, CL_FALSE, 0, bytes, side.pinned->data());
+                        side.down.enqueueReadBuffer(
+                            side.memory_out, CL_FALSE, 0, bytes, side.pinned_out->data());
+                        side.queue.flush();
+                        side.down.flush();
+                    }
+                    for (device_side& side : sides) {
+                        side.queue.finish();
+                        side.down.finish();
+                    }
                 }));
         measure(
             second + " host->device from " + first + "'s pinned memory", 1, timed([&] {

@@ -310,7 +310,8 @@ struct link_measurement {
 /*
  * How the first two of `devices` move data between them and the host, `bytes`
  * per copy (one warm-up, median of `reps`): each device's upload from pinned
- * memory of its own context, both at once (two links), the second device's
+ * memory of its own context, both at once (two links), both devices uploading
+ * and downloading at once (four DMAs: what the host's memory takes), the second device's
  * upload from and download into the first's pinned memory (what an edge
  * between blocks on the two devices uses), a device copy between the two
  * devices' buffers of one OpenCL context holding both (the only peer path
