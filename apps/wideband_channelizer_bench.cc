@@ -641,49 +641,33 @@ private:
         const row_config& row = d_rows[index];
         result m(index, "resident", n);
         try {
-            std::vector<std::unique_ptr<core::pfb_channelizer>> engines;
-            std::vector<core::pfb_channelizer*> used;
-            std::vector<cl::CommandQueue> queues;
-            std::vector<cl::Buffer> outs;
             const auto start = clock_type::now();
-            for (size_t i = 0; i < n; ++i) {
-                engines.emplace_back(new core::pfb_channelizer(
-                    d_devices[i], row.options(d_opt.samples())));
-                used.push_back(engines.back().get());
-                queues.push_back(d_devices[i]->create_queue(false));
-            }
+            engines_on_devices<core::pfb_channelizer> set(
+                d_devices,
+                n,
+                row.options(d_opt.samples()),
+                [](const core::pfb_channelizer& e) { return e.max_output_elements(); });
             m.setup_ms = ms_since(start);
-            const core::pfb_channelizer& first = *used.front();
-            m.fused = first.fused();
-            const size_t samples = first.max_input_samples(); // per call and device
+            m.fused = set.front().fused();
+            const size_t samples = set.front().max_input_samples(); // per call, device
+            const size_t frames = set.front().frames_for(samples);  // channel-major rows
             m.samples = n * samples;
-            const size_t frames = first.frames_for(samples);
-            const size_t elements = std::max<size_t>(1, frames * first.outputs());
-            for (size_t i = 0; i < n; ++i)
-                outs.emplace_back(d_devices[i]->context(),
-                                  CL_MEM_READ_WRITE,
-                                  elements * sizeof(cfloat));
             m.note = std::to_string(n) + " device" + (n > 1 ? "s" : "") +
                      " at once, the same " + std::to_string(frames) +
                      "-frame calls on each, host time per round";
             m.time = time_calls_together(
-                used,
-                queues,
+                set,
                 samples,
                 d_opt.warmup,
                 d_opt.reps,
                 3,
-                [&](size_t i, const cl::CommandQueue& q, size_t samples) {
-                    used[i]->enqueue(q, samples, outs[i], frames);
+                [&](size_t i, const cl::CommandQueue& q, size_t count) {
+                    set.engines[i]->enqueue(q, count, set.outputs[i], frames);
                 });
-            for (size_t i = 0; i < n; ++i) { // the first device's figures, or a failure
-                const check_stats s =
-                    check_engine(row, *used[i], queues[i], outs[i], frames);
-                if (i == 0 || !s.passed())
-                    m.check = s;
-                if (!s.passed())
-                    break;
-            }
+            m.check = set.check_each([&](size_t i) {
+                return check_engine(
+                    row, *set.engines[i], set.queues[i], set.outputs[i], frames);
+            });
         } catch (const std::exception&) {
             m.fail();
         }

@@ -649,52 +649,37 @@ private:
     /*
      * The engine of `index` device-resident on the first n devices at once (one
      * each, the same calls on the same input), host wall time per round of
-     * calls; every device's sampled outputs must equal the first device's,
-     * whose engine the "device" row checks against float64.
+     * calls; then each engine checked against float64 as the "device" row's is.
      */
     filter_measurement measure_filter_resident_devices(size_t index, size_t n)
     {
         const filter_row& row = d_rows[index];
         filter_measurement m(index, "resident", 0, n);
         try {
-            std::vector<std::unique_ptr<core::fft_filter>> engines;
-            std::vector<core::fft_filter*> used;
-            std::vector<cl::CommandQueue> queues;
-            std::vector<cl::Buffer> outs;
             const auto start = clock_type::now();
-            for (size_t i = 0; i < n; ++i) {
-                engines.emplace_back(
-                    new core::fft_filter(d_devices[i], row.options(d_opt.samples())));
-                used.push_back(engines.back().get());
-                queues.push_back(d_devices[i]->create_queue(false));
-                outs.emplace_back(d_devices[i]->context(),
-                                  CL_MEM_READ_WRITE,
-                                  std::max<size_t>(used[i]->max_output_elements(), 1) *
-                                      sizeof(cfloat));
-            }
+            engines_on_devices<core::fft_filter> set(
+                d_devices,
+                n,
+                row.options(d_opt.samples()),
+                [](const core::fft_filter& e) { return e.max_output_elements(); });
             m.setup_ms = ms_since(start);
-            m.fft_size = used.front()->fft_size();
-            const size_t samples = used.front()->max_input_samples(); // per call, device
+            m.fft_size = set.front().fft_size();
+            const size_t samples = set.front().max_input_samples(); // per call, device
             m.samples = n * samples;
             m.note = std::to_string(n) + " device" + (n > 1 ? "s" : "") +
                      " at once, the same calls on each, host time per round";
             m.time = time_calls_together(
-                used,
-                queues,
+                set,
                 samples,
                 d_opt.warmup,
                 d_opt.reps,
                 3,
-                [&](size_t i, const cl::CommandQueue& q, size_t samples) {
-                    used[i]->enqueue(q, samples, outs[i]);
+                [&](size_t i, const cl::CommandQueue& q, size_t count) {
+                    set.engines[i]->enqueue(q, count, set.outputs[i]);
                 });
-            for (size_t i = 0; i < n; ++i) { // the first device's figures, or a failure
-                const check_stats s = check_engine(row, *used[i], queues[i], outs[i]);
-                if (i == 0 || !s.passed())
-                    m.check = s;
-                if (!s.passed())
-                    break;
-            }
+            m.check = set.check_each([&](size_t i) {
+                return check_engine(row, *set.engines[i], set.queues[i], set.outputs[i]);
+            });
         } catch (const std::exception&) {
             m.fail();
         }

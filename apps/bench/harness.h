@@ -742,6 +742,50 @@ struct device_pipeline {
 };
 
 /*
+ * One Engine on each of the first n devices, each with a queue (no profiling,
+ * as a block's) and an output buffer of output_elements(engine) samples: what
+ * bench_base::time_calls_together() runs.
+ */
+template <class Engine>
+struct engines_on_devices {
+    template <class Options, class Elements>
+    engines_on_devices(const std::vector<core::device_context::sptr>& devices,
+                       size_t n,
+                       const Options& options,
+                       Elements&& output_elements)
+    {
+        for (size_t i = 0; i < n; ++i) {
+            engines.emplace_back(new Engine(devices[i], options));
+            queues.push_back(devices[i]->create_queue(false));
+            outputs.emplace_back(devices[i]->context(),
+                                 CL_MEM_READ_WRITE,
+                                 std::max<size_t>(output_elements(*engines.back()), 1) *
+                                     sizeof(cfloat));
+        }
+    }
+    const Engine& front() const { return *engines.front(); }
+
+    //! check(i) for each engine: the first one's figures, or the first failure.
+    template <class Check>
+    check_stats check_each(Check&& check) const
+    {
+        check_stats first;
+        for (size_t i = 0; i < engines.size(); ++i) {
+            check_stats s = check(i);
+            if (!s.passed())
+                return s;
+            if (i == 0)
+                first = s;
+        }
+        return first;
+    }
+
+    std::vector<std::unique_ptr<Engine>> engines;
+    std::vector<cl::CommandQueue> queues;
+    std::vector<cl::Buffer> outputs;
+};
+
+/*
  * The table the benchmarks print when --device names several devices: for each
  * of `labels`, the streaming rate(line, n) with the first n = 1, 2, ... of them
  * (NaN: not measured or failed) and the speed-up of the most over one.
@@ -868,40 +912,38 @@ struct bench_base {
     }
 
     /*
-     * Device-resident calls on several devices at once: engines[i] runs on
-     * d_devices[i] with queues[i], each prepared as time_calls() prepares one;
-     * then `warmup` untimed rounds and sequences of `reps` rounds back to back,
-     * a round being call(i, queues[i], samples) on every device (enqueued from
-     * one thread, all queues flushed, so the devices compute concurrently).
-     * Host wall time per round: one untimed sequence, then the median of
-     * `sequences`.
+     * Device-resident calls on several devices at once (an engines_on_devices):
+     * each engine prepared as time_calls() prepares one, then `warmup` untimed
+     * rounds and sequences of `reps` rounds back to back, a round being
+     * call(i, queue i, samples) on every device (enqueued from one thread, all
+     * queues flushed, so the devices compute concurrently). Host wall time per
+     * round: one untimed sequence, then the median of `sequences`.
      */
-    template <class Engine, class Call>
-    timing time_calls_together(const std::vector<Engine*>& engines,
-                               const std::vector<cl::CommandQueue>& queues,
-                               size_t samples,
-                               int warmup,
-                               int reps,
-                               int sequences,
-                               Call&& call)
+    template <class Engines, class Call>
+    timing time_calls_together(
+        Engines& set, size_t samples, int warmup, int reps, int sequences, Call&& call)
     {
         auto round = [&](size_t n) {
-            for (size_t i = 0; i < engines.size(); ++i) {
-                call(i, queues[i], n);
-                queues[i].flush();
+            for (size_t i = 0; i < set.engines.size(); ++i) {
+                call(i, set.queues[i], n);
+                set.queues[i].flush();
             }
         };
         auto finish = [&] {
-            for (const auto& q : queues)
+            for (const auto& q : set.queues)
                 q.finish();
         };
-        for (size_t i = 0; i < engines.size(); ++i) {
-            engines[i]->reset();
-            for (size_t w = 0; w < engines[i]->input_regions(); ++w) {
-                const auto region = engines[i]->input_region();
-                write_region(
-                    queues[i], region, signal(region.capacity), region.capacity, true);
-                call(i, queues[i], 0);
+        for (size_t i = 0; i < set.engines.size(); ++i) {
+            auto& engine = *set.engines[i];
+            engine.reset();
+            for (size_t w = 0; w < engine.input_regions(); ++w) {
+                const auto region = engine.input_region();
+                write_region(set.queues[i],
+                             region,
+                             signal(region.capacity),
+                             region.capacity,
+                             true);
+                call(i, set.queues[i], 0);
             }
         }
         for (int w = 0; w < warmup; ++w)
