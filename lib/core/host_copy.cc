@@ -127,7 +127,7 @@ size_t configured_threads()
 {
     if (const auto chosen = environment::copy_threads())
         return *chosen;
-    return std::max<size_t>(1, std::min<size_t>(std::thread::hardware_concurrency(), 8));
+    return std::max<size_t>(1, std::min<size_t>(std::thread::hardware_concurrency(), 16));
 }
 
 worker_pool& pool()

@@ -111,8 +111,10 @@ size_t stream_pipeline::launch(size_t samples, bool source_in_use, Upload&& uplo
 size_t stream_pipeline::submit(const void* input, size_t samples)
 {
     // The host copy into pinned memory and the upload go in pieces, each piece
-    // uploaded as soon as it is copied, so that the two overlap.
-    const size_t piece_bytes = size_t(4) << 20;
+    // uploaded as soon as it is copied, so that the two overlap; pieces large
+    // enough that handing each to the copy threads costs little (benchmarks.md,
+    // "Host staging copies").
+    const size_t piece_bytes = size_t(16) << 20;
     return launch(samples,
                   false,
                   [&](slot& s,

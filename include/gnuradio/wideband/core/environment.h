@@ -61,7 +61,7 @@ constexpr size_t default_pipeline_depth = 2;
 WIDEBAND_CORE_API std::optional<size_t> chunk_samples();
 //! WIDEBAND_PIPELINE_DEPTH, or default_pipeline_depth.
 WIDEBAND_CORE_API size_t pipeline_depth();
-//! WIDEBAND_COPY_THREADS; std::nullopt when unset (up to 8, one per core).
+//! WIDEBAND_COPY_THREADS; std::nullopt when unset (up to 16, one per core).
 WIDEBAND_CORE_API std::optional<size_t> copy_threads();
 
 //! WIDEBAND_PROFILE: 0 or 1, the blocks' work() profile logged at stop.

@@ -37,7 +37,7 @@ constexpr size_t parallel_copy_min_bytes = size_t(1) << 18;
 WIDEBAND_CORE_API void host_copy(void* dst, const void* src, size_t bytes);
 
 /*!
- * Threads used: min(hardware threads, 8), or the environment variable
+ * Threads used: min(hardware threads, 16), or the environment variable
  * WIDEBAND_COPY_THREADS (1 = plain memcpy).
  */
 WIDEBAND_CORE_API size_t host_copy_threads();
