@@ -577,13 +577,10 @@ private:
                      " in flight per device" +
                      (pinned ? ", from and to pinned memory" : ", copied in and out");
             const size_t ring = input_ring * chunk;
-            const core::pinned_buffer pinned_ring(d_ctx,
-                                                  pinned ? ring * sizeof(cfloat) : 1);
             const cfloat* x = signal(ring);
-            if (pinned) {
-                core::host_copy(pinned_ring.data(), x, ring * sizeof(cfloat));
-                x = static_cast<const cfloat*>(pinned_ring.data());
-            }
+            const auto pinned_ring = pinned ? pinned_copy(d_ctx, x, ring) : nullptr;
+            if (pinned_ring)
+                x = static_cast<const cfloat*>(pinned_ring->data());
             std::vector<cfloat> sink(std::max<size_t>(engine.max_output_elements(), 1));
             struct point {
                 uint64_t frame;

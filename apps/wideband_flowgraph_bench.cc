@@ -123,10 +123,10 @@ const char* const about =
             both at once, and host->device from ordinary (pageable) memory.
             256 MiB per copy, 1 warm-up, median of 5. With several devices,
             for each, and the links between the first two (rows "links"):
-            uploads from their own pinned memory, alone and both at once, the
-            second's upload from and download into the first's pinned memory,
-            a copy between them in one shared OpenCL context, and the host's
-            copy rate (core::host_copy).
+            both uploading at once, both uploading and downloading at once,
+            the second's upload from and download into the first's pinned
+            memory, a copy between them in one shared OpenCL context, and the
+            host's copy rate (core::host_copy).
   source    the host source alone into a null sink: what the host side can
             feed at most.
   host-in   source -> pfb_channelizer_ccf (M channels, r = 1, K*M taps, every
@@ -159,8 +159,8 @@ const char* const about =
             channelizer and fft_vcc on the second: the edge between them
             crosses devices (pinned host memory of the first).
   devices   (--device naming several) the blocks with device strings naming
-            the first 1, 2, ..., N devices, chunks spread over them in turn and
-            GNU Radio's host buffers on their edges: host source ->
+            the first 1, 2, ..., N devices, chunks spread over them in turn
+            (pinned host memory on their output edges): host source ->
             channelizer -> M sinks and feed -> channelizer -> 1 sink of
             vectors (each --channels M), feed -> channel bank -> C sinks (each
             --bank-* plan), and host source -> chain -> null sink; a table of
@@ -633,7 +633,7 @@ private:
 
     /*
      * Blocks spread over the first 1, 2, ..., N devices of --device (chunks in
-     * turn; GNU Radio's host buffers on their edges): the channelizer from the
+     * turn; pinned host memory on their output edges): the channelizer from the
      * host source into M sinks and from a feed into one sink of vectors, the
      * channel bank from a feed, and the chain from the host source to a null
      * sink; then a table of Msamples/s by device count.
@@ -657,7 +657,7 @@ private:
         std::cout << std::endl;
         harness::print_scaling(
             "gr-wideband blocks on several devices (device strings naming the first 1, "
-            "2, ... of --device; host buffers on every edge): input Msamples/s",
+            "2, ... of --device): input Msamples/s",
             d_devices,
             labels,
             [this, labels](size_t line, size_t n) {

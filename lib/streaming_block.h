@@ -170,8 +170,7 @@ protected:
      * or DMA them to the outputs, rather than a download to staging memory and
      * a host copy from there: worth it when an output lives in device memory,
      * or when the one output is pinned (the chunk's items then go there by one
-     * DMA per delivery, at the link's speed; a host copy of a 2^24-sample chunk
-     * takes twice as long as its DMA).
+     * DMA per delivery instead of a download and a host copy).
      */
     virtual bool output_on_device(const std::vector<stream_port>& outputs) const
     {

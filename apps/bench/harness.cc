@@ -595,13 +595,6 @@ std::vector<link_measurement> measure_device_links(
             sides[device].memory, CL_FALSE, 0, bytes, from);
         sides[device].queue.flush();
     };
-    for (size_t i = 0; i < sides.size(); ++i)
-        measure(devices[i]->info().address() + " host->device from its own pinned memory",
-                1,
-                timed([&, i] {
-                    upload(i, sides[i].pinned->data());
-                    sides[i].queue.finish();
-                }));
     if (sides.size() == 2) {
         const std::string first = devices[0]->info().address(),
                           second = devices[1]->info().address();
@@ -672,6 +665,14 @@ std::vector<link_measurement> measure_device_links(
             1,
             timed([&] { core::host_copy(to.data(), from.data(), bytes); }));
     return results;
+}
+
+std::unique_ptr<core::pinned_buffer>
+pinned_copy(const core::device_context::sptr& ctx, const cfloat* x, size_t n)
+{
+    auto copy = std::make_unique<core::pinned_buffer>(ctx, n * sizeof(cfloat));
+    core::host_copy(copy->data(), x, n * sizeof(cfloat));
+    return copy;
 }
 
 std::string copy_ceiling_text(double gbs)

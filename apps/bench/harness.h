@@ -309,9 +309,10 @@ struct link_measurement {
 
 /*
  * How the first two of `devices` move data between them and the host, `bytes`
- * per copy (one warm-up, median of `reps`): each device's upload from pinned
- * memory of its own context, both at once (two links), both devices uploading
- * and downloading at once (four DMAs: what the host's memory takes), the second device's
+ * per copy (one warm-up, median of `reps`; measure_pcie() has each device
+ * alone): both uploading from their own pinned memory at once (two links),
+ * both uploading and downloading at once (four DMAs: what the host's memory
+ * takes), the second device's
  * upload from and download into the first's pinned memory (what an edge
  * between blocks on the two devices uses), a device copy between the two
  * devices' buffers of one OpenCL context holding both (the only peer path
@@ -741,6 +742,10 @@ struct device_pipeline {
     std::unique_ptr<core::multi_device_pipeline> pipeline;
 };
 
+//! A page-locked copy of x[0, n) in `ctx`'s context, for submit_pinned().
+std::unique_ptr<core::pinned_buffer>
+pinned_copy(const core::device_context::sptr& ctx, const cfloat* x, size_t n);
+
 /*
  * One Engine on each of the first n devices, each with a queue (no profiling,
  * as a block's) and an output buffer of output_elements(engine) samples: what
@@ -890,6 +895,21 @@ struct bench_base {
     }
 
     /*
+     * `engine` from zero history with the test stream in the new-sample part of
+     * every input region, written on `queue`; call(0) moves to the next region.
+     */
+    template <class Engine, class Call>
+    void prime_inputs(Engine& engine, const cl::CommandQueue& queue, Call&& call)
+    {
+        engine.reset();
+        for (size_t w = 0; w < engine.input_regions(); ++w) {
+            const auto region = engine.input_region();
+            write_region(queue, region, signal(region.capacity), region.capacity, true);
+            call(0);
+        }
+    }
+
+    /*
      * Device time of calls of `samples`: from zero history with the test stream in
      * the new-sample part of every input region (a call of no samples moves to
      * the next), so that timed calls read initialised data; call(queue, n)
@@ -899,13 +919,7 @@ struct bench_base {
     timing time_calls(Engine& engine, size_t samples, int warmup, int reps, Call&& call)
     {
         d_compute.finish();
-        engine.reset();
-        for (size_t w = 0; w < engine.input_regions(); ++w) {
-            const auto region = engine.input_region();
-            write_region(
-                d_compute, region, signal(region.capacity), region.capacity, true);
-            call(d_compute, 0);
-        }
+        prime_inputs(engine, d_compute, [&](size_t n) { call(d_compute, n); });
         d_compute.finish();
         return d_timer.measure(
             [&](const cl::CommandQueue& q) { call(q, samples); }, {}, warmup, reps);
@@ -913,7 +927,7 @@ struct bench_base {
 
     /*
      * Device-resident calls on several devices at once (an engines_on_devices):
-     * each engine prepared as time_calls() prepares one, then `warmup` untimed
+     * each engine primed (prime_inputs()), then `warmup` untimed
      * rounds and sequences of `reps` rounds back to back, a round being
      * call(i, queue i, samples) on every device (enqueued from one thread, all
      * queues flushed, so the devices compute concurrently). Host wall time per
@@ -933,19 +947,10 @@ struct bench_base {
             for (const auto& q : set.queues)
                 q.finish();
         };
-        for (size_t i = 0; i < set.engines.size(); ++i) {
-            auto& engine = *set.engines[i];
-            engine.reset();
-            for (size_t w = 0; w < engine.input_regions(); ++w) {
-                const auto region = engine.input_region();
-                write_region(set.queues[i],
-                             region,
-                             signal(region.capacity),
-                             region.capacity,
-                             true);
-                call(i, set.queues[i], 0);
-            }
-        }
+        for (size_t i = 0; i < set.engines.size(); ++i)
+            prime_inputs(*set.engines[i], set.queues[i], [&](size_t n) {
+                call(i, set.queues[i], n);
+            });
         for (int w = 0; w < warmup; ++w)
             round(samples);
         finish();
