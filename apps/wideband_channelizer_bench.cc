@@ -40,7 +40,7 @@ constexpr size_t engine_windows = 2;
 constexpr size_t output_slots = 3; // output buffers in flight with transfers
 constexpr size_t input_ring = 4;   // pinned input chunks, cycled
 // What is measured on each row, in the order of the table's column groups.
-const char* const variants[] = { "engine", "unfused", "serial", "overlap" };
+const char* const variants[] = { "engine", "per_frame", "unfused", "serial", "overlap" };
 
 // ---- command line -------------------------------------------------------
 
@@ -57,6 +57,7 @@ struct bench_options : common_options {
     int warmup = 3;
     int transfer_reps = 5;
     time_limit limit;
+    bool per_frame = true;
     bool unfused = true;
     bool transfers = true;
 
@@ -109,6 +110,8 @@ void declare_options(bench_options& o, option_table& t)
         { { "--transfer-reps", "T", &o.transfer_reps, 1 },
           "timed sequences with transfers, median" },
         o.limit.option("row"),
+        { { "--no-per-frame", &o.per_frame, false },
+          "skip the fused kernel without a sliding history" },
         { { "--no-unfused", &o.unfused, false }, "skip the FIR + FFT passes" },
         { { "--no-transfers", &o.transfers, false },
           "skip the host<->device measurements" },
@@ -120,7 +123,9 @@ const char* const about =
 (core::pfb_channelizer: GNU Radio's pfb.channelizer_ccf on an OpenCL device) for
 M channels, K taps per branch and oversampling r (D = M/r input samples per
 output frame), measured in one run beside the same channelization done as
-separate FIR, FFT and gather passes (max_fused_channels = 1), a device copy
+separate FIR, FFT and gather passes (max_fused_channels = 1) and, where the
+engine keeps a sliding history, beside the fused kernel that reads every
+frame's K*M samples (history = per_frame), a device copy
 (clEnqueueCopyBuffer, the memory ceiling) and pinned host<->device copies (the
 PCIe ceiling). Taps: a Blackman-windowed sinc low-pass of K*M taps, cut-off at
 half the channel spacing, DC gain 1.
@@ -230,7 +235,8 @@ struct row_config {
     double out_bytes() const { return 8.0 * double(outputs()) / double(decimation()); }
     // The engine's options; taps: a Blackman-windowed sinc, K*M taps, cut-off 1/(2M)
     // cycles per sample, DC gain 1.
-    core::pfb_channelizer_options options(size_t max_input, size_t max_fused = 0) const
+    core::pfb_channelizer_options
+    options(size_t max_input, size_t max_fused = 0, bool sliding = true) const
     {
         const std::vector<double> h = windowed_sinc(K * M, 0.5 / double(M));
         core::pfb_channelizer_options o;
@@ -242,6 +248,8 @@ struct row_config {
                                : core::channel_layout::channel_major;
         o.max_input_samples = max_input;
         o.max_fused_channels = max_fused;
+        using mode = core::pfb_channelizer_options::history_mode;
+        o.history = sliding ? mode::automatic : mode::per_frame;
         return o;
     }
 };
@@ -253,11 +261,14 @@ struct result : measurement {
         check = check_stats(max_rel_err);
     }
     size_t row;
-    std::string variant; // engine, unfused, serial, overlap, resident, devices
+    std::string variant; // engine, per_frame, unfused, serial, overlap, resident, devices
     size_t devices;      // resident, devices: over this many
-    bool fused = false;
+    bool fused = false, sliding = false;
 
-    bool device_resident() const { return variant == "engine" || variant == "unfused"; }
+    bool device_resident() const
+    {
+        return variant == "engine" || variant == "per_frame" || variant == "unfused";
+    }
     double gsps() const { return per_second() / 1e9; }
     double gbs() const { return gsps() * bytes_per_sample; }
 };
@@ -348,13 +359,17 @@ private:
         result m(index, variant);
         try {
             const auto start = clock_type::now();
-            core::pfb_channelizer engine(
-                d_ctx, row.options(d_opt.samples(), variant == "unfused" ? 1 : 0));
+            core::pfb_channelizer engine(d_ctx,
+                                         row.options(d_opt.samples(),
+                                                     variant == "unfused" ? 1 : 0,
+                                                     variant != "per_frame"));
             m.setup_ms = ms_since(start);
             m.fused = engine.fused();
+            m.sliding = engine.sliding();
             m.samples = engine.max_input_samples();
-            m.note = std::string(m.fused ? "fused FIR + FFT kernel"
-                                         : "FIR, FFT plan, gather") +
+            m.note = std::string(m.sliding ? "fused kernel, sliding history"
+                                 : m.fused ? "fused FIR + FFT kernel"
+                                           : "FIR, FFT plan, gather") +
                      ", D=" + std::to_string(engine.decimation()) + ", " +
                      std::to_string(engine.frames_for(m.samples)) + " frames per call";
             m.check = check_engine(row, engine, d_compute, out, stride);
@@ -709,6 +724,9 @@ private:
                     ": use a smaller --samples-log2");
             cl::Buffer out(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
             d_results.push_back(measure_device_resident(index, "engine", out, frames));
+            if (d_opt.per_frame && d_results.back().sliding)
+                d_results.push_back(
+                    measure_device_resident(index, "per_frame", out, frames));
             if (d_opt.unfused)
                 d_results.push_back(
                     measure_device_resident(index, "unfused", out, frames));
@@ -734,6 +752,7 @@ private:
     {
         static const std::map<std::string, std::string> names = {
             { "engine", "engine" },
+            { "per_frame", "fused, per frame" },
             { "unfused", "FIR+FFT passes" },
             { "serial", "transfers serial" },
             { "overlap", "transfers overlap" },
@@ -746,7 +765,7 @@ private:
             m.variant == "devices_pinned")
             name += ", " + std::to_string(m.devices);
         if (m.variant == "engine" && m.ok())
-            name += m.fused ? " (fused)" : " (passes)";
+            name += m.sliding ? " (sliding)" : m.fused ? " (fused)" : " (passes)";
         m.print(name,
                 number(m.gsps()) + " Gsps" +
                     (m.device_resident() ? "  " + number(m.gbs()) + " GB/s" : ""),
@@ -833,6 +852,7 @@ private:
             { "variant", [](r m) { return m.variant; }, true },
             { "devices", [](r m) { return m.devices; }, true },
             { "fused", [](r m) { return m.fused; } },
+            { "sliding", [](r m) { return m.sliding; } },
         } + measured<result>("samples,calls,status,median_ms,min_ms,max_ms,b2b_ms") +
                columns<result>{
                    { "Gsps", "Gsps", 8, [](r m) { return m.gsps(); } },
@@ -867,9 +887,12 @@ private:
             << " samples per call, device time, median of " << d_opt.reps
             << ".\nGB/s counts 16 B per input sample; %copy: of clEnqueueCopyBuffer's "
             << copy_ceiling_text(ceiling);
+        if (d_opt.per_frame)
+            std::cout << "; per frame: the fused kernel without the sliding history";
         if (d_opt.unfused)
-            std::cout << "; FIR+FFT: max_fused_channels = 1, x = its time / the engine's "
-                         "(the engine's speed-up)";
+            std::cout << "; FIR+FFT: max_fused_channels = 1";
+        if (d_opt.per_frame || d_opt.unfused)
+            std::cout << "; x = its time / the engine's (the engine's speed-up)";
         if (d_opt.transfers)
             std::cout << ".\nWith transfers: 2^" << d_opt.chunk_log2_used()
                       << " samples per call, pinned host memory, host time of "
@@ -904,10 +927,13 @@ private:
                   } },
                 { "",
                   "path",
-                  7,
+                  8,
                   [=](size_t i) -> value {
                       const result* e = engine_ran(i);
-                      return !e ? "-" : e->fused ? "fused" : "passes";
+                      return !e           ? "-"
+                             : e->sliding ? "sliding"
+                             : e->fused   ? "fused"
+                                          : "passes";
                   } } } },
             group("engine, device-resident",
                   of("engine"),
@@ -916,16 +942,22 @@ private:
                     pick(all, "GBs"),
                     pick(all, "pct_copy") })
         };
-        if (d_opt.unfused)
+        // Another variant's rate and the engine's speed-up over it.
+        auto against_engine = [&](const char* title, const char* variant) {
             groups.push_back(group(
-                "FIR+FFT",
-                of("unfused"),
+                title,
+                of(variant),
                 { pick(all, "Gsps"),
                   { "", "x", 6, [=](const result& u) -> value {
                        const result* e = engine_ran(u.row);
                        return e ? value(u.time.median_ms / e->time.median_ms, "%.2f")
                                 : "-";
                    } } }));
+        };
+        if (d_opt.per_frame)
+            against_engine("per frame", "per_frame");
+        if (d_opt.unfused)
+            against_engine("FIR+FFT", "unfused");
         if (d_opt.transfers) {
             auto limit = [=](size_t i) {
                 return row(i).decimation() ? value(pcie_limit_gsps(row(i), "overlap"))
@@ -944,9 +976,11 @@ private:
                                  { "", "%lim", 6, percent } } });
         }
         groups.push_back(error_group([=](size_t i) {
-            return std::vector<const measurement*>{
-                of("engine")(i), of("unfused")(i), of("serial")(i), of("overlap")(i)
-            };
+            return std::vector<const measurement*>{ of("engine")(i),
+                                                    of("per_frame")(i),
+                                                    of("unfused")(i),
+                                                    of("serial")(i),
+                                                    of("overlap")(i) };
         }));
         harness::print_table(std::cout, groups, d_rows.size());
         print_failures(d_results, [this](const result& m) {

@@ -22,6 +22,15 @@ namespace {
 
 size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
+// MAX_REGS of kernels/fft_stages.cl: the most points a work-item holds in a stage.
+size_t max_registers(const std::vector<unsigned>& radices, size_t length, size_t threads)
+{
+    size_t most = 1;
+    for (unsigned r : radices)
+        most = std::max(most, ceil_div(length / r, threads) * r);
+    return most;
+}
+
 // Local-memory slots from one transform of a tile of `group` transforms to the
 // next: the padded length, rounded so that the work-items of a half-warp (16,
 // which the hardware serves together for 8-byte accesses) hit different banks.
@@ -262,6 +271,14 @@ std::string fft_pass_plan::stage_options() const
     return o.str();
 }
 
+fft_pass_plan with_threads(fft_pass_plan plan, size_t threads, size_t group)
+{
+    plan.threads = threads;
+    plan.group = group;
+    plan.max_regs = max_registers(plan.radices, plan.length, threads);
+    return plan;
+}
+
 fft_pass_plan plan_pass(size_t length,
                         size_t n_total,
                         size_t span,
@@ -283,8 +300,7 @@ fft_pass_plan plan_pass(size_t length,
         1,
         std::min(
             { length / rmax, limits.max_work_group_size, limits.max_transform_threads }));
-    for (unsigned r : p.radices)
-        p.max_regs = std::max(p.max_regs, ceil_div(length / r, p.threads) * r);
+    p.max_regs = max_registers(p.radices, length, p.threads);
 
     const bool strided = p.columns > 1;
     if (strided) {

@@ -116,6 +116,14 @@ fft_pass_plan plan_pass(size_t length,
                         const fft_device_limits& limits);
 
 /*!
+ * \brief \p plan with exactly \p threads work-items per transform and \p group
+ * transforms per work-group, for kernels whose work-items do more than the FFT
+ * (the channelizer's sliding history: one filter branch each). Work-items
+ * beyond a stage's butterflies wait at its barriers.
+ */
+fft_pass_plan with_threads(fft_pass_plan plan, size_t threads, size_t group);
+
+/*!
  * \brief Longest on-chip transform one work-group can hold (and compute in one pass).
  * \p strided: for passes that read strided points and need min_strided_group transforms
  * per group.

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -105,6 +106,71 @@ void check_sizes(
                       s.max_frames * std::max(M, outputs) * sizeof(cl_float2));
 }
 
+/*
+ * The sliding-history kernel (kernels/pfb_channelizer.cl): each work-item keeps
+ * the history of `branches` filter branches in registers; a work-group holds
+ * `lanes` runs of consecutive frames.
+ */
+struct sliding_shape {
+    size_t branches, lanes, history;
+    bool taps_in_registers;
+    fft_pass_plan pass;
+};
+
+// A channel's frames go out from the staging area four at a time: 32 bytes, a
+// memory sector.
+constexpr size_t staged_frames = 4;
+// The registers a work-group may hold, an estimate against a compute unit's
+// register file (64 Ki 32-bit registers on NVIDIA's GPUs, at most 255 per
+// work-item): a history that spills to memory loses what the kernel is for.
+constexpr size_t register_file = 65536, max_item_registers = 255;
+
+std::optional<sliding_shape> plan_sliding(size_t M,
+                                          size_t D,
+                                          size_t K,
+                                          const fft_pass_plan& base,
+                                          const fft_device_limits& limits)
+{
+    if (M < 2 || M % D != 0)
+        return std::nullopt;
+    const size_t history = (K - 1) * (M / D) + 1;
+    // Taps in registers where they fit, then the fewest branches per work-item.
+    for (bool taps_in_registers : { true, false })
+        for (size_t branches = 1; branches <= 16; ++branches) {
+            const size_t threads = M / branches;
+            if (M % branches != 0 || threads > limits.max_work_group_size)
+                continue;
+            // the history and the next sample of each branch (2 registers
+            // each), its sample index, its taps, the FFT's points and some 24
+            // for the rest
+            const size_t registers =
+                branches * (2 * history + 3 + (taps_in_registers ? K : 0)) +
+                2 * with_threads(base, threads, 1).max_regs + 24;
+            if (registers > max_item_registers || threads * registers > register_file)
+                continue;
+            size_t lanes =
+                std::min({ std::max<size_t>(1, limits.target_group_size / threads),
+                           limits.max_work_group_size / threads,
+                           register_file / (threads * registers) });
+            // the lanes' tiles and staging areas in local memory
+            auto local_bytes = [&](size_t n) {
+                return n * 8 *
+                       (with_threads(base, threads, n).tile_stride() +
+                        staged_frames * (M + 1));
+            };
+            while (lanes > 0 && local_bytes(lanes) > limits.local_bytes)
+                --lanes;
+            if (lanes == 0)
+                return std::nullopt;
+            return sliding_shape{ branches,
+                                  lanes,
+                                  history,
+                                  taps_in_registers,
+                                  with_threads(base, threads, lanes) };
+        }
+    return std::nullopt;
+}
+
 } // namespace
 
 class pfb_channelizer::impl
@@ -116,10 +182,12 @@ public:
     size_t max_input;
     size_t max_frames;
     size_t max_fused_channels;
+    pfb_channelizer_options::history_mode history_mode;
 
     // the kernels for K taps per branch and their device buffers
     struct kernel_set {
         bool fused = false;
+        std::optional<sliding_shape> sliding; // when fused with a sliding history
         kernel_args channelize, fir, gather;
         fft_pass_plan pass;
         std::shared_ptr<fft_plan> fft; // when not fused
@@ -164,6 +232,8 @@ public:
                      size_t row_stride,
                      const std::vector<cl::Event>& deps);
     kernel_set build_kernels(size_t taps_per_branch) const;
+    //! Frames per lane of the sliding kernel for a call of \p frames frames.
+    size_t lane_frames(size_t frames) const;
     std::string options(size_t taps_per_branch) const;
 };
 
@@ -195,14 +265,31 @@ pfb_channelizer::impl::build_kernels(size_t taps_per_branch) const
         const fft_pass_io out{ layout == channel_layout::frame_major,
                                layout == channel_layout::channel_major };
         k.pass = plan_pass(M, M, 1, in, out, limits);
+        using mode = pfb_channelizer_options::history_mode;
+        if (history_mode == mode::sliding ||
+            (history_mode == mode::automatic && ctx->info().local_mem_is_dedicated))
+            k.sliding = plan_sliding(M, D, taps_per_branch, k.pass, limits);
         std::ostringstream o;
-        o << k.pass.stage_options() << " -DFFT_G=" << k.pass.group
-          << " -DTHREAD_TRANSFORM_FASTEST=" << k.pass.thread_transform_fastest
-          << " -DLOAD_DIRECT=" << k.pass.load_direct
-          << " -DSTORE_DIRECT=" << k.pass.store_direct
-          << " -DSTORE_TRANSFORM_FASTEST=" << k.pass.store_transform_fastest
-          << " -DTWIDDLE_SPACE=__global" << common;
-        k.channelize = kernel_args(*ctx, "pfb_channelizer.cl", o.str(), "pfb_channelize");
+        if (k.sliding) {
+            const sliding_shape& s = *k.sliding;
+            k.pass = s.pass;
+            o << k.pass.stage_options() << " -DFFT_G=" << s.lanes
+              << " -DBRANCHES=" << s.branches << " -DHISTORY=" << s.history
+              << " -DOVERSAMPLING=" << M / D << " -DSTAGED_FRAMES=" << staged_frames
+              << " -DTAPS_IN_REGISTERS=" << s.taps_in_registers;
+        } else {
+            o << k.pass.stage_options() << " -DFFT_G=" << k.pass.group
+              << " -DTHREAD_TRANSFORM_FASTEST=" << k.pass.thread_transform_fastest
+              << " -DLOAD_DIRECT=" << k.pass.load_direct
+              << " -DSTORE_DIRECT=" << k.pass.store_direct
+              << " -DSTORE_TRANSFORM_FASTEST=" << k.pass.store_transform_fastest;
+        }
+        o << " -DTWIDDLE_SPACE=__global" << common;
+        k.channelize =
+            kernel_args(*ctx,
+                        "pfb_channelizer.cl",
+                        o.str(),
+                        k.sliding ? "pfb_channelize_sliding" : "pfb_channelize");
         k.stage_twiddles = M > 1 ? cl::Buffer(cl_ctx,
                                               CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                               M * 8,
@@ -287,6 +374,7 @@ pfb_channelizer::pfb_channelizer(device_context::sptr context,
     im.max_input = shape.max_input;
     im.layout = options.layout;
     im.max_fused_channels = options.max_fused_channels;
+    im.history_mode = options.history;
     im.configure(options.taps, resolved_map(options.channel_map, im.M));
 }
 
@@ -325,6 +413,7 @@ size_t pfb_channelizer::taps_per_branch() const { return d_impl->K; }
 size_t pfb_channelizer::outputs() const { return d_impl->map.size(); }
 size_t pfb_channelizer::max_input_samples() const { return d_impl->max_input; }
 bool pfb_channelizer::fused() const { return d_impl->kernels.fused; }
+bool pfb_channelizer::sliding() const { return d_impl->kernels.sliding.has_value(); }
 const std::vector<size_t>& pfb_channelizer::channel_map() const { return d_impl->map; }
 const std::vector<float>& pfb_channelizer::taps() const { return d_impl->taps; }
 
@@ -417,6 +506,23 @@ cl::Event pfb_channelizer::impl::launch(const cl::CommandQueue& queue,
         k.set("out_offset", static_cast<cl_uint>(out_offset));
         k.set("out_stride", static_cast<cl_uint>(row_stride));
     };
+    if (ks.sliding) {
+        kernel_args& k = ks.channelize;
+        set_fir_inputs(k);
+        const size_t per_lane = lane_frames(frames);
+        k.set("lane_frames", static_cast<cl_uint>(per_lane));
+        k.set("channel_of_slot", channel_of_slot);
+        set_outputs(k);
+        k.set("stage_twiddles", ks.stage_twiddles);
+        const size_t groups = ceil_div(ceil_div(frames, per_lane), ks.sliding->lanes);
+        queue.enqueueNDRangeKernel(k.ready(),
+                                   cl::NullRange,
+                                   cl::NDRange(groups * ks.pass.work_group_size()),
+                                   cl::NDRange(ks.pass.work_group_size()),
+                                   after.empty() ? nullptr : &after,
+                                   &event);
+        return event;
+    }
     if (ks.fused) {
         kernel_args& k = ks.channelize;
         set_fir_inputs(k);
@@ -455,6 +561,17 @@ cl::Event pfb_channelizer::impl::launch(const cl::CommandQueue& queue,
                                &after,
                                &event);
     return event;
+}
+
+size_t pfb_channelizer::impl::lane_frames(size_t frames) const
+{
+    // Two lanes' groups per compute unit, unless the warm-up of HISTORY - 1
+    // frames would exceed half of a run; whole staging rounds.
+    const sliding_shape& s = *kernels.sliding;
+    const size_t lanes = 2 * std::max<size_t>(1, ctx->info().compute_units) * s.lanes;
+    const size_t run =
+        std::min(frames, std::max(ceil_div(frames, lanes), 2 * (s.history - 1)));
+    return std::max(staged_frames, ceil_div(run, staged_frames) * staged_frames);
 }
 
 bool pfb_channelizer::runs_in_place() const

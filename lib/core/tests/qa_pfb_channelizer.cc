@@ -165,6 +165,9 @@ struct config {
     std::vector<size_t> map;       // empty: all channels
     size_t max_input_samples = 0;  // 0: the engine's default
     size_t max_fused_channels = 0; // 1: the unfused path for every M > 1
+    // the test's PoCL takes per_frame by default
+    core::pfb_channelizer_options::history_mode history =
+        core::pfb_channelizer_options::history_mode::automatic;
     std::vector<size_t> map_or_all() const
     {
         return map.empty() ? all_channels(channels) : map;
@@ -182,6 +185,7 @@ core::pfb_channelizer_options make_options(const config& cfg,
     o.layout = cfg.layout;
     o.max_input_samples = cfg.max_input_samples;
     o.max_fused_channels = cfg.max_fused_channels;
+    o.history = cfg.history;
     return o;
 }
 
@@ -205,7 +209,10 @@ public:
     {
         std::ostringstream s;
         s << "M=" << cfg.channels << " D=" << cfg.decimation << " taps=" << taps.size()
-          << " K=" << ch.taps_per_branch() << (ch.fused() ? " fused" : " unfused")
+          << " K=" << ch.taps_per_branch()
+          << (ch.sliding() ? " sliding"
+              : ch.fused() ? " fused"
+                           : " unfused")
           << (cfg.layout == channel_layout::channel_major ? " channel-major"
                                                           : " frame-major")
           << " outputs=" << ch.outputs() << " max_input=" << ch.max_input_samples();
@@ -325,7 +332,7 @@ private:
 
 struct stream_result {
     frames_by_slot frames;
-    bool fused;
+    bool fused, sliding;
 };
 
 /*
@@ -355,7 +362,7 @@ stream_result check_stream(const config& cfg,
     BOOST_TEST_MESSAGE(e.name() << ": " << format(a));
     if (worst)
         worst->merge(a);
-    return { y, e.ch.fused() };
+    return { y, e.ch.fused(), e.ch.sliding() };
 }
 
 } // namespace
@@ -465,6 +472,43 @@ BOOST_AUTO_TEST_CASE(fused_and_unfused_paths)
         cfg.max_input_samples = 6 * D;
         check_stream(cfg, random_taps(5 * M - 3, 40 + M), 30, 41 + M, &worst);
     }
+    BOOST_TEST_MESSAGE("worst: " << format(worst));
+}
+
+/*
+ * The fused kernel with a sliding history (D divides M) against the one that
+ * reads every frame's samples: calls of hundreds of frames, so that runs of
+ * frames span several lanes and work-groups and end mid-run; r = 1 with
+ * K = 16 and r = 2 (the history spans 2K - 1 frames), both layouts, a map
+ * with a repeated channel.
+ */
+BOOST_AUTO_TEST_CASE(sliding_and_per_frame_kernels)
+{
+    accuracy worst;
+    const std::tuple<size_t, size_t, size_t> sizes[] = { { 64, 64, 16 * 64 - 5 },
+                                                         { 16, 8, 8 * 16 } };
+    for (auto [M, D, ntaps] : sizes)
+        for (channel_layout layout :
+             { channel_layout::channel_major, channel_layout::frame_major }) {
+            config cfg;
+            cfg.channels = M;
+            cfg.decimation = D;
+            cfg.layout = layout;
+            cfg.map = { 3, 0, M - 1, 3 };
+            cfg.max_input_samples = 900 * D;
+            const std::vector<float> taps = random_taps(ntaps, 50 + M);
+            using mode = core::pfb_channelizer_options::history_mode;
+            cfg.history = mode::sliding;
+            const stream_result sliding = check_stream(cfg, taps, 2000, 51 + M, &worst);
+            cfg.history = mode::per_frame;
+            const stream_result per_frame = check_stream(cfg, taps, 2000, 51 + M, &worst);
+            BOOST_TEST(sliding.sliding, "M=" << M << " D=" << D << " is not sliding");
+            BOOST_TEST((per_frame.fused && !per_frame.sliding));
+            check_frames(sliding.frames,
+                         per_frame.frames,
+                         "M=" + std::to_string(M) + " sliding vs per-frame",
+                         2 * l2_bound);
+        }
     BOOST_TEST_MESSAGE("worst: " << format(worst));
 }
 

@@ -50,6 +50,15 @@ struct WIDEBAND_CORE_API pfb_channelizer_options {
     //! Tuning and tests: the longest FFT computed in one kernel with the FIR (0: device
     //! limit).
     size_t max_fused_channels = 0;
+    /*!
+     * How the fused kernel reads its samples (tuning and tests): automatic takes
+     * the sliding history where it fits on a device with on-chip local memory
+     * (a GPU; on CPUs the caches serve the repeated reads and the per-frame
+     * kernel runs several times faster); sliding wherever it fits; per_frame
+     * reads each frame's K*M samples.
+     */
+    enum class history_mode { automatic, sliding, per_frame };
+    history_mode history = history_mode::automatic;
 };
 
 /*!
@@ -66,8 +75,12 @@ struct WIDEBAND_CORE_API pfb_channelizer_options {
  *
  * Where M fits on chip (up to 4096 channels at least; 6144 with 48 KiB of local
  * memory) the branch filters and the FFT are one kernel and the FFT input never
- * touches global memory. Larger or non-smooth M take a FIR kernel, an fft_plan
- * and a gather. Only the mapped channels are written.
+ * touches global memory. Where moreover D divides M and the last (K-1) M/D + 1
+ * samples of every branch fit in registers (sliding(); on GPUs), runs of
+ * consecutive frames keep them there and read each input sample once instead
+ * of K times.
+ * Larger or non-smooth M take a FIR kernel, an fft_plan and a gather. Only the
+ * mapped channels are written.
  *
  * Use: write the new samples where input_region() says, then enqueue(). The
  * engine alternates between two input windows (input_regions() = 2): a write
@@ -122,6 +135,8 @@ public:
     size_t frames_for(size_t samples) const;
     //! True when FIR and FFT run as one kernel.
     bool fused() const;
+    //! True when the fused kernel keeps each branch's history in registers.
+    bool sliding() const;
     const std::vector<size_t>& channel_map() const;
     const std::vector<float>& taps() const;
 
