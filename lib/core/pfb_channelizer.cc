@@ -138,7 +138,8 @@ std::optional<sliding_shape> plan_sliding(size_t M,
     for (bool taps_in_registers : { true, false })
         for (size_t branches = 1; branches <= 16; ++branches) {
             const size_t threads = M / branches;
-            if (M % branches != 0 || threads > limits.max_work_group_size)
+            if (M % branches != 0 || threads > limits.max_work_group_size ||
+                threads > limits.max_transform_threads)
                 continue;
             // the history and the next sample of each branch (2 registers
             // each), its sample index, its taps, the FFT's points and some 24
