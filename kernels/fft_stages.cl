@@ -215,21 +215,28 @@ ALWAYS_INLINE void stage_store(__local float2* tile, const float2* v, const int 
  * Transform t of a work-group is number first + g of the launch.
  */
 
-/* Declares the work-item's place: transform g, work-item q of it, registers v. */
+/* Declares the work-item's place: transform g, work-item q of it, registers v,
+ * and (TILE_SETUP) the group's transforms. */
 #if THREAD_TRANSFORM_FASTEST
 #define TILE_COORDINATES(lid) const uint g = (lid) % FFT_G, q = (lid) / FFT_G;
 #else
 #define TILE_COORDINATES(lid) const uint q = (lid) % FFT_T, g = (lid) / FFT_T;
 #endif
-#define TILE_SETUP(transforms)                      \
+#define TILE_DECLARE                                \
     __local float2 tiles[FFT_G * TILE_STRIDE];      \
     const uint lid = get_local_id(0);               \
     TILE_COORDINATES(lid)                           \
-    const uint first = get_group_id(0) * FFT_G;     \
-    const uint tr = first + g;                      \
-    const bool active = tr < (transforms);          \
     __local float2* tile = tiles + g * TILE_STRIDE; \
     float2 v[MAX_REGS];
+/* The tile's transforms: first, first + 1, ... (a kernel that loops over
+ * several tiles sets first itself). */
+#define TILE_AT(first, transforms) \
+    const uint tr = (first) + g;   \
+    const bool active = tr < (transforms);
+#define TILE_SETUP(transforms)                  \
+    TILE_DECLARE                                \
+    const uint first = get_group_id(0) * FFT_G; \
+    TILE_AT(first, transforms)
 
 /* Fills the tile with LOAD_POINT, every work-item of the group walking it with
  * adjacent work-items on adjacent transforms (transform_fastest) or points:

@@ -81,30 +81,30 @@ pfb_channelize(__global const float2* window,
  * The channelizer with a sliding history, for M a multiple of D (an integer
  * oversampling r = M / D). Frame f's tap m takes the sample branch p took as
  * tap 0 in frame f - m*r, so consecutive frames of a branch share all but one
- * sample. A lane of FFT_T work-items computes a run of lane_frames consecutive
- * frames; each work-item keeps the last HISTORY = (K - 1) r + 1 samples of its
- * BRANCHES branches (p = q, q + FFT_T, ...) in registers and reads one new
- * sample per branch and frame, so the input is read once per lane (plus
- * HISTORY - 1 frames of warm-up at the start of a run) instead of K times as
- * pfb_channelize reads it. A frame's next samples are loaded before its FFT
- * runs, which hides their latency.
+ * sample. A work-group computes a run of lane_frames consecutive frames, FFT_G
+ * at a time (a step). Its work-item w keeps, for each of its BRANCHES branches
+ * p = w, w + WORK_ITEMS, ..., the last HISTORY - 1 samples before the step
+ * (HISTORY = (K - 1) r + 1) in registers, takes the step's FFT_G new ones
+ * (loaded during the step before, which hides their latency) and computes the
+ * branch's output for each of the step's frames: every input sample is read
+ * once per run (plus HISTORY - 1 frames of warm-up at its start) instead of K
+ * times as pfb_channelize reads it.
  *
- * The branch outputs go to the lane's tile at their rotated FFT positions, the
- * FFT runs on chip and its last stage writes into a staging area of
- * STAGED_FRAMES frames per lane, which the lane writes out together: in
- * channel-major output a channel's consecutive frames are adjacent, so each
- * store covers whole memory sectors. Only mapped channels are written
- * (channel_of_slot: the channel each output slot shows).
+ * The branch outputs go to the tile at their rotated FFT positions, the step's
+ * FFT_G FFTs run on chip (fft_stages.cl) and leave their spectra in the tile,
+ * from which the mapped channels go out: in channel-major output a channel's
+ * FFT_G frames of the step are adjacent.
  *
- * Build options: those of fft_stages.cl with FFT_L = CHANNELS, FFT_T =
- * CHANNELS / BRANCHES, FFT_G lanes per work-group and work-items of a lane
- * adjacent; those of pfb_fir.cl; BRANCHES, HISTORY, OVERSAMPLING (r),
- * STAGED_FRAMES and TAPS_IN_REGISTERS (0: each frame reads its taps from memory,
- * for lengths whose history leaves no registers for them).
+ * Build options: those of fft_stages.cl with FFT_L = CHANNELS, FFT_G frames
+ * per step and THREAD_TRANSFORM_FASTEST = 0; those of pfb_fir.cl; BRANCHES,
+ * HISTORY, OVERSAMPLING (r) and TAPS_IN_REGISTERS (0: each step reads its taps
+ * from memory, for lengths whose history leaves no registers for them).
  */
-#define STAGED_STRIDE (CHANNELS + 1) /* odd rows: a channel's frames in different banks */
 
-__kernel __attribute__((reqd_work_group_size(FFT_T* FFT_G, 1, 1))) void
+#define WORK_ITEMS (FFT_T * FFT_G)
+#define STEP_SAMPLES (HISTORY - 1 + FFT_G) /* of a branch, for one step */
+
+__kernel __attribute__((reqd_work_group_size(WORK_ITEMS, 1, 1))) void
 pfb_channelize_sliding(__global const float2* window,
                        IDX last_of_first,
                        uint rotation0,
@@ -118,33 +118,32 @@ pfb_channelize_sliding(__global const float2* window,
                        IDX out_stride,
                        TWIDDLE_SPACE const float2* stage_twiddles)
 {
-    __local float2 tiles[FFT_G * TILE_STRIDE];
-    __local float2 staging[FFT_G * STAGED_FRAMES * STAGED_STRIDE];
-    const uint lid = get_local_id(0);
-    const uint q = lid % FFT_T, g = lid / FFT_T;
-    __local float2* tile = tiles + g * TILE_STRIDE;
-    __local float2* staged = staging + g * STAGED_FRAMES * STAGED_STRIDE;
-    float2 v[MAX_REGS];
+    TILE_DECLARE
     out += out_offset;
+    /* this group's frames: [run_first, run_end) */
+    const uint run_first = get_group_id(0) * lane_frames;
+    const uint run_end = min(run_first + lane_frames, frames);
 
-    /* This lane's frames are [lane_first, lane_end); a lane past the call's
-     * frames has none but keeps to the group's barriers. */
-    const uint lane_first = (get_group_id(0) * FFT_G + g) * lane_frames;
-    const uint lane_end = min(lane_first + lane_frames, frames);
-
-    float2 history[BRANCHES][HISTORY];
-    float2 incoming[BRANCHES] = { (float2)(0.0f, 0.0f) };
+    /* samples[i][j]: branch i's tap-0 sample of frame step_first - (HISTORY - 1) + j */
+    float2 samples[BRANCHES][STEP_SAMPLES];
+    float2 incoming[BRANCHES][FFT_G];
     IDX next_sample[BRANCHES];
 #if TAPS_IN_REGISTERS
     float branch_taps[BRANCHES][TAPS_PER_BRANCH];
 #endif
 #pragma unroll
     for (uint i = 0; i < BRANCHES; ++i) {
-        const uint p = q + i * FFT_T;
-        /* tap 0 of branch p in frame lane_first - (HISTORY - 1), the oldest
-         * sample the run's first frame needs: at index >= M - 1 - p >= 0 */
-        next_sample[i] =
-            last_of_first + (IDX)lane_first * DECIMATION - (HISTORY - 1) * DECIMATION - p;
+        const uint p = lid + i * WORK_ITEMS;
+        /* frame run_first - (HISTORY - 1), the oldest the run needs: its tap-0
+         * sample of branch p is at index >= M - 1 - p >= 0 */
+        IDX at = last_of_first + (IDX)run_first * DECIMATION - (HISTORY - 1) * DECIMATION - p;
+#pragma unroll
+        for (uint j = 0; j + 1 < HISTORY; ++j, at += DECIMATION)
+            samples[i][FFT_G + j] = window[at];
+#pragma unroll
+        for (uint k = 0; k < FFT_G; ++k, at += DECIMATION)
+            incoming[i][k] = run_first + k < run_end ? window[at] : (float2)(0.0f, 0.0f);
+        next_sample[i] = at;
 #if TAPS_IN_REGISTERS
 #pragma unroll
         for (uint m = 0; m < TAPS_PER_BRANCH; ++m)
@@ -152,39 +151,25 @@ pfb_channelize_sliding(__global const float2* window,
 #endif
     }
 
-    /* Fills the history with the HISTORY - 1 samples before the first frame's,
-     * then fetches the first frame's. */
-    const bool lane_active = lane_first < lane_end;
-    for (uint j = 0; j < HISTORY; ++j) {
+    uint rotation = (rotation0 + (run_first % CHANNELS) * DECIMATION) % CHANNELS;
+    for (uint step_first = run_first; step_first < run_end; step_first += FFT_G) {
 #pragma unroll
         for (uint i = 0; i < BRANCHES; ++i) {
+            const uint p = lid + i * WORK_ITEMS;
+            /* slide by a step, take its samples and fetch the next step's */
 #pragma unroll
-            for (uint s = 0; s + 1 < HISTORY; ++s)
-                history[i][s] = history[i][s + 1];
-            history[i][HISTORY - 1] = incoming[i];
-            incoming[i] = lane_active ? window[next_sample[i]] : (float2)(0.0f, 0.0f);
-            next_sample[i] += DECIMATION;
-        }
-    }
-
-    uint rotation = (rotation0 + (lane_first % CHANNELS) * DECIMATION) % CHANNELS;
-    /* lane_frames is a whole number of staging rounds */
-    for (uint first_staged = lane_first; first_staged < lane_first + lane_frames;
-         first_staged += STAGED_FRAMES) {
-        for (uint staged_frame = 0; staged_frame < STAGED_FRAMES; ++staged_frame) {
-            const uint tr = first_staged + staged_frame;
-            const bool active = tr < lane_end;
+            for (uint j = 0; j + 1 < HISTORY; ++j)
+                samples[i][j] = samples[i][j + FFT_G];
 #pragma unroll
-            for (uint i = 0; i < BRANCHES; ++i) {
-                const uint p = q + i * FFT_T;
-#pragma unroll
-                for (uint s = 0; s + 1 < HISTORY; ++s)
-                    history[i][s] = history[i][s + 1];
-                history[i][HISTORY - 1] = incoming[i];
-                incoming[i] =
-                    tr + 1 < lane_end ? window[next_sample[i]] : (float2)(0.0f, 0.0f);
+            for (uint k = 0; k < FFT_G; ++k) {
+                samples[i][HISTORY - 1 + k] = incoming[i][k];
+                incoming[i][k] = step_first + FFT_G + k < run_end ? window[next_sample[i]]
+                                                                 : (float2)(0.0f, 0.0f);
                 next_sample[i] += DECIMATION;
-
+            }
+            uint position = rotation + CHANNELS - p; /* frame k's: + k D, mod M */
+#pragma unroll
+            for (uint k = 0; k < FFT_G; ++k, position += DECIMATION) {
                 float2 sum = (float2)(0.0f, 0.0f);
 #pragma unroll
                 for (uint m = 0; m < TAPS_PER_BRANCH; ++m) {
@@ -193,33 +178,34 @@ pfb_channelize_sliding(__global const float2* window,
 #else
                     const float h = taps[m * CHANNELS + p];
 #endif
-                    sum += h * history[i][HISTORY - 1 - m * OVERSAMPLING];
+                    sum += h * samples[i][HISTORY - 1 + k - m * OVERSAMPLING];
                 }
-                tile[LDS_INDEX((rotation + CHANNELS - p) % CHANNELS)] = sum;
+                tiles[k * TILE_STRIDE + LDS_INDEX(position % CHANNELS)] = sum;
             }
-            rotation = (rotation + DECIMATION) % CHANNELS;
-            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        rotation = (rotation + FFT_G * DECIMATION) % CHANNELS;
+        barrier(CLK_LOCAL_MEM_FENCE);
 
-/* the first stage reads the tile the branch filters wrote: no LOAD_POINT */
+        TILE_AT(step_first, run_end)
+/* the FFTs start and end in the tile: no LOAD_POINT or STORE_POINT */
 #define LOAD_POINT(t, p) ((float2)(0.0f, 0.0f))
-#define STORE_POINT(t, s, x) staged[staged_frame * STAGED_STRIDE + (s)] = (x)
-            RUN_FFT(-1, 0, 1)
+#define STORE_POINT(t, s, x)
+        RUN_FFT(-1, 0, 0)
 #undef LOAD_POINT
 #undef STORE_POINT
-        }
 
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint n = q; n < STAGED_FRAMES * slots; n += FFT_T) {
+        for (uint n = lid; n < FFT_G * slots; n += WORK_ITEMS) {
 #if CHANNEL_MAJOR
-            const uint slot = n / STAGED_FRAMES, k = n % STAGED_FRAMES;
-            const IDX at = (IDX)slot * out_stride + first_staged + k;
+            const uint slot = n / FFT_G, k = n % FFT_G;
+            const IDX at = (IDX)slot * out_stride + step_first + k;
 #else
             const uint k = n / slots, slot = n % slots;
-            const IDX at = (IDX)(first_staged + k) * slots + slot;
+            const IDX at = (IDX)(step_first + k) * slots + slot;
 #endif
-            if (first_staged + k < lane_end)
-                out[at] = staged[k * STAGED_STRIDE + channel_of_slot[slot]];
+            if (step_first + k < run_end)
+                out[at] = tiles[k * TILE_STRIDE + LDS_INDEX(channel_of_slot[slot])];
         }
+        barrier(CLK_LOCAL_MEM_FENCE); /* the next step's branch outputs overwrite the tile */
     }
 }
 

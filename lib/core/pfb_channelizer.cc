@@ -107,19 +107,17 @@ void check_sizes(
 }
 
 /*
- * The sliding-history kernel (kernels/pfb_channelizer.cl): each work-item keeps
- * the history of `branches` filter branches in registers; a work-group holds
- * `lanes` runs of consecutive frames.
+ * The sliding-history kernel (kernels/pfb_channelizer.cl): a work-group computes
+ * a run of consecutive frames, pass.group frames per step, its work-items
+ * keeping the history of `branches` filter branches each in registers.
  */
 struct sliding_shape {
-    size_t branches, lanes, history;
+    size_t branches, history;
     bool taps_in_registers;
+    size_t groups_per_unit; // that fit a compute unit's registers
     fft_pass_plan pass;
 };
 
-// A channel's frames go out from the staging area four at a time: 32 bytes, a
-// memory sector.
-constexpr size_t staged_frames = 4;
 // The registers a work-group may hold, an estimate against a compute unit's
 // register file (64 Ki 32-bit registers on NVIDIA's GPUs, at most 255 per
 // work-item): a history that spills to memory loses what the kernel is for.
@@ -131,43 +129,33 @@ std::optional<sliding_shape> plan_sliding(size_t M,
                                           const fft_pass_plan& base,
                                           const fft_device_limits& limits)
 {
-    if (M < 2 || M % D != 0)
+    if (M % D != 0)
         return std::nullopt;
     const size_t history = (K - 1) * (M / D) + 1;
-    // Taps in registers where they fit, then the fewest branches per work-item.
+    // Taps in registers where they fit, then the most frames per step.
     for (bool taps_in_registers : { true, false })
-        for (size_t branches = 1; branches <= 16; ++branches) {
-            const size_t threads = M / branches;
-            if (M % branches != 0 || threads > limits.max_work_group_size ||
-                threads > limits.max_transform_threads)
+        for (size_t step = 16; step >= 1; step /= 2) {
+            const size_t work_items = base.threads * step;
+            if (work_items > M || M % work_items != 0 ||
+                work_items > limits.max_work_group_size)
                 continue;
-            // the history and the next sample of each branch (2 registers
-            // each), its sample index, its taps, the FFT's points and some 24
+            const fft_pass_plan pass = with_threads(base, base.threads, step);
+            if (pass.tile_bytes() > limits.local_bytes)
+                continue;
+            // per branch: the samples of a step and the next step's (2
+            // registers each), an index, the taps; the FFT's points; some 24
             // for the rest
-            const size_t registers =
-                branches * (2 * history + 3 + (taps_in_registers ? K : 0)) +
-                2 * with_threads(base, threads, 1).max_regs + 24;
-            if (registers > max_item_registers || threads * registers > register_file)
+            const size_t branches = M / work_items;
+            const size_t registers = branches * (2 * (history - 1 + step) + 2 * step + 1 +
+                                                 (taps_in_registers ? K : 0)) +
+                                     2 * pass.max_regs + 24;
+            if (registers > max_item_registers || work_items * registers > register_file)
                 continue;
-            size_t lanes =
-                std::min({ std::max<size_t>(1, limits.target_group_size / threads),
-                           limits.max_work_group_size / threads,
-                           register_file / (threads * registers) });
-            // the lanes' tiles and staging areas in local memory
-            auto local_bytes = [&](size_t n) {
-                return n * 8 *
-                       (with_threads(base, threads, n).tile_stride() +
-                        staged_frames * (M + 1));
-            };
-            while (lanes > 0 && local_bytes(lanes) > limits.local_bytes)
-                --lanes;
-            if (lanes == 0)
-                return std::nullopt;
             return sliding_shape{ branches,
-                                  lanes,
                                   history,
                                   taps_in_registers,
-                                  with_threads(base, threads, lanes) };
+                                  register_file / (work_items * registers),
+                                  pass };
         }
     return std::nullopt;
 }
@@ -274,9 +262,9 @@ pfb_channelizer::impl::build_kernels(size_t taps_per_branch) const
         if (k.sliding) {
             const sliding_shape& s = *k.sliding;
             k.pass = s.pass;
-            o << k.pass.stage_options() << " -DFFT_G=" << s.lanes
+            o << k.pass.stage_options() << " -DFFT_G=" << k.pass.group
               << " -DBRANCHES=" << s.branches << " -DHISTORY=" << s.history
-              << " -DOVERSAMPLING=" << M / D << " -DSTAGED_FRAMES=" << staged_frames
+              << " -DOVERSAMPLING=" << M / D
               << " -DTAPS_IN_REGISTERS=" << s.taps_in_registers;
         } else {
             o << k.pass.stage_options() << " -DFFT_G=" << k.pass.group
@@ -515,7 +503,7 @@ cl::Event pfb_channelizer::impl::launch(const cl::CommandQueue& queue,
         k.set("channel_of_slot", channel_of_slot);
         set_outputs(k);
         k.set("stage_twiddles", ks.stage_twiddles);
-        const size_t groups = ceil_div(ceil_div(frames, per_lane), ks.sliding->lanes);
+        const size_t groups = ceil_div(frames, per_lane);
         queue.enqueueNDRangeKernel(k.ready(),
                                    cl::NullRange,
                                    cl::NDRange(groups * ks.pass.work_group_size()),
@@ -566,13 +554,14 @@ cl::Event pfb_channelizer::impl::launch(const cl::CommandQueue& queue,
 
 size_t pfb_channelizer::impl::lane_frames(size_t frames) const
 {
-    // Two lanes' groups per compute unit, unless the warm-up of HISTORY - 1
-    // frames would exceed half of a run; whole staging rounds.
+    // Twice the groups the compute units hold at once, unless the warm-up of
+    // HISTORY - 1 frames would exceed half of a run; whole steps.
     const sliding_shape& s = *kernels.sliding;
-    const size_t lanes = 2 * std::max<size_t>(1, ctx->info().compute_units) * s.lanes;
+    const size_t groups = 2 * std::max<size_t>(1, ctx->info().compute_units) *
+                          std::max<size_t>(1, s.groups_per_unit);
     const size_t run =
-        std::min(frames, std::max(ceil_div(frames, lanes), 2 * (s.history - 1)));
-    return std::max(staged_frames, ceil_div(run, staged_frames) * staged_frames);
+        std::min(frames, std::max(ceil_div(frames, groups), 2 * (s.history - 1)));
+    return ceil_div(run, s.pass.group) * s.pass.group;
 }
 
 bool pfb_channelizer::runs_in_place() const

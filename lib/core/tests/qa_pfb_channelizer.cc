@@ -478,7 +478,7 @@ BOOST_AUTO_TEST_CASE(fused_and_unfused_paths)
 /*
  * The fused kernel with a sliding history (D divides M) against the one that
  * reads every frame's samples: calls of hundreds of frames, so that runs of
- * frames span several lanes and work-groups and end mid-run; r = 1 with
+ * frames span several work-groups and end mid-step; r = 1 with
  * K = 16 and r = 2 (the history spans 2K - 1 frames), both layouts, a map
  * with a repeated channel.
  */
