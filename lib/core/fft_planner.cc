@@ -69,6 +69,7 @@ void apply_tuning_overrides(fft_device_limits& limits)
     limits.constant_twiddles =
         tuning.constant_twiddles.value_or(limits.constant_twiddles);
     limits.allow_direct = tuning.allow_direct.value_or(limits.allow_direct);
+    limits.register_file = tuning.register_file.value_or(limits.register_file);
     if (tuning.twiddle_powers)
         limits.twiddle_powers = *tuning.twiddle_powers
                                     ? fft_device_limits::twiddle_power_use::always

@@ -27,7 +27,7 @@ namespace core {
  * twiddles (constant|global), direct (0: never load/store registers directly),
  * min_group (transforms per group in strided passes), threads (most work-items
  * per transform), powers (stage twiddles as powers of one table read: 0 never,
- * 1 in every pass; by default in single-pass plans).
+ * 1 in every pass; by default in single-pass plans), registers (register_file).
  */
 struct fft_device_limits {
     size_t max_work_group_size = 256;
@@ -47,6 +47,9 @@ struct fft_device_limits {
     enum class twiddle_power_use { never, single_pass, always };
     twiddle_power_use twiddle_powers = twiddle_power_use::single_pass;
     size_t max_constant_bytes = 64 * 1024;
+    //! 32-bit registers one work-group may hold: a compute unit's register file
+    //! on NVIDIA's GPUs (what the channelizer's sliding history is sized by)
+    size_t register_file = 65536;
 
     static fft_device_limits for_device(const device_info& info);
 };

@@ -118,10 +118,9 @@ struct sliding_shape {
     fft_pass_plan pass;
 };
 
-// The registers a work-group may hold, an estimate against a compute unit's
-// register file (64 Ki 32-bit registers on NVIDIA's GPUs, at most 255 per
-// work-item): a history that spills to memory loses what the kernel is for.
-constexpr size_t register_file = 65536, max_item_registers = 255;
+// A work-item's registers at most (NVIDIA's limit): a history that spills to
+// memory loses what the kernel is for.
+constexpr size_t max_item_registers = 255;
 
 std::optional<sliding_shape> plan_sliding(size_t M,
                                           size_t D,
@@ -149,12 +148,13 @@ std::optional<sliding_shape> plan_sliding(size_t M,
             const size_t registers = branches * (2 * (history - 1 + step) + 2 * step + 1 +
                                                  (taps_in_registers ? K : 0)) +
                                      2 * pass.max_regs + 24;
-            if (registers > max_item_registers || work_items * registers > register_file)
+            if (registers > max_item_registers ||
+                work_items * registers > limits.register_file)
                 continue;
             return sliding_shape{ branches,
                                   history,
                                   taps_in_registers,
-                                  register_file / (work_items * registers),
+                                  limits.register_file / (work_items * registers),
                                   pass };
         }
     return std::nullopt;
