@@ -64,6 +64,7 @@ std::ostream& operator<<(std::ostream& out, const pair_shape& s)
 struct bench_options : common_options {
     std::vector<size_t> taps = { 64, 256, 1024, 8192, 65536 };
     std::vector<size_t> decimations = { 1 };
+    std::vector<size_t> fft_sizes; // more FIR rows with these FFT lengths
     size_t samples_log2 = 26;
     std::vector<size_t> chunk_log2 = { 19, 22 };
     size_t stream_log2 = 26;
@@ -131,6 +132,9 @@ void declare_options(bench_options& o, option_table& t)
     t.add({
         { { "--taps", "LIST", &o.taps, 1, 1 << 22 }, "FIR taps T, comma-separated" },
         { { "--decimation", "LIST", &o.decimations, 1, 1 << 20 }, "FIR decimation D" },
+        { { "--fft-sizes", "LIST", &o.fft_sizes, 2, 1 << 24 },
+          "also FIR rows with these FFT lengths (fft_filter_options::fft_size), where "
+          "they hold T + D - 1 points [none]" },
         { { "--samples-log2", "S", &o.samples_log2, 4, 31 },
           "input samples per device-resident call, 2^S" },
         { { "--chunk-log2", "LIST", &o.chunk_log2, 4, 28 },
@@ -460,8 +464,12 @@ public:
 #endif
         if (d_opt.filter)
             for (size_t T : d_opt.taps)
-                for (size_t D : d_opt.decimations)
+                for (size_t D : d_opt.decimations) {
                     d_rows.push_back({ T, D });
+                    for (size_t L : d_opt.fft_sizes)
+                        if (L + 1 >= T + D)
+                            d_rows.push_back({ T, D, L });
+                }
     }
 
     int run()
