@@ -59,27 +59,37 @@ fft_filter::choose_fft_size(const device_info& device, size_t taps, size_t decim
     const size_t strided = max_on_chip_length(limits, true);
     // Cost per input sample: every block reads its L samples and writes its
     // outputs once when the convolution is one kernel; otherwise each of the 2P
-    // passes reads and writes all L points. A mild log term for the arithmetic.
+    // passes reads and writes all L points. A mild log term for the arithmetic,
+    // more for each factor 3, 5 or 7 (their codelets cost more per point), and
+    // a one-kernel tile over 3/4 of the local memory costs compute units their
+    // second group: on the H100 filters of 1400 and 5880 points ran at 0.67
+    // and 0.59 of the rate of 4096 and 2048, and 6144 at 0.46 of 4096
+    // (docs/benchmarks.md, "The FIR filter's FFT length").
     const size_t smallest = taps + decimation - 1;
     const size_t largest =
         std::min<size_t>(std::max<size_t>(4 * smallest, 65536), 1 << 24);
     size_t best = 0;
     double best_cost = std::numeric_limits<double>::infinity();
     for (size_t p2 = 1; p2 <= largest; p2 *= 2)
-        for (size_t p3 = p2; p3 <= largest; p3 *= 3)
-            for (size_t p5 = p3; p5 <= largest; p5 *= 5)
-                for (size_t length = p5; length <= largest; length *= 7) {
+        for (size_t p3 = p2, odd3 = 0; p3 <= largest; p3 *= 3, ++odd3)
+            for (size_t p5 = p3, odd5 = odd3; p5 <= largest; p5 *= 5, ++odd5)
+                for (size_t length = p5, odd = odd5; length <= largest;
+                     length *= 7, ++odd) {
                     if (length < smallest)
                         continue;
                     const size_t step = block_step_for(length, taps, decimation);
                     const double outputs = double(step / decimation);
+                    const bool one_kernel = length <= on_chip;
                     const double bytes =
-                        length <= on_chip
+                        one_kernel
                             ? double(length) + outputs
                             : 4.0 * split_into_passes(length, strided).size() * length +
                                   outputs;
-                    const double cost =
-                        bytes / double(step) * (1.0 + 0.02 * std::log2(double(length)));
+                    const double arithmetic = (1.0 + 0.02 * std::log2(double(length))) *
+                                              std::pow(1.25, double(odd));
+                    const double occupancy =
+                        one_kernel && 4 * length > 3 * on_chip ? 1.6 : 1.0;
+                    const double cost = bytes / double(step) * arithmetic * occupancy;
                     if (cost < best_cost || (cost == best_cost && length < best)) {
                         best_cost = cost;
                         best = length;
