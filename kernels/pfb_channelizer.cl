@@ -45,7 +45,7 @@ static inline void pfb_store_channel(__global float2* out,
 }
 
 __kernel __attribute__((reqd_work_group_size(FFT_T* FFT_G, 1, 1))) void
-pfb_channelize(__global const float2* window,
+pfb_channelize(__global const SAMPLE_T* window,
                IDX last_of_first,
                uint rotation0,
                uint frames,
