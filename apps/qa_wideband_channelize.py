@@ -261,6 +261,48 @@ class FileInputs(Case):
                                 0.0, 1, 50000, {5})
         self.check_tone(data[5], 0.0)
 
+    def test_integer_samples_go_to_the_device_unconverted(self):
+        """ci16_le and ci8 recordings (and raw files of them) give the channels of
+        their values divided by the full scale (32768, 128), as the cf32_le
+        recording of those floats does: the integers cross as they are, the
+        scale is in the taps."""
+        x = self.tones([(6, 0.1, 0.4), (11, -0.2, 0.3)], noise=0.05)
+        for datatype, dtype, scale in (("ci16_le", "<i2", 32768), ("ci8", "i1", 128)):
+            with self.subTest(datatype=datatype):
+                iq = np.stack([x.real, x.imag], axis=1) * (scale - 1)
+                iq = iq.round().astype(dtype)
+                iq.tofile(self.path(datatype + ".raw"))
+                self.write_sigmf(self.path(datatype), x, freq=0)
+                iq.tofile(self.path(datatype + ".sigmf-data"))
+                with open(self.path(datatype + ".sigmf-meta")) as f:
+                    meta = json.load(f)
+                meta["global"]["core:datatype"] = datatype
+                with open(self.path(datatype + ".sigmf-meta"), "w") as f:
+                    json.dump(meta, f)
+                values = iq.astype(np.float32) / scale
+                self.write_sigmf(self.path("float"), (values[:, 0] + 1j * values[:, 1])
+                                 .astype(np.complex64), freq=0)
+                runs = {"float": (self.path("float.sigmf-meta"),),
+                        datatype: (self.path(datatype + ".sigmf-meta"),),
+                        "raw": (self.path(datatype + ".raw"), "--datatype", datatype,
+                                "-s", "2M")}
+                channels = {}
+                for name, source in runs.items():
+                    out, err = self.ok(*source, "-c", self.M, "-l", "6,11,0", "--no-plot",
+                                       "-o", self.path(name + "-out"), "--overwrite")
+                    if name != "float":
+                        self.assertIn("%s input converted on the device" % (
+                            "sc16" if datatype == "ci16_le" else "sc8"), out)
+                    channels[name] = self.check_sigmf(
+                        self.path(name + "-out"), name if name != "raw" else datatype,
+                        self.M, [6, 11, 0], self.fs, 0.0, 1, self.N)
+                for name in (datatype, "raw"):
+                    for c in (6, 11, 0):
+                        expected = channels["float"][c]
+                        np.testing.assert_allclose(
+                            channels[name][c], expected, rtol=0,
+                            atol=1e-6 * np.abs(expected).max(),
+                            err_msg="%s, channel %d" % (name, c))
 
     def test_sigmf_non_conforming_dataset(self):
         """core:dataset names the data file, core:header_bytes and

@@ -28,6 +28,10 @@
 #include <gnuradio/sync_block.h>
 #include <gnuradio/top_block.h>
 #include <gnuradio/wideband/channel_bank_ccc.h>
+#include <gnuradio/wideband/core/host_copy.h>
+#include <gnuradio/wideband/core/pinned_buffer.h>
+#include <gnuradio/wideband/core/sample_format.h>
+#include <gnuradio/wideband/core/stream_config.h>
 #include <gnuradio/wideband/edge_memory.h>
 #include <gnuradio/wideband/fft_filter.h>
 #include <gnuradio/wideband/fft_vcc.h>
@@ -53,6 +57,7 @@ const std::vector<std::string> row_groups = { "verify",  "pcie",    "source",
 struct bench_options : common_options {
     double seconds = 3.0;
     std::vector<size_t> channels{ 64, 256, 1024 };
+    std::vector<core::sample_format> input_types{ core::sample_format::fc32 };
     size_t taps_per_channel = 8;
     size_t chain_taps = 256;
     size_t chain_channels = 64;
@@ -79,6 +84,15 @@ void declare_options(bench_options& o, option_table& t)
             throw usage_error(arg + ": '" + v + "' is not vector or null");
         o.source = v;
     };
+    auto input_types = [&o](const std::string& arg, const std::string& v) {
+        o.input_types.clear();
+        for (const auto& type : split(arg, v))
+            try {
+                o.input_types.push_back(core::parse_sample_format(type));
+            } catch (const std::invalid_argument& e) {
+                throw usage_error(arg + ": " + e.what());
+            }
+    };
     auto only = [&o](const std::string& arg, const std::string& v) {
         o.only = split(arg, v);
         for (const auto& group : o.only)
@@ -89,6 +103,9 @@ void declare_options(bench_options& o, option_table& t)
     t.add({
         { { "--seconds", "S", &o.seconds, 0.05 }, "time per flowgraph after warm-up" },
         { { "--channels", "LIST", &o.channels, 2, 65536 }, "M of the host-in rows" },
+        { { "--input-types", "LIST", input_types },
+          "sample types of the host-in rows' source and channelizer (fc32, sc16, sc8) "
+          "[fc32]" },
         { { "--taps-per-channel", "K", &o.taps_per_channel, 1, 256 },
           "channelizer taps per channel" },
         { { "--chain-taps", "T", &o.chain_taps, 1, 1 << 20 },
@@ -137,7 +154,11 @@ const char* const about =
             feed (a host source that produces items without writing them, as
             a receiver's driver that DMAs them would: the block's edge without
             the source's cost), and with the channels as one vector output
-            into one sink (without GNU Radio's M sink threads).
+            into one sink (without GNU Radio's M sink threads). For each of
+            --input-types (sc16, sc8: a source of complex integers, converted
+            on the device), and the host copy of one chunk of that type into
+            pinned memory (rows "staging": what the block's staging costs per
+            chunk, core::host_copy, median of 5).
   alone     each block of the chain between a device-resident feed and drain
             (test blocks of this program that produce and consume device
             memory without touching it): the block's throughput inside GNU
@@ -212,10 +233,10 @@ constexpr size_t feed_buffer_samples = size_t(1) << 21;
 class host_feed : public gr::sync_block
 {
 public:
-    host_feed()
+    explicit host_feed(size_t item_bytes = sizeof(gr_complex))
         : gr::sync_block("host_feed",
                          gr::io_signature::make(0, 0, 0),
-                         gr::io_signature::make(1, 1, sizeof(gr_complex)))
+                         gr::io_signature::make(1, 1, int(item_bytes)))
     {
         set_min_output_buffer(long(feed_buffer_samples));
     }
@@ -308,7 +329,8 @@ struct row : measurement {
     std::string what;
     std::string edges; // where the data of the edges lives
     double msps;
-    double gbs;               // PCIe rows: the bus's; else input samples' (8 B each)
+    double gbs;               // PCIe rows: the bus's; else input samples'
+    size_t sample_bytes = 8;  // of the input samples
     size_t devices = 1;       // of the gr-wideband blocks (devices rows)
     double ratio = nan_value; // of `ratio_of`
     std::string ratio_of;
@@ -340,12 +362,16 @@ public:
             measure_pcie();
         if (d_opt.runs("source"))
             measure_source();
-        if (d_opt.runs("host-in"))
-            for (size_t m : d_opt.channels) {
-                measure_host_channelizer(m, false, false);
-                measure_host_channelizer(m, true, false);
-                measure_host_channelizer(m, true, true);
-            }
+        if (d_opt.runs("host-in")) {
+            for (core::sample_format type : d_opt.input_types)
+                measure_staging_copy(type);
+            for (size_t m : d_opt.channels)
+                for (core::sample_format type : d_opt.input_types) {
+                    measure_host_channelizer(m, false, false, "host-in", 1, type);
+                    measure_host_channelizer(m, true, false, "host-in", 1, type);
+                    measure_host_channelizer(m, true, true, "host-in", 1, type);
+                }
+        }
         if (d_opt.runs("chain"))
             measure_chain();
         if (d_opt.baseline && d_opt.runs("in-tree"))
@@ -409,11 +435,50 @@ private:
                         link.gbs));
     }
 
-    gr::basic_block_sptr make_source() const
+    //! d_opt.source of samples of \p type (integers: uniform over their range).
+    gr::basic_block_sptr
+    make_source(core::sample_format type = core::sample_format::fc32) const
     {
         if (d_opt.source == "null")
-            return gr::blocks::null_source::make(sizeof(gr_complex));
-        return gr::blocks::vector_source_c::make(normal_noise(size_t(1) << 20, 2), true);
+            return gr::blocks::null_source::make(core::sample_bytes(type));
+        if (type == core::sample_format::fc32)
+            return gr::blocks::vector_source_c::make(normal_noise(size_t(1) << 20, 2),
+                                                     true);
+        std::mt19937 rng(2);
+        std::vector<short> parts(size_t(2) << 20);
+        for (auto& p : parts)
+            p = short(rng());
+        if (type == core::sample_format::sc16)
+            return gr::blocks::vector_source_s::make(parts, true, 2);
+        return gr::blocks::vector_source_b::make(
+            std::vector<unsigned char>(parts.begin(), parts.end()), true, 2);
+    }
+
+    //! The host copy of one chunk of \p type into pinned memory: the block's
+    //! staging of a chunk from a host source (median of 5).
+    void measure_staging_copy(core::sample_format type)
+    {
+        const size_t samples =
+            core::stream_config::for_device(d_ctx->info()).chunk_samples;
+        const size_t bytes = samples * core::sample_bytes(type);
+        const std::vector<char> source(bytes, 1);
+        core::pinned_buffer staging(d_ctx, bytes);
+        std::vector<double> ms;
+        for (int i = 0; i < 6; ++i) { // the first one warms up
+            const auto start = clock_type::now();
+            core::host_copy(staging.data(), source.data(), bytes);
+            if (i > 0)
+                ms.push_back(ms_since(start));
+        }
+        const double median = median_of(ms);
+        add(row("staging",
+                "host copy of a chunk: " + std::to_string(samples) + " " +
+                    core::sample_format_name(type) + " samples" +
+                    harness::fmt(" (%.0f MiB), ", double(bytes) / (1 << 20)) +
+                    harness::fmt("%.2f ms", median),
+                "",
+                nan_value,
+                double(bytes) / (median * 1e6)));
     }
 
     //! Runs \p tb until \p tail has seen output (kernels are built at first
@@ -468,24 +533,27 @@ private:
         return taps;
     }
 
-    //! Host source -> channelizer (M, r = 1) -> M null sinks, or one sink of
-    //! M-vectors; the source is d_opt.source, or a host_feed.
+    //! Host source of samples of \p type -> channelizer (M, r = 1) -> M null
+    //! sinks, or one sink of M-vectors; the source is d_opt.source, or a host_feed.
     void measure_host_channelizer(size_t m,
                                   bool feed,
                                   bool vector_output,
                                   const std::string& flowgraph = "host-in",
-                                  size_t devices = 1)
+                                  size_t devices = 1,
+                                  core::sample_format type = core::sample_format::fc32)
     {
         auto tb = gr::make_top_block(flowgraph);
         gr::basic_block_sptr src =
-            feed ? gnuradio::make_block_sptr<host_feed>() : make_source();
+            feed ? gnuradio::make_block_sptr<host_feed>(core::sample_bytes(type))
+                 : make_source(type);
         auto ch = wb::pfb_channelizer_ccf::make(unsigned(m),
                                                 exact_taps(m),
                                                 1.0f,
                                                 {},
                                                 first_devices(devices),
                                                 100.0f,
-                                                vector_output);
+                                                vector_output,
+                                                core::sample_format_name(type));
         tb->connect(src, 0, ch, 0);
         gr::block_sptr sink;
         const size_t sinks = vector_output ? 1 : m;
@@ -498,6 +566,9 @@ private:
                 ch,
                 sink,
                 std::string(feed ? "feed" : d_opt.source) +
+                    (type == core::sample_format::fc32
+                         ? ""
+                         : std::string(" ") + core::sample_format_name(type)) +
                     " -> channelizer M=" + std::to_string(m) +
                     " K=" + std::to_string(d_opt.taps_per_channel) + " -> " +
                     (vector_output ? std::string("1 sink of vectors")
@@ -507,6 +578,7 @@ private:
                            ", out: " + wb::output_memory(ch);
                 });
         d_rows.back().devices = devices;
+        d_rows.back().sample_bytes = core::sample_bytes(type);
     }
 
     struct chain_blocks {
@@ -874,7 +946,7 @@ private:
                 slowest_alone = r.msps;
         for (auto& r : d_rows) {
             if (!std::isnan(r.msps))
-                r.gbs = r.msps * 8e-3;
+                r.gbs = r.msps * double(r.sample_bytes) * 1e-3;
             if (r.flowgraph == "host-in" || r.flowgraph == "bank-in") {
                 r.ratio = r.gbs / h2d;
                 r.ratio_of = "of pinned host->device";

@@ -55,9 +55,13 @@
  *   PASS_TWIDDLE_LO_BITS  W(t, N) = lo[t mod 2^bits] * hi[t div 2^bits]: two small
  *                  tables instead of one of N entries
  *   IDX            uint, or ulong when an address can pass 2^32
+ *   SAMPLE_T       the type of src's samples (samples.cl): float2, or the
+ *                  integers of an engine's input window, converted as the
+ *                  first pass loads them
  */
 
 #include "fft_stages.cl"
+#include "samples.cl"
 
 typedef IDX idx_t;
 
@@ -73,7 +77,7 @@ static inline float2 pass_twiddle(__global const float2* table, uint t, const in
 }
 
 /* Element e of batch item i's input, with the input-side operations applied. */
-static inline float2 load_element(__global const float2* src,
+static inline float2 load_element(__global const SAMPLE_T* src,
                                   const struct io_layout in,
                                   uint i,
                                   uint e,
@@ -90,7 +94,7 @@ static inline float2 load_element(__global const float2* src,
     if (source >= logical_length)
         source -= logical_length;
 #endif
-    float2 x = src[in.offset + i * in.distance + source * in.stride];
+    float2 x = load_sample(src, in.offset + i * in.distance + source * in.stride);
 #if PRE_FACTOR
     x = cmul(x, pre_factors[e]);
 #endif
@@ -98,7 +102,7 @@ static inline float2 load_element(__global const float2* src,
 }
 
 /* Point p of on-chip transform tr, with every input-side operation applied. */
-static inline float2 load_point(__global const float2* src,
+static inline float2 load_point(__global const SAMPLE_T* src,
                                 const struct io_layout in,
                                 uint tr,
                                 uint p,
@@ -182,7 +186,7 @@ static inline void store_point(__global float2* dst,
 }
 
 __kernel __attribute__((reqd_work_group_size(FFT_T* FFT_G, 1, 1))) void
-fft_pass(__global const float2* src,
+fft_pass(__global const SAMPLE_T* src,
          __global float2* dst,
          idx_t src_offset,
          idx_t src_stride,

@@ -47,7 +47,7 @@ static inline void pfb_store_channel(__global float2* out,
 }
 
 __kernel __attribute__((reqd_work_group_size(FFT_T* FFT_G, 1, 1))) void
-pfb_channelize(__global const float2* window,
+pfb_channelize(__global const SAMPLE_T* window,
                IDX last_of_first,
                uint rotation0,
                uint frames,
@@ -105,7 +105,7 @@ pfb_channelize(__global const float2* window,
 #define STEP_SAMPLES (HISTORY - 1 + FFT_G) /* of a branch, for one step */
 
 __kernel __attribute__((reqd_work_group_size(WORK_ITEMS, 1, 1))) void
-pfb_channelize_sliding(__global const float2* window,
+pfb_channelize_sliding(__global const SAMPLE_T* window,
                        IDX last_of_first,
                        uint rotation0,
                        uint frames,
@@ -139,10 +139,11 @@ pfb_channelize_sliding(__global const float2* window,
         IDX at = last_of_first + (IDX)run_first * DECIMATION - (HISTORY - 1) * DECIMATION - p;
 #pragma unroll
         for (uint j = 0; j + 1 < HISTORY; ++j, at += DECIMATION)
-            samples[i][FFT_G + j] = window[at];
+            samples[i][FFT_G + j] = load_sample(window, at);
 #pragma unroll
         for (uint k = 0; k < FFT_G; ++k, at += DECIMATION)
-            incoming[i][k] = run_first + k < run_end ? window[at] : (float2)(0.0f, 0.0f);
+            incoming[i][k] =
+                run_first + k < run_end ? load_sample(window, at) : (float2)(0.0f, 0.0f);
         next_sample[i] = at;
 #if TAPS_IN_REGISTERS
 #pragma unroll
@@ -163,8 +164,9 @@ pfb_channelize_sliding(__global const float2* window,
 #pragma unroll
             for (uint k = 0; k < FFT_G; ++k) {
                 samples[i][HISTORY - 1 + k] = incoming[i][k];
-                incoming[i][k] = step_first + FFT_G + k < run_end ? window[next_sample[i]]
-                                                                 : (float2)(0.0f, 0.0f);
+                incoming[i][k] = step_first + FFT_G + k < run_end
+                                     ? load_sample(window, next_sample[i])
+                                     : (float2)(0.0f, 0.0f);
                 next_sample[i] += DECIMATION;
             }
             uint position = rotation + CHANNELS - p; /* frame k's: + k D, mod M */

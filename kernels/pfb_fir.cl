@@ -24,7 +24,7 @@
  * so the FFT's output is the channel sample itself.
  *
  * Build options: CHANNELS (M), TAPS_PER_BRANCH (K), DECIMATION (D),
- * IDX (uint or ulong, the window's index type).
+ * IDX (uint or ulong, the window's index type), SAMPLE_T (samples.cl).
  *
  * The input window holds the samples of a call: frame f (0-based within the
  * call) ends at window[last_of_first + f*D]; the K*M - 1 samples before it are
@@ -34,9 +34,11 @@
 #ifndef WIDEBAND_PFB_FIR_CL
 #define WIDEBAND_PFB_FIR_CL
 
+#include "samples.cl"
+
 /* Point e of the FFT input of frame f; rotation0 = (q0 + 2)*D mod M for the
  * call's first frame q0. */
-static inline float2 pfb_fft_input(__global const float2* window,
+static inline float2 pfb_fft_input(__global const SAMPLE_T* window,
                                    IDX last_of_first,
                                    uint rotation0,
                                    uint f,
@@ -49,7 +51,7 @@ static inline float2 pfb_fft_input(__global const float2* window,
     float2 sum = (float2)(0.0f, 0.0f);
 #pragma unroll
     for (uint m = 0; m < TAPS_PER_BRANCH; ++m)
-        sum += taps[m * CHANNELS + p] * window[newest - (IDX)m * CHANNELS];
+        sum += taps[m * CHANNELS + p] * load_sample(window, newest - (IDX)m * CHANNELS);
     return sum;
 }
 
@@ -58,7 +60,7 @@ static inline float2 pfb_fft_input(__global const float2* window,
  * frame, frame after frame (frame f at fft_input[f*M ...]). One work-item per
  * point, points of consecutive frames on consecutive work-items.
  */
-__kernel void pfb_fir_frames(__global const float2* window,
+__kernel void pfb_fir_frames(__global const SAMPLE_T* window,
                              IDX last_of_first,
                              uint rotation0,
                              uint frames,

@@ -6,7 +6,8 @@
 
 /*
  * The copies of an in-place streaming call (core::stream_window) in one launch:
- * up to three ranges of complex samples, each from one buffer to another,
+ * up to three ranges of input samples (SAMPLE_T, samples.cl), each from one
+ * buffer to another,
  * (source, source_offset) -> (destination, destination_offset), count samples.
  * A copy kernel rather than clEnqueueCopyBuffer: on GPUs whose copies run on a
  * DMA engine, each small copy between two kernels costs an engine switch.
@@ -14,19 +15,22 @@
  * copies sample n of the ranges laid end to end.
  */
 
-__kernel void copy_ranges(__global const float2* source0,
+#define IDX ulong
+#include "samples.cl"
+
+__kernel void copy_ranges(__global const SAMPLE_T* source0,
                           ulong source0_offset,
-                          __global float2* destination0,
+                          __global SAMPLE_T* destination0,
                           ulong destination0_offset,
                           ulong count0,
-                          __global const float2* source1,
+                          __global const SAMPLE_T* source1,
                           ulong source1_offset,
-                          __global float2* destination1,
+                          __global SAMPLE_T* destination1,
                           ulong destination1_offset,
                           ulong count1,
-                          __global const float2* source2,
+                          __global const SAMPLE_T* source2,
                           ulong source2_offset,
-                          __global float2* destination2,
+                          __global SAMPLE_T* destination2,
                           ulong destination2_offset,
                           ulong count2)
 {

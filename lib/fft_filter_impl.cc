@@ -41,22 +41,26 @@ template <class TAP_T>
 typename fft_filter<TAP_T>::sptr fft_filter<TAP_T>::make(int decimation,
                                                          const std::vector<TAP_T>& taps,
                                                          int /* nthreads */,
-                                                         const std::string& device)
+                                                         const std::string& device,
+                                                         const std::string& input_type)
 {
     core::environment::check();
-    return gnuradio::make_block_sptr<fft_filter_impl<TAP_T>>(decimation, taps, device);
+    return gnuradio::make_block_sptr<fft_filter_impl<TAP_T>>(
+        decimation, taps, device, core::parse_sample_format(input_type));
 }
 
 template <class TAP_T>
 fft_filter_impl<TAP_T>::fft_filter_impl(int decimation,
                                         const std::vector<TAP_T>& taps,
-                                        const std::string& device)
+                                        const std::string& device,
+                                        core::sample_format input_format)
     : gr::block(std::is_same<TAP_T, float>::value ? "fft_filter_ccf" : "fft_filter_ccc",
-                gr::io_signature::make(1, 1, sizeof(gr_complex)),
+                gr::io_signature::make(1, 1, core::sample_bytes(input_format)),
                 gr::io_signature::make(1, 1, sizeof(gr_complex), opencl_buffer::type)),
       base(core::device_context::get_all(device),
            { size_t(checked_decimation(decimation)), 1 }),
       d_decimation(decimation),
+      d_input_format(input_format),
       d_taps(taps),
       d_fft_size(0)
 {
@@ -77,6 +81,7 @@ fft_filter_impl<TAP_T>::engine_options(const std::vector<TAP_T>& taps,
     options.decimation = size_t(d_decimation);
     options.fft_size = fft_size;
     options.max_input_samples = this->max_input_samples();
+    options.input_format = d_input_format;
     return options;
 }
 

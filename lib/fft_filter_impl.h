@@ -21,7 +21,8 @@ class fft_filter_impl : public streaming_block<fft_filter<TAP_T>, core::fft_filt
 public:
     fft_filter_impl(int decimation,
                     const std::vector<TAP_T>& taps,
-                    const std::string& device);
+                    const std::string& device,
+                    core::sample_format input_format);
 
     void set_taps(const std::vector<TAP_T>& taps) override;
     std::vector<TAP_T> taps() const override;
@@ -39,6 +40,7 @@ private:
                                             size_t fft_size) const;
 
     const int d_decimation;
+    const core::sample_format d_input_format;
     // under settings_mutex(): the taps, and the FFT length the engines use (or
     // will: kept while it holds new taps, so that no kernel is built mid-stream)
     std::vector<TAP_T> d_taps;

@@ -115,10 +115,12 @@ size_t designed_tap_count(unsigned int numchans, float atten)
 core::pfb_channelizer_options block_options(unsigned int numchans,
                                             unsigned int decimation,
                                             bool vector_output,
+                                            core::sample_format input_format,
                                             const core::device_info& device)
 {
     core::pfb_channelizer_options options;
     options.channels = numchans;
+    options.input_format = input_format;
     options.oversample_rate = double(numchans) / decimation;
     options.layout = vector_output ? core::channel_layout::frame_major
                                    : core::channel_layout::channel_major;
@@ -139,7 +141,8 @@ gr::io_signature::sptr checked_outputs(unsigned int numchans,
                                        const std::vector<int>& channel_map,
                                        const std::string& device,
                                        float atten,
-                                       bool vector_output)
+                                       bool vector_output,
+                                       core::sample_format input_format)
 {
     const unsigned int decimation = checked_decimation(numchans, oversample_rate);
     check_map(channel_map, numchans);
@@ -147,8 +150,8 @@ gr::io_signature::sptr checked_outputs(unsigned int numchans,
     const size_t ntaps = taps.empty() ? designed_tap_count(numchans, atten) : taps.size();
     const size_t channels = channel_map.empty() ? numchans : channel_map.size();
     const auto contexts = core::device_context::get_all(device);
-    const core::pfb_channelizer_options options =
-        block_options(numchans, decimation, vector_output, contexts.front()->info());
+    const core::pfb_channelizer_options options = block_options(
+        numchans, decimation, vector_output, input_format, contexts.front()->info());
     for (const auto& context : contexts)
         core::pfb_channelizer::check_sizes_fit(
             context->info(), options, ntaps, vector_output ? channels : numchans);
@@ -186,11 +189,19 @@ pfb_channelizer_ccf::sptr pfb_channelizer_ccf::make(unsigned int numchans,
                                                     const std::vector<int>& channel_map,
                                                     const std::string& device,
                                                     float atten,
-                                                    bool vector_output)
+                                                    bool vector_output,
+                                                    const std::string& input_type)
 {
     core::environment::check();
     return gnuradio::make_block_sptr<pfb_channelizer_ccf_impl>(
-        numchans, taps, oversample_rate, channel_map, device, atten, vector_output);
+        numchans,
+        taps,
+        oversample_rate,
+        channel_map,
+        device,
+        atten,
+        vector_output,
+        core::parse_sample_format(input_type));
 }
 
 pfb_channelizer_ccf_impl::pfb_channelizer_ccf_impl(unsigned int numchans,
@@ -199,21 +210,24 @@ pfb_channelizer_ccf_impl::pfb_channelizer_ccf_impl(unsigned int numchans,
                                                    const std::vector<int>& channel_map,
                                                    const std::string& device,
                                                    float atten,
-                                                   bool vector_output)
+                                                   bool vector_output,
+                                                   core::sample_format input_format)
     : gr::block("pfb_channelizer_ccf",
-                gr::io_signature::make(1, 1, sizeof(gr_complex)),
+                gr::io_signature::make(1, 1, core::sample_bytes(input_format)),
                 checked_outputs(numchans,
                                 taps,
                                 oversample_rate,
                                 channel_map,
                                 device,
                                 atten,
-                                vector_output)),
+                                vector_output,
+                                input_format)),
       base(core::device_context::get_all(device),
            { checked_decimation(numchans, oversample_rate), 1 }),
       d_numchans(numchans),
       d_decimation(unsigned(items().input)),
       d_vector_output(vector_output),
+      d_input_format(input_format),
       d_taps(taps.empty() ? create_taps(numchans, atten) : taps),
       d_map(full_map(channel_map, numchans)),
       d_slots(vector_output ? d_map.size() : 0)
@@ -252,8 +266,11 @@ core::pfb_channelizer_options
 pfb_channelizer_ccf_impl::engine_options(const std::vector<float>& taps,
                                          const std::vector<int>& map) const
 {
-    core::pfb_channelizer_options options = block_options(
-        d_numchans, d_decimation, d_vector_output, contexts().front()->info());
+    core::pfb_channelizer_options options = block_options(d_numchans,
+                                                          d_decimation,
+                                                          d_vector_output,
+                                                          d_input_format,
+                                                          contexts().front()->info());
     options.taps = taps;
     options.channel_map = engine_map(map);
     return options;

@@ -25,7 +25,8 @@ public:
                              const std::vector<int>& channel_map,
                              const std::string& device,
                              float atten,
-                             bool vector_output);
+                             bool vector_output,
+                             core::sample_format input_format);
 
     void set_taps(const std::vector<float>& taps) override;
     std::vector<float> taps() const override;
@@ -60,6 +61,7 @@ private:
     const unsigned int d_numchans;
     const unsigned int d_decimation;
     const bool d_vector_output;
+    const core::sample_format d_input_format;
 
     // under settings_mutex()
     std::vector<float> d_taps;

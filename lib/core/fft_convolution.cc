@@ -50,6 +50,7 @@ fft_convolution::fft_convolution(device_context::sptr context,
     spec.batch = options.batch;
     spec.input_points = options.input_points;
     spec.in = resolve(options.input, options.input_points ? options.input_points : size);
+    spec.input_format = options.input_format;
     spec.out = resolve(options.output, d_written);
     spec.convolution = true;
     spec.spectrum_per_transform = options.spectrum_per_transform;
@@ -90,7 +91,11 @@ cl::Event fft_convolution::enqueue(const cl::CommandQueue& queue,
     batch = checked_batch("fft_convolution", batch, d_options.batch);
     if (input() == output())
         fail("input and output must be different buffers");
-    check_buffer("fft_convolution", "input", input, input_offset + input_elements(batch));
+    check_buffer("fft_convolution",
+                 "input",
+                 input,
+                 input_offset + input_elements(batch),
+                 sample_bytes(d_options.input_format));
     check_buffer(
         "fft_convolution", "output", output, output_offset + output_elements(batch));
     check_buffer("fft_convolution",

@@ -115,6 +115,7 @@ class fft_filter::impl
 public:
     device_context::sptr ctx;
     size_t D, max_input;
+    sample_format input_format;
     cl::CommandQueue setup_queue;
     taps_setup current;
     std::unique_ptr<stream_window> window;
@@ -141,6 +142,7 @@ taps_setup fft_filter::impl::prepare(const std::vector<std::complex<float>>& tap
     fft_convolution_options co;
     co.batch = s.max_blocks;
     co.input.distance = s.B; // the blocks' windows overlap by L - B samples
+    co.input_format = input_format;
     co.output_range = { T - 1, D, s.B / D };
     s.convolution.reset(new fft_convolution(ctx, s.L, co));
 
@@ -191,7 +193,8 @@ void fft_filter::check(const device_info& device, const fft_filter_options& opti
                       blocks * L * 8);
     check_buffer_fits(device,
                       "fft_filter: an input window",
-                      stream_window::capacity_for(T - 1, max_input, L) * 8);
+                      stream_window::capacity_for(T - 1, max_input, L) *
+                          sample_bytes(options.input_format));
 }
 
 fft_filter::fft_filter(device_context::sptr context, const fft_filter_options& options)
@@ -204,17 +207,23 @@ fft_filter::fft_filter(device_context::sptr context, const fft_filter_options& o
     im.ctx = std::move(context);
     im.D = options.decimation;
     im.max_input = max_input_for(options);
+    im.input_format = options.input_format;
     im.setup_queue = im.ctx->create_queue();
     im.current = im.prepare(options.taps, options.fft_size);
     // The last block may read up to L samples past the data.
-    im.window.reset(new stream_window(
-        im.ctx, "fft_filter", options.taps.size() - 1, im.max_input, im.current.L));
+    im.window.reset(new stream_window(im.ctx,
+                                      "fft_filter",
+                                      options.taps.size() - 1,
+                                      im.max_input,
+                                      im.current.L,
+                                      options.input_format));
 }
 
 fft_filter::~fft_filter() = default;
 
 size_t fft_filter::decimation() const { return d_impl->D; }
 size_t fft_filter::fft_size() const { return d_impl->current.L; }
+sample_format fft_filter::input_format() const { return d_impl->input_format; }
 size_t fft_filter::block_step() const { return d_impl->current.B; }
 const std::vector<std::complex<float>>& fft_filter::taps() const
 {
@@ -294,6 +303,12 @@ size_t fft_filter::run(const cl::CommandQueue& queue,
     const result r = enqueue(queue, samples, output, wait);
     done = r.done;
     return r.outputs;
+}
+
+bool fft_filter::runs_in_place() const
+{
+    // Upstream device buffers hold our blocks' complex float outputs only.
+    return d_impl->input_format == sample_format::fc32;
 }
 
 stream_engine::in_place_result

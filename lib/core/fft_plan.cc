@@ -138,13 +138,14 @@ cl::Event fft_plan::enqueue(const cl::CommandQueue& queue,
 void check_buffer(const char* owner,
                   const char* which,
                   const cl::Buffer& b,
-                  size_t elements)
+                  size_t elements,
+                  size_t element_bytes)
 {
     const size_t have = b.getInfo<CL_MEM_SIZE>();
-    if (have < elements * 8)
+    if (have < elements * element_bytes)
         throw std::invalid_argument(std::string(owner) + ": " + which + " buffer holds " +
                                     std::to_string(have) + " bytes; the layout needs " +
-                                    std::to_string(elements * 8));
+                                    std::to_string(elements * element_bytes));
 }
 
 size_t checked_batch(const char* owner, size_t batch, size_t plan_batch)

@@ -494,6 +494,10 @@ public:
 
     fft_launch build(const launch_step& s, role src, role dst, bool first) const
     {
+        // Only the input holds samples of another format (the first launch
+        // reads it; the others read float2 work buffers).
+        const std::string sample_type =
+            src == role::input ? sample_type_option(d_spec.input_format) : "";
         const resolved_layout in = layout_of(src), out = layout_of(dst);
         fft_launch l;
         l.pass = plan_pass(s.length,
@@ -502,7 +506,8 @@ public:
                            { in.stride == 1, in.distance == 1 },
                            { out.stride == 1, out.distance == 1 },
                            d_limits);
-        l.args = kernel_args(d_context, "fft.cl", build_options(l.pass, s), "fft_pass");
+        l.args = kernel_args(
+            d_context, "fft.cl", build_options(l.pass, s) + sample_type, "fft_pass");
         l.src = src;
         l.dst = dst;
         l.src_offset = in.offset;

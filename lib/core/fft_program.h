@@ -10,6 +10,7 @@
 
 #include <gnuradio/wideband/core/device.h>
 #include <gnuradio/wideband/core/fft_plan.h>
+#include <gnuradio/wideband/core/sample_format.h>
 
 #include <memory>
 #include <mutex>
@@ -30,11 +31,12 @@ resolved_layout resolve(const fft_layout& layout, size_t points);
 
 //! The points an output range writes per transform of n points (checked).
 size_t range_points(const char* owner, const fft_output_range& range, size_t n);
-//! Throws unless \p buffer holds \p elements complex values.
+//! Throws unless \p buffer holds \p elements values of \p element_bytes.
 void check_buffer(const char* owner,
                   const char* which,
                   const cl::Buffer& buffer,
-                  size_t elements);
+                  size_t elements,
+                  size_t element_bytes = 8);
 //! \p batch, or the plan's when 0; throws when above the plan's.
 size_t checked_batch(const char* owner, size_t batch, size_t plan_batch);
 
@@ -48,6 +50,8 @@ struct fft_program_spec {
     size_t input_points = 0;        //!< points read per transform, the rest zero (0: n)
     size_t batch = 1;
     resolved_layout in{ 0, 1, 0 }, out{ 0, 1, 0 }; //!< out in units of written points
+    //! The input's samples, converted as the first launch reads them.
+    sample_format input_format = sample_format::fc32;
     bool in_place = false;
 
     /*! A transform (direction, window, shift) or a circular convolution

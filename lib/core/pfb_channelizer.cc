@@ -172,6 +172,7 @@ public:
     size_t max_frames;
     size_t max_fused_channels;
     pfb_channelizer_options::history_mode history_mode;
+    sample_format input_format;
 
     // the kernels for K taps per branch and their device buffers
     struct kernel_set {
@@ -231,7 +232,8 @@ std::string pfb_channelizer::impl::options(size_t taps_per_branch) const
     std::ostringstream o;
     o << " -DCHANNELS=" << M << " -DTAPS_PER_BRANCH=" << taps_per_branch
       << " -DDECIMATION=" << D << " -DIDX=uint"
-      << " -DCHANNEL_MAJOR=" << (layout == channel_layout::channel_major);
+      << " -DCHANNEL_MAJOR=" << (layout == channel_layout::channel_major)
+      << sample_type_option(input_format);
     return o.str();
 }
 
@@ -331,7 +333,8 @@ void pfb_channelizer::impl::configure(std::vector<float> new_taps,
                new_channel = table(channel);
 
     if (!window)
-        window.reset(new stream_window(ctx, "pfb_channelizer", new_k * M - D, max_input));
+        window.reset(new stream_window(
+            ctx, "pfb_channelizer", new_k * M - D, max_input, 0, input_format));
     else
         window->set_history(new_k * M - D);
 
@@ -364,6 +367,7 @@ pfb_channelizer::pfb_channelizer(device_context::sptr context,
     im.layout = options.layout;
     im.max_fused_channels = options.max_fused_channels;
     im.history_mode = options.history;
+    im.input_format = options.input_format;
     im.configure(options.taps, resolved_map(options.channel_map, im.M));
 }
 
@@ -401,6 +405,10 @@ size_t pfb_channelizer::decimation() const { return d_impl->D; }
 size_t pfb_channelizer::taps_per_branch() const { return d_impl->K; }
 size_t pfb_channelizer::outputs() const { return d_impl->map.size(); }
 size_t pfb_channelizer::max_input_samples() const { return d_impl->max_input; }
+size_t pfb_channelizer::input_sample_bytes() const
+{
+    return sample_bytes(d_impl->input_format);
+}
 bool pfb_channelizer::fused() const { return d_impl->kernels.fused; }
 bool pfb_channelizer::sliding() const { return d_impl->kernels.sliding.has_value(); }
 const std::vector<size_t>& pfb_channelizer::channel_map() const { return d_impl->map; }
@@ -566,8 +574,10 @@ size_t pfb_channelizer::impl::lane_frames(size_t frames) const
 
 bool pfb_channelizer::runs_in_place() const
 {
-    // Channel-major rows of several channels go to several streams.
-    return d_impl->layout == channel_layout::frame_major || d_impl->map.size() == 1;
+    // Channel-major rows of several channels go to several streams; upstream
+    // device buffers hold our blocks' complex float outputs only.
+    return (d_impl->layout == channel_layout::frame_major || d_impl->map.size() == 1) &&
+           d_impl->input_format == sample_format::fc32;
 }
 
 stream_engine::in_place_result
@@ -579,7 +589,7 @@ pfb_channelizer::run_in_place(const cl::CommandQueue& queue,
     impl& im = *d_impl;
     if (!runs_in_place())
         throw std::logic_error("pfb_channelizer: run_in_place() with channel-major "
-                               "rows of several channels");
+                               "rows of several channels or integer input");
     if (std::max(input.offset + input.count, output.offset + output.count) >
         std::numeric_limits<cl_uint>::max())
         throw std::invalid_argument(

@@ -18,9 +18,12 @@ stream_window::stream_window(device_context::sptr context,
                              const char* owner,
                              size_t history,
                              size_t max_input,
-                             size_t tail)
+                             size_t tail,
+                             sample_format format)
     : d_context(std::move(context)),
       d_owner(owner),
+      d_format(format),
+      d_sample_bytes(sample_bytes(format)),
       d_history(history),
       d_max_input(max_input),
       d_tail(tail)
@@ -35,11 +38,11 @@ void stream_window::allocate(size_t capacity)
         d_context->info(),
         std::string(d_owner) + ": an input window of " + std::to_string(capacity) +
             " samples (the history and two calls of " + std::to_string(d_max_input) + ")",
-        capacity * 8);
+        capacity * d_sample_bytes);
     // Both made before either is replaced: a failed allocation changes nothing.
     const cl::Context& ctx = d_context->context();
-    cl::Buffer first(ctx, CL_MEM_READ_WRITE, capacity * 8);
-    cl::Buffer second(ctx, CL_MEM_READ_WRITE, capacity * 8);
+    cl::Buffer first(ctx, CL_MEM_READ_WRITE, capacity * d_sample_bytes);
+    cl::Buffer second(ctx, CL_MEM_READ_WRITE, capacity * d_sample_bytes);
     d_window[0] = first;
     d_window[1] = second;
     d_capacity = capacity;
@@ -106,23 +109,15 @@ void stream_window::prepare(const cl::CommandQueue& queue, std::vector<cl::Event
     d_continued = false;
     if (!d_pending)
         return;
-    cl::Event event;
-    if (d_pending->zeros) {
-        const cl_float2 zero = { { 0.0f, 0.0f } };
-        queue.enqueueFillBuffer(d_window[d_current],
-                                zero,
-                                0,
-                                d_pending->zeros * 8,
-                                deps.empty() ? nullptr : &deps,
-                                &event);
-        deps.assign(1, event);
-    }
+    if (d_pending->zeros)
+        fill_zeros(queue, d_window[d_current], 0, d_pending->zeros, deps);
     if (d_pending->count) {
+        cl::Event event;
         queue.enqueueCopyBuffer(d_pending->from,
                                 d_window[d_current],
-                                d_pending->from_offset * 8,
-                                d_pending->zeros * 8,
-                                d_pending->count * 8,
+                                d_pending->from_offset * d_sample_bytes,
+                                d_pending->zeros * d_sample_bytes,
+                                d_pending->count * d_sample_bytes,
                                 deps.empty() ? nullptr : &deps,
                                 &event);
         deps.assign(1, event);
@@ -143,9 +138,9 @@ void stream_window::advance(const cl::CommandQueue& queue,
     if (keep_after > 0 && !d_split) {
         queue.enqueueCopyBuffer(d_window[d_current],
                                 d_window[other],
-                                (total - keep_after) * 8,
+                                (total - keep_after) * d_sample_bytes,
                                 0,
-                                keep_after * 8,
+                                keep_after * d_sample_bytes,
                                 deps.empty() ? nullptr : &deps,
                                 &done);
         d_carried = true;
@@ -200,7 +195,8 @@ void stream_window::copy_in_place(const cl::CommandQueue& queue,
     if (total == 0)
         return;
     if (!d_copy)
-        d_copy.emplace(*d_context, "stream_window.cl", "", "copy_ranges");
+        d_copy.emplace(
+            *d_context, "stream_window.cl", sample_type_option(d_format), "copy_ranges");
     kernel_args& k = *d_copy;
     const cl::Buffer& current = d_window[d_current];
     const cl::Buffer& other = d_window[1 - d_current];
@@ -245,16 +241,36 @@ void stream_window::zero_past_samples(const cl::CommandQueue& queue,
                                       std::vector<cl::Event>& deps) const
 {
     const size_t data = keep() + samples;
-    if (read <= data)
-        return;
-    const cl_float2 zero = { { 0.0f, 0.0f } };
+    if (read > data)
+        fill_zeros(queue, d_window[d_current], data, read - data, deps);
+}
+
+void stream_window::fill_zeros(const cl::CommandQueue& queue,
+                               const cl::Buffer& window,
+                               size_t first,
+                               size_t count,
+                               std::vector<cl::Event>& deps) const
+{
+    // A pattern of one sample: a fill's offset and size are multiples of it.
     cl::Event event;
-    queue.enqueueFillBuffer(d_window[d_current],
-                            zero,
-                            data * 8,
-                            (read - data) * 8,
-                            deps.empty() ? nullptr : &deps,
-                            &event);
+    const auto fill = [&](auto zero) {
+        queue.enqueueFillBuffer(window,
+                                zero,
+                                first * d_sample_bytes,
+                                count * d_sample_bytes,
+                                deps.empty() ? nullptr : &deps,
+                                &event);
+    };
+    switch (d_sample_bytes) {
+    case 2:
+        fill(cl_ushort(0));
+        break;
+    case 4:
+        fill(cl_uint(0));
+        break;
+    default:
+        fill(cl_ulong(0));
+    }
     deps.assign(1, event);
 }
 

@@ -10,6 +10,7 @@
 
 #include "kernel_args.h"
 #include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/sample_format.h>
 #include <gnuradio/wideband/core/stream_pipeline.h>
 
 #include <algorithm>
@@ -33,6 +34,8 @@ namespace core {
  * of the history length and resets take a new pair of windows (so that an upload
  * that overlaps the previous call never meets its kernels) and move or clear the
  * history on the caller's queue by the next call, after everything before it.
+ * Samples are of the engine's input format (complex float or integers): every
+ * count and offset here is in samples of that size.
  */
 class stream_window
 {
@@ -41,6 +44,7 @@ public:
      * \param owner the engine, for messages ("fft_filter")
      * \param tail samples past the end of the data that kernels may read (and
      *        whose values they ignore): the windows are that much longer
+     * \param format the samples' format (their size, the copy kernel's type)
      * \throws std::invalid_argument when a window does not fit the device (as
      *         set_history() does)
      */
@@ -48,7 +52,8 @@ public:
                   const char* owner,
                   size_t history,
                   size_t max_input,
-                  size_t tail = 0);
+                  size_t tail = 0,
+                  sample_format format = sample_format::fc32);
 
     //! Samples one window holds for these lengths.
     static size_t capacity_for(size_t history, size_t max_input, size_t tail)
@@ -139,6 +144,13 @@ public:
 
 private:
     void allocate(size_t capacity);
+    //! Zeros over window \p window's samples [first, first + count) after \p
+    //! deps (updated).
+    void fill_zeros(const cl::CommandQueue& queue,
+                    const cl::Buffer& window,
+                    size_t first,
+                    size_t count,
+                    std::vector<cl::Event>& deps) const;
     // How an in-place call splits between the window and its input.
     struct in_place_split {
         size_t steps = 0;        // output steps of the call
@@ -169,6 +181,8 @@ private:
 
     device_context::sptr d_context;
     const char* d_owner;
+    sample_format d_format;
+    size_t d_sample_bytes;
     size_t d_history, d_leftover = 0, d_max_input, d_tail;
     cl::Buffer d_window[2];
     size_t d_capacity = 0;

@@ -107,20 +107,24 @@ class qa_fft_filter(gr_unittest.TestCase):
         self.tb = None
 
     def side_by_side(self, kind, D, taps, x, max_chunk=None, configure=None,
-                     in_tree=True):
-        """Runs ours (and the in-tree block) on x; checks ours' length, ours
-        against the in-tree block and reference(), the in-tree block against
-        reference(). Returns ours' output."""
+                     in_tree=True, input_type="fc32"):
+        """Runs ours (and the in-tree block) on x (complex, or interleaved
+        integers for input_type sc16 and sc8, which the in-tree chain
+        converts); checks ours' length, ours against the in-tree block and
+        reference(), the in-tree block against reference(). Returns ours'
+        output."""
         ours_make, in_tree_make = KINDS[kind]
-        what = f"{kind} D={D} ntaps={len(taps)} N={len(x)}"
-        src = blocks.vector_source_c(x, False)
-        ours = ours_make(D, taps)
+        src, ref_src = stream_qa_helpers.side_by_side_sources(self.tb, x, input_type)
+        x = stream_qa_helpers.as_complex(x)
+        what = f"{kind} {input_type} D={D} ntaps={len(taps)} N={len(x)}"
+        ours = ours_make(D, taps, input_type=input_type)
         if configure:
             configure(ours)
         ours_sink = blocks.vector_sink_c()
         if max_chunk:
             # (a Python block must outlive the run: keep a reference)
-            self.chunks = random_chunks(max_chunk, len(x) + D)
+            self.chunks = random_chunks(max_chunk, len(x) + D,
+                                        item=stream_qa_helpers.SAMPLE_ITEMS[input_type])
             self.tb.connect(src, self.chunks, ours)
         else:
             self.tb.connect(src, ours)
@@ -128,7 +132,7 @@ class qa_fft_filter(gr_unittest.TestCase):
         if in_tree:
             ref_block = in_tree_make(D, taps)
             ref_sink = blocks.vector_sink_c()
-            self.tb.connect(src, ref_block, ref_sink)
+            self.tb.connect(ref_src, ref_block, ref_sink)
         self.tb.run()
         got = np.asarray(ours_sink.data())
         expected = reference(x, taps, D)
@@ -627,6 +631,36 @@ class qa_fft_filter(gr_unittest.TestCase):
                         in_tree(decimation, taps)
                     with self.assertRaises(error):
                         ours(decimation, taps)
+
+    def test_016_integer_inputs_against_the_in_tree_chain(self):
+        # Complex int16 and int8 over their whole range against GNU Radio's
+        # interleaved_short_to_complex / interleaved_char_to_complex ->
+        # fft_filter_ccc / ccf, whole and in random pieces; sizes of test_001.
+        rng = np.random.default_rng(16)
+        for input_type, item_size in (("sc16", 4), ("sc8", 2)):
+            for kind, ntaps, D, max_chunk in (("ccf", 255, 2, 4000), ("ccc", 64, 8, None)):
+                with self.subTest(input_type=input_type, kind=kind):
+                    self.setUp()
+                    x = stream_qa_helpers.never_zero_integers(rng, 60000 + D - 1, input_type)
+                    self.side_by_side(kind, D, random_taps(rng, kind, ntaps), x,
+                                      max_chunk=max_chunk, input_type=input_type)
+            for ours, _ in KINDS.values():
+                block = ours(1, [1.0], "", input_type)
+                self.assertEqual(block.input_signature().sizeof_stream_item(0), item_size)
+                self.assertEqual(ours(1, [1.0], 1, "", input_type)
+                                 .input_signature().sizeof_stream_item(0), item_size)
+        self.assertEqual(wideband.fft_filter_ccc(1, [1.0])
+                         .input_signature().sizeof_stream_item(0), 8)
+
+    def test_017_bad_input_type_raises_value_error(self):
+        for ours, _ in KINDS.values():
+            for bad in ("cf32", "SC8", "", "ci16_le"):
+                with self.subTest(block=ours.__name__, input_type=bad):
+                    with self.assertRaises(ValueError) as raised:
+                        ours(2, [1.0, 0.5], input_type=bad)
+                    self.assertEqual(str(raised.exception),
+                                     'input_type must be "fc32" (complex float), "sc16" '
+                                     f'(complex int16) or "sc8" (complex int8); got "{bad}"')
 
 
 if __name__ == '__main__':

@@ -50,7 +50,8 @@ class qa_fft_filter_grc(grc_testcase):
     def test_001_gui_example_compiles(self):
         with open(self.assert_compiles(GUI_EXAMPLE)) as f:
             code = f.read()
-        self.assertIn("wideband.fft_filter_ccf(decimation, taps, device=device)", code)
+        self.assertIn("wideband.fft_filter_ccf(decimation, taps, device=device, "
+                      "input_type='fc32')", code)
         # the taps are a variable (that the Cutoff slider changes): new values
         # reach the block
         self.assertIn("self.wideband_fft_filter_xxx_0.set_taps(self.taps)", code)
@@ -121,11 +122,14 @@ class qa_fft_filter_grc(grc_testcase):
     def test_004_type_selects_ccc_or_ccf(self):
         for parameters, make in (
                 (dict(type="ccc", taps="[0.5, 1 + 1j, 0.5]"),
-                 "wideband.fft_filter_ccc(decimation, [0.5, 1 + 1j, 0.5], device=device)"),
+                 "wideband.fft_filter_ccc(decimation, [0.5, 1 + 1j, 0.5], device=device, "
+                 "input_type='fc32')"),
                 (dict(type="ccc", taps="taps"),  # real values are complex too
-                 "wideband.fft_filter_ccc(decimation, taps, device=device)"),
+                 "wideband.fft_filter_ccc(decimation, taps, device=device, "
+                 "input_type='fc32')"),
                 (dict(type="ccf", taps="[1.0]"),
-                 "wideband.fft_filter_ccf(decimation, [1.0], device=device)")):
+                 "wideband.fft_filter_ccf(decimation, [1.0], device=device, "
+                 "input_type='fc32')")):
             with self.subTest(**parameters):
                 with open(self.assert_compiles(self.edited(GUI_EXAMPLE, BLOCK_ID,
                                                            **parameters))) as f:
@@ -156,6 +160,25 @@ class qa_fft_filter_grc(grc_testcase):
                 self.assertEqual(errors == [], ok, errors)
                 self.assertEqual([p.dtype for p in block.sinks], ["complex"])
                 self.assertEqual([p.dtype for p in block.sources], ["complex"])
+
+    def test_006_input_type_sets_the_input_port_and_the_call(self):
+        # sc16 and sc8: GRC's port types of 4 and 2 bytes, passed on to make()
+        # in Python and C++.
+        platform = grc_platform()
+        for input_type, dtype, size in (("fc32", "complex", 8), ("sc16", "sc16", 4),
+                                        ("sc8", "sc8", 2)):
+            with self.subTest(input_type=input_type):
+                flowgraph = platform.make_flow_graph()
+                block = flowgraph.new_block(BLOCK_ID)
+                block.params["id"].set_value("filter_0")
+                block.params["input_type"].set_value(input_type)
+                flowgraph.rewrite()
+                flowgraph.validate()
+                self.assertEqual([(p.dtype, p.item_size) for p in block.sinks],
+                                 [(dtype, size)])
+                self.assertEqual([p.dtype for p in block.sources], ["complex"])
+                self.assertIn(f"input_type='{input_type}')", block.templates.render("make"))
+                self.assertIn(f"'{input_type}');", block.cpp_templates.render("make"))
 
 
 if __name__ == '__main__':

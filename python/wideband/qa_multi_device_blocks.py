@@ -10,7 +10,8 @@ pfb_channelizer_ccf, fft_filter_ccc, fft_vcc, freq_xlating_fft_filter_ccc and
 channel_bank_ccc on a device string that names several devices ("cpu:all"):
 consecutive chunks go to the devices in turn, and every output sample must
 still match the float64 reference in order, across random work() chunkings,
-settings changed while running (taps, channel map, centres), and tags.
+settings changed while running (taps, channel map, centres), tags, and complex
+integer input.
 
 ctest runs this with POCL_DEVICES="pthread pthread", which makes PoCL expose
 two CPU devices; with one device the tests skip. The streams are several chunks
@@ -22,6 +23,7 @@ import pmt
 from gnuradio import blocks, fft, gr, gr_unittest
 from gnuradio.fft import window
 from gnuradio import wideband
+from stream_qa_helpers import SAMPLE_ITEMS, as_complex, never_zero_integers
 from stream_qa_helpers import gate, never_zero, random_chunks, wait_for
 import qa_fft_filter
 import qa_freq_xlating_fft_filter_ccc as qa_xlating
@@ -235,6 +237,36 @@ class qa_multi_device_blocks(gr_unittest.TestCase):
         got = np.asarray(sink.data())
         self.assertEqual(len(got), len(want))
         self.assertLess(np.linalg.norm(got - want) / np.linalg.norm(want), 1e-5)
+
+    def test_008_integer_input_on_several_devices(self):
+        """Complex int16 into the channelizer, int8 into the filter: the
+        history in front of each chunk a device computes is in the input's
+        own samples (4 or 2 bytes), in random work() chunkings."""
+        M, D = 8, 4
+        taps = qa_pfb_channelizer_ccf.random_taps(self.rng, 5 * M)
+        x = never_zero_integers(self.rng, int(2.6 * CHUNK), "sc16")
+        ours = self.several(
+            wideband.pfb_channelizer_ccf(M, taps, M / D, [], DEVICES, 100, True, "sc16"))
+        chunks = random_chunks(3 * CHUNK // 4, 5, item=SAMPLE_ITEMS["sc16"])
+        sink = blocks.vector_sink_c(M)
+        self.tb.connect(blocks.vector_source_s(x.tolist(), False, 2), chunks, ours, sink)
+        self.tb.run()
+        expect = qa_pfb_channelizer_ccf.reference(as_complex(x), taps, M, D)
+        got = np.asarray(sink.data()).reshape(-1, M)
+        for c in range(M):
+            assert_same_channel(got[:, c], expect[:, c], f"sc16, channel {c}")
+
+        self.tb = gr.top_block()
+        taps = qa_fft_filter.random_taps(self.rng, "ccf", 101)
+        x = never_zero_integers(self.rng, int(2.3 * CHUNK), "sc8")
+        filt = self.several(wideband.fft_filter_ccf(3, taps, DEVICES, "sc8"))
+        chunks = random_chunks(CHUNK // 3, 6, item=SAMPLE_ITEMS["sc8"])
+        sink = blocks.vector_sink_c()
+        self.tb.connect(blocks.vector_source_b(x.view(np.uint8).tolist(), False, 2), chunks,
+                        filt, sink)
+        self.tb.run()
+        qa_fft_filter.assert_same_stream(
+            sink.data(), qa_fft_filter.reference(as_complex(x), taps, 3), "sc8")
 
 
 if __name__ == "__main__":

@@ -112,23 +112,27 @@ class qa_pfb_channelizer_ccf(gr_unittest.TestCase):
 
     def side_by_side(self, numchans, oversample_rate, taps, x, channel_map=None,
                      outputs=None, vector_output=False, max_chunk=None,
-                     source_max_noutput=None):
-        """Runs ours and the in-tree block on the input x; compares every
-        connected output. Returns ours' outputs (frames x outputs array)."""
-        samples = len(x)
+                     source_max_noutput=None, input_type="fc32"):
+        """Runs ours and the in-tree block on the input x (complex, or
+        interleaved integers for input_type sc16 and sc8, which the in-tree
+        chain converts); compares every connected output. Returns ours'
+        outputs (frames x outputs array)."""
+        samples = len(stream_qa_helpers.as_complex(x))
         D = decimation(numchans, oversample_rate)
         full_map = list(channel_map) if channel_map else list(range(numchans))
         outputs = len(full_map) if outputs is None else outputs
-        src = blocks.vector_source_c(x, False)
+        src, ref_src = stream_qa_helpers.side_by_side_sources(self.tb, x, input_type)
         if source_max_noutput:
             src.set_max_noutput_items(source_max_noutput)
         ref = pfb.channelizer_ccf(numchans, taps, oversample_rate)
         ours = wideband.pfb_channelizer_ccf(numchans, taps, oversample_rate,
-                                            channel_map or [], "", 100, vector_output)
-        self.tb.connect(src, ref)
+                                            channel_map or [], "", 100, vector_output,
+                                            input_type)
+        self.tb.connect(ref_src, ref)
         if max_chunk:
             # (a Python block must outlive the run: keep a reference)
-            self.chunks = random_chunks(max_chunk, samples)
+            self.chunks = random_chunks(max_chunk, samples,
+                                        item=stream_qa_helpers.SAMPLE_ITEMS[input_type])
             self.tb.connect(src, self.chunks, ours)
         else:
             self.tb.connect(src, ours)
@@ -149,8 +153,9 @@ class qa_pfb_channelizer_ccf(gr_unittest.TestCase):
         else:
             got = np.asarray([sink.data() for sink in our_sinks]).T
         assert_matches_in_tree(self, list(got.T), [np.asarray(s.data()) for s in ref_sinks],
-                               full_map, x, taps, numchans, D,
-                               f"M={numchans} r={oversample_rate:.4g} ntaps={len(taps)}")
+                               full_map, stream_qa_helpers.as_complex(x), taps, numchans, D,
+                               f"{input_type} M={numchans} r={oversample_rate:.4g} "
+                               f"ntaps={len(taps)}")
         return got
 
     def test_000_comparison_detects_a_small_error(self):
@@ -789,6 +794,41 @@ print("ran")
             wideband.pfb_channelizer_ccf(numchans, "abc", rate)
         self.assertRegex(str(raised.exception), r"^pfb_channelizer_ccf: taps must be a sequence "
                                                 r"of numbers or None \(got 'abc'\)$")
+
+    def test_023_integer_inputs_against_the_in_tree_chain(self):
+        # Complex int16 and int8 over their whole range against GNU Radio's
+        # interleaved_short_to_complex / interleaved_char_to_complex ->
+        # pfb.channelizer_ccf: as streams in random pieces (frames straddle
+        # calls) and as vectors of a channel map; sizes of test_002.
+        rng = np.random.default_rng(23)
+        for input_type, item_size in (("sc16", 4), ("sc8", 2)):
+            for numchans, rate, ntaps, chunked in ((16, 2, 161, True), (8, 1, 64, False)):
+                with self.subTest(input_type=input_type, numchans=numchans):
+                    self.setUp()
+                    x = stream_qa_helpers.never_zero_integers(
+                        rng, 150 * numchans + 7, input_type)
+                    taps = random_taps(rng, ntaps)
+                    self.side_by_side(numchans, rate, taps, x, input_type=input_type,
+                                      max_chunk=3 * numchans + 5 if chunked else None,
+                                      channel_map=None if chunked else [5, 0, 7, 5],
+                                      vector_output=not chunked)
+            block = wideband.pfb_channelizer_ccf(8, random_taps(rng, 64), 1, [], "", 100,
+                                                 False, input_type)
+            self.assertEqual(block.input_signature().sizeof_stream_item(0), item_size)
+        self.assertEqual(wideband.pfb_channelizer_ccf(8, random_taps(rng, 64))
+                         .input_signature().sizeof_stream_item(0), 8)
+
+    def test_024_bad_input_type_raises_value_error(self):
+        taps = random_taps(np.random.default_rng(24), 64)
+        for bad in ("cf32", "SC16", "", "sc12"):
+            with self.subTest(input_type=bad):
+                with self.assertRaises(ValueError) as raised:
+                    wideband.pfb_channelizer_ccf(8, taps, 1, [], "", 100, False, bad)
+                self.assertEqual(str(raised.exception),
+                                 'input_type must be "fc32" (complex float), "sc16" '
+                                 f'(complex int16) or "sc8" (complex int8); got "{bad}"')
+        with self.assertRaises(ValueError):
+            wideband.pfb_channelizer_ccf(8, taps, input_type="int16")
 
 
 if __name__ == '__main__':

@@ -32,6 +32,7 @@ class qa_pfb_channelizer_ccf_grc(grc_testcase):
         with open(self.assert_compiles(GUI_EXAMPLE)) as f:
             code = f.read()
         self.assertIn("wideband.pfb_channelizer_ccf(", code)
+        self.assertIn("input_type='fc32')", code)
         # the map is a variable: changing it reaches the block
         self.assertIn("self.wideband_pfb_channelizer_ccf_0.set_channel_map(self.channel_map)",
                       code)
@@ -115,6 +116,24 @@ class qa_pfb_channelizer_ccf_grc(grc_testcase):
                 self.assertEqual(len(block.sources), outputs)
                 self.assertTrue(all(int(port.vlen) == vlen for port in block.sources))
                 self.assertEqual(len(block.sinks), 1)
+
+    def test_006_input_type_sets_the_input_port_and_the_call(self):
+        # sc16 and sc8: GRC's port types of 4 and 2 bytes, passed on to make()
+        # in Python and C++.
+        platform = grc_platform()
+        for input_type, dtype, size in (("fc32", "complex", 8), ("sc16", "sc16", 4),
+                                        ("sc8", "sc8", 2)):
+            with self.subTest(input_type=input_type):
+                flowgraph = platform.make_flow_graph()
+                block = flowgraph.new_block(BLOCK_ID)
+                block.params["id"].set_value("channelizer_0")
+                block.params["input_type"].set_value(input_type)
+                flowgraph.rewrite()
+                flowgraph.validate()
+                self.assertEqual([(p.dtype, p.item_size) for p in block.sinks],
+                                 [(dtype, size)])
+                self.assertIn(f"input_type='{input_type}')", block.templates.render("make"))
+                self.assertIn(f"'{input_type}');", block.cpp_templates.render("make"))
 
 
 if __name__ == '__main__':

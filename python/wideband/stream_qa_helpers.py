@@ -5,7 +5,8 @@
 #
 """Flowgraph pieces shared by the blocks' QA (qa_fft_filter,
 qa_pfb_channelizer_ccf, qa_fft_vcc, qa_zeromq and the reliability tests): random
-never-zero input, an upstream block that passes items in random pieces, a gate
+never-zero input (complex float or complex integers, with the in-tree chain that
+converts the integers), an upstream block that passes items in random pieces, a gate
 that holds the stream, a stall-safe wait, the float64 references of the filter
 and the channelizer, a stream comparison, free loopback ports. Imported from the
 tests' own folder (and by apps/qa_wideband_channelize.py); not installed."""
@@ -15,7 +16,10 @@ import threading
 import time
 
 import numpy as np
-from gnuradio import gr
+from gnuradio import blocks, gr
+
+# An item of each input_type of our blocks: one complex sample.
+SAMPLE_ITEMS = {"fc32": np.complex64, "sc16": (np.int16, 2), "sc8": (np.int8, 2)}
 
 
 def never_zero(rng, count):
@@ -25,18 +29,60 @@ def never_zero(rng, count):
     return (magnitude * np.exp(1j * phase)).astype(np.complex64)
 
 
+def never_zero_integers(rng, count, input_type):
+    """`count` complex int16 ("sc16") or int8 ("sc8") samples as interleaved I, Q
+    values: random over the type's whole range, its extremes (-32768 and 32767
+    for int16) among them, no value zero."""
+    dtype = np.int16 if input_type == "sc16" else np.int8
+    info = np.iinfo(dtype)
+    values = rng.integers(info.min, info.max, 2 * count, endpoint=True)
+    values[values == 0] = 1
+    values[rng.choice(2 * count, 4, replace=False)] = [info.min, info.max] * 2
+    return values.astype(dtype)
+
+
+def as_complex(samples):
+    """Samples as complex128: complex ones as they are, interleaved integers as
+    their values (I + jQ), as the in-tree converters give them."""
+    samples = np.asarray(samples)
+    if np.iscomplexobj(samples):
+        return samples.astype(np.complex128)
+    return samples[0::2].astype(np.float64) + 1j * samples[1::2].astype(np.float64)
+
+
+def side_by_side_sources(tb, samples, input_type="fc32"):
+    """The sources of a run of our block beside the in-tree one on `samples`:
+    (ours, in_tree). For "fc32" both are one vector source of the complex
+    samples. For "sc16" and "sc8" `samples` holds interleaved int16 or int8
+    values: ours gives items of one complex sample (two integers), as our
+    blocks take them; in_tree is GNU Radio's chain, a source of the values
+    into interleaved_short_to_complex or interleaved_char_to_complex (default
+    scale: the values), connected in `tb`."""
+    if input_type == "fc32":
+        source = blocks.vector_source_c(samples, False)
+        return source, source
+    if input_type == "sc16":
+        values = samples.tolist()
+        make, converter = blocks.vector_source_s, blocks.interleaved_short_to_complex()
+    else:
+        values = samples.view(np.uint8).tolist()  # vector_source_b takes bytes
+        make, converter = blocks.vector_source_b, blocks.interleaved_char_to_complex()
+    tb.connect(make(values, False), converter)
+    return make(values, False, 2), converter
+
+
 def complex_items(vlen):
     return np.complex64 if vlen == 1 else (np.complex64, vlen)
 
 
 class random_chunks(gr.basic_block):
-    """Passes items (samples, or vectors of vlen) on in pieces of random size,
-    1..max_chunk per call."""
+    """Passes items (samples, or vectors of vlen; or items of another numpy
+    type, SAMPLE_ITEMS) on in pieces of random size, 1..max_chunk per call."""
 
-    def __init__(self, max_chunk, seed, vlen=1):
+    def __init__(self, max_chunk, seed, vlen=1, item=None):
+        item = item or complex_items(vlen)
         gr.basic_block.__init__(self, name="random_chunks",
-                                in_sig=[complex_items(vlen)],
-                                out_sig=[complex_items(vlen)])
+                                in_sig=[item], out_sig=[item])
         self.rng = np.random.default_rng(seed)
         self.max_chunk = max_chunk
 

@@ -25,7 +25,8 @@ namespace wideband {
  * \ingroup wideband
  *
  * \details
- * Complex input, complex output, decimated by D:
+ * Complex input (float, or int16 or int8 by input_type), complex output,
+ * decimated by D:
  *
  *   y[m] = sum_k h[k] * x[m*D - k],   x[n < 0] = 0,
  *
@@ -53,15 +54,24 @@ public:
      *        accelerator, else CPU; the environment variable WIDEBAND_DEVICE
      *        replaces ""), "gpu", "cpu", "accelerator", "P:D" (platform and
      *        device index, see list_devices()) or part of a device name
+     * \param input_type the input's samples: "fc32" (complex float, 8 bytes),
+     *        "sc16" (complex int16, 4 bytes) or "sc8" (complex int8, 2 bytes),
+     *        as SDR front ends deliver them; the integers are taken as their
+     *        values (as interleaved_short_to_complex and
+     *        interleaved_char_to_complex do by default), converted on the
+     *        device, so fewer bytes cross PCIe
      * \throws std::invalid_argument for decimation < 1, empty or non-finite taps,
-     *         a bad device string or a bad WIDEBAND_* environment variable
+     *         a bad input_type, a bad device string or a bad WIDEBAND_*
+     *         environment variable
      *
-     * Python: also fft_filter_ccf(decimation, taps, device), the device third.
+     * Python: also fft_filter_ccf(decimation, taps, device, input_type="fc32"),
+     * the device third.
      */
     static sptr make(int decimation,
                      const std::vector<TAP_T>& taps,
                      int nthreads = 1,
-                     const std::string& device = "");
+                     const std::string& device = "",
+                     const std::string& input_type = "fc32");
 
     //! New taps, applied from the next chunk the block computes on (no sample lost).
     virtual void set_taps(const std::vector<TAP_T>& taps) = 0;

@@ -23,7 +23,8 @@ namespace wideband {
  * \ingroup wideband
  *
  * \details
- * One complex input (the wideband stream); one complex output per mapped channel
+ * One input (the wideband stream: complex float, or complex int16 or int8 by
+ * input_type); one complex output per mapped channel
  * (all numchans channels when the map is empty; connect as many outputs as you
  * need, in map order), or, with vector_output, one output of vectors holding
  * every mapped channel of a frame. For the same taps and input each output
@@ -66,11 +67,17 @@ public:
      * \param vector_output one output of vectors of len(channel_map) samples per
      *        frame instead of one stream per channel (for hundreds or thousands
      *        of channels)
+     * \param input_type the input's samples: "fc32" (complex float, 8 bytes),
+     *        "sc16" (complex int16, 4 bytes) or "sc8" (complex int8, 2 bytes),
+     *        as SDR front ends deliver them; the integers are taken as their
+     *        values (as interleaved_short_to_complex and
+     *        interleaved_char_to_complex do by default), converted on the
+     *        device, so fewer bytes cross PCIe
      * \throws std::invalid_argument for numchans < 1, an oversample rate that does
      *         not give an integer D in [1, M], a channel index out of range, taps
-     *         that are not finite, atten <= 0, a bad device string, a bad
-     *         WIDEBAND_* environment variable, or sizes beyond the device; all
-     *         checked before any taps are designed or memory taken
+     *         that are not finite, atten <= 0, a bad input_type, a bad device
+     *         string, a bad WIDEBAND_* environment variable, or sizes beyond the
+     *         device; all checked before any taps are designed or memory taken
      *
      * Python: taps may also be None (designed, as empty taps);
      * pfb_channelizer_ccf(numchans, taps, oversample_rate, atten) is the
@@ -83,7 +90,8 @@ public:
                      const std::vector<int>& channel_map = std::vector<int>(),
                      const std::string& device = "",
                      float atten = 100.0f,
-                     bool vector_output = false);
+                     bool vector_output = false,
+                     const std::string& input_type = "fc32");
 
     /*!
      * \brief The prototype filter the block designs when given no taps: GNU Radio's

@@ -18,6 +18,7 @@
 #include "reference.h"
 
 #include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/sample_format.h>
 
 #include <boost/test/unit_test.hpp>
 
@@ -28,6 +29,8 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -277,11 +280,8 @@ struct compile_report {
  * stream's start), nothing carried over from the engine's last call.
  */
 template <class Engine>
-void write_call(Engine& engine,
-                const std::vector<cfloat>& x,
-                size_t at,
-                size_t samples,
-                bool split)
+void write_call(
+    Engine& engine, const std::vector<cfloat>& x, size_t at, size_t samples, bool split)
 {
     const cl::CommandQueue& q = queue();
     const size_t lead = split ? engine.continue_at(at) : 0;
@@ -296,6 +296,64 @@ void write_call(Engine& engine,
                              (r.offset - lead) * sizeof(cfloat),
                              call.size() * sizeof(cfloat),
                              call.data());
+}
+
+/*
+ * \p count complex samples of an integer format (sc16, sc8) as the floats of
+ * their values (exact), for the engines' integer inputs and the references:
+ * uniform over the type's range, its extremes (-32768 and 32767 for int16)
+ * among them, no part zero.
+ */
+inline std::vector<cfloat>
+random_integer_signal(size_t count, core::sample_format format, uint32_t seed)
+{
+    const bool int16 = format == core::sample_format::sc16;
+    const int lowest =
+        int16 ? std::numeric_limits<int16_t>::min() : std::numeric_limits<int8_t>::min();
+    const int highest =
+        int16 ? std::numeric_limits<int16_t>::max() : std::numeric_limits<int8_t>::max();
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> value(lowest, highest);
+    const auto part = [&] {
+        const int v = value(rng);
+        return float(v == 0 ? 1 : v);
+    };
+    std::vector<cfloat> x(count);
+    for (auto& v : x)
+        v = cfloat(part(), part());
+    if (count > 1) {
+        x[count / 3] = cfloat(float(lowest), float(highest));
+        x[count / 2] = cfloat(float(highest), float(lowest));
+    }
+    return x;
+}
+
+/*
+ * \p n samples as an engine of \p format takes them: complex float as they
+ * are, interleaved int16 or int8 for sc16 and sc8 (\p x then holds integers
+ * in range, as random_integer_signal() gives).
+ */
+inline std::vector<char> in_format(const cfloat* x, size_t n, core::sample_format format)
+{
+    std::vector<char> bytes(n * core::sample_bytes(format));
+    if (format == core::sample_format::fc32) {
+        std::memcpy(bytes.data(), x, bytes.size());
+        return bytes;
+    }
+    const auto pack = [&](auto zero) {
+        using T = decltype(zero);
+        std::vector<T> parts(2 * n);
+        for (size_t i = 0; i < n; ++i) {
+            parts[2 * i] = T(x[i].real());
+            parts[2 * i + 1] = T(x[i].imag());
+        }
+        std::memcpy(bytes.data(), parts.data(), bytes.size());
+    };
+    if (format == core::sample_format::sc16)
+        pack(int16_t(0));
+    else
+        pack(int8_t(0));
+    return bytes;
 }
 
 } // namespace conv_check

@@ -155,16 +155,19 @@ std::vector<cdouble> decimate(const std::vector<cdouble>& z, size_t D, size_t co
 // ---------------------------------------------------------------------------
 // The engine under test
 
-core::fft_filter_options make_options(const std::vector<cfloat>& taps,
-                                      size_t D,
-                                      size_t max_input,
-                                      size_t fft_size = 0)
+core::fft_filter_options
+make_options(const std::vector<cfloat>& taps,
+             size_t D,
+             size_t max_input,
+             size_t fft_size = 0,
+             core::sample_format input_format = core::sample_format::fc32)
 {
     core::fft_filter_options o;
     o.taps = taps;
     o.decimation = D;
     o.max_input_samples = max_input;
     o.fft_size = fft_size;
+    o.input_format = input_format;
     return o;
 }
 
@@ -189,9 +192,9 @@ public:
     std::string name() const
     {
         std::ostringstream s;
-        s << "taps=" << f.taps().size() << " D=" << f.decimation()
-          << " fft_size=" << f.fft_size() << " block_step=" << f.block_step()
-          << " max_input=" << f.max_input_samples();
+        s << core::sample_format_name(f.input_format()) << " taps=" << f.taps().size()
+          << " D=" << f.decimation() << " fft_size=" << f.fft_size()
+          << " block_step=" << f.block_step() << " max_input=" << f.max_input_samples();
         return s.str();
     }
 
@@ -211,14 +214,18 @@ public:
         const core::stream_engine::region region = f.input_region();
         BOOST_REQUIRE_EQUAL(region.capacity, f.max_input_samples());
         BOOST_REQUIRE_LE(n, region.capacity);
+        const size_t sample_bytes = f.input_sample_bytes();
+        BOOST_REQUIRE_EQUAL(sample_bytes, core::sample_bytes(f.input_format()));
         std::vector<cl::Event> wait;
+        const std::vector<char> input =
+            in_format(samples, n, f.input_format()); // until done
         if (n > 0) {
             cl::Event written;
             d_queue.enqueueWriteBuffer(region.buffer,
                                        CL_FALSE,
-                                       region.offset * sizeof(cfloat),
-                                       n * sizeof(cfloat),
-                                       samples,
+                                       region.offset * sample_bytes,
+                                       input.size(),
+                                       input.data(),
                                        nullptr,
                                        &written);
             wait.push_back(written);
@@ -429,6 +436,40 @@ BOOST_AUTO_TEST_CASE(requested_fft_size)
             BOOST_TEST_MESSAGE(e.name() << ": " << format(a));
         }
     }
+}
+
+/*
+ * Complex int16 and int8 input over the types' whole range, taken as its
+ * values: the one-kernel convolution (fft_size 28 of requested_fft_size) and
+ * the multi-pass one of 20000 taps (the grid's), whose first pass converts;
+ * random chunks, so the window's history and zero fill hold integers. Never
+ * run in place.
+ */
+BOOST_AUTO_TEST_CASE(integer_inputs)
+{
+    struct request {
+        size_t T, D, L;
+    };
+    const request requests[] = { { 26, 3, 28 }, { 20000, 2, 0 } };
+    uint32_t seed = 2100;
+    for (core::sample_format input_format :
+         { core::sample_format::sc16, core::sample_format::sc8 })
+        for (const request& r : requests) {
+            const std::vector<cfloat> h = random_taps(r.T, ++seed);
+            const size_t L =
+                r.L ? r.L
+                    : core::fft_filter::choose_fft_size(context()->info(), r.T, r.D);
+            const size_t B = block_step_for(L, r.T, r.D);
+            const size_t max = 2 * B + r.D;
+            engine e(make_options(h, r.D, max, r.L, input_format));
+            const size_t N = r.T + 3 * std::max<size_t>(B, 500) + 5;
+            const std::vector<cfloat> x = random_integer_signal(N, input_format, ++seed);
+            const std::vector<cfloat> y = e.run(x, 0, random_chunks(N, r.D, max, ++seed));
+            const accuracy a = check_accuracy(
+                y, decimate(full_rate_reference(x, h), r.D, N / r.D), l2_bound, e.name());
+            BOOST_TEST_MESSAGE(e.name() << ": " << format(a));
+            BOOST_TEST(!e.f.runs_in_place());
+        }
 }
 
 /*

@@ -168,6 +168,7 @@ struct config {
     // the test's PoCL takes per_frame by default
     core::pfb_channelizer_options::history_mode history =
         core::pfb_channelizer_options::history_mode::automatic;
+    core::sample_format input_format = core::sample_format::fc32;
     std::vector<size_t> map_or_all() const
     {
         return map.empty() ? all_channels(channels) : map;
@@ -186,6 +187,7 @@ core::pfb_channelizer_options make_options(const config& cfg,
     o.max_input_samples = cfg.max_input_samples;
     o.max_fused_channels = cfg.max_fused_channels;
     o.history = cfg.history;
+    o.input_format = cfg.input_format;
     return o;
 }
 
@@ -205,10 +207,12 @@ public:
         : ch(ctx, make_options(cfg, taps)),
           d_context(ctx),
           d_queue(ctx == context() ? queue() : ctx->create_queue()),
-          d_layout(cfg.layout)
+          d_layout(cfg.layout),
+          d_format(cfg.input_format)
     {
         std::ostringstream s;
-        s << "M=" << cfg.channels << " D=" << cfg.decimation << " taps=" << taps.size()
+        s << core::sample_format_name(cfg.input_format) << " M=" << cfg.channels
+          << " D=" << cfg.decimation << " taps=" << taps.size()
           << " K=" << ch.taps_per_branch()
           << (ch.sliding() ? " sliding"
               : ch.fused() ? " fused"
@@ -239,14 +243,16 @@ public:
         const core::pfb_channelizer::region region = ch.input_region();
         BOOST_REQUIRE_EQUAL(region.capacity, ch.max_input_samples());
         BOOST_REQUIRE_LE(n, region.capacity);
+        BOOST_REQUIRE_EQUAL(ch.input_sample_bytes(), core::sample_bytes(d_format));
         std::vector<cl::Event> wait;
+        const std::vector<char> input = in_format(samples, n, d_format); // until done
         if (n > 0) {
             cl::Event written;
             d_queue.enqueueWriteBuffer(region.buffer,
                                        CL_FALSE,
-                                       region.offset * sizeof(cfloat),
-                                       n * sizeof(cfloat),
-                                       samples,
+                                       region.offset * input.size() / n,
+                                       input.size(),
+                                       input.data(),
                                        nullptr,
                                        &written);
             wait.push_back(written);
@@ -327,6 +333,7 @@ private:
     core::device_context::sptr d_context;
     cl::CommandQueue d_queue;
     channel_layout d_layout;
+    core::sample_format d_format;
     std::string d_name;
 };
 
@@ -351,7 +358,9 @@ stream_result check_stream(const config& cfg,
     BOOST_TEST(e.ch.decimation() == D);
     BOOST_TEST(e.ch.taps_per_branch() == (taps.size() + M - 1) / M);
     BOOST_TEST(e.ch.outputs() == cfg.map_or_all().size());
-    const std::vector<cfloat> x = random_signal(N, seed);
+    const std::vector<cfloat> x = cfg.input_format == core::sample_format::fc32
+                                      ? random_signal(N, seed)
+                                      : random_integer_signal(N, cfg.input_format, seed);
     const frames_by_slot y =
         e.run(x, 0, random_chunks(N, D, e.ch.max_input_samples(), seed + 1));
     const accuracy a =
@@ -508,6 +517,38 @@ BOOST_AUTO_TEST_CASE(sliding_and_per_frame_kernels)
                          per_frame.frames,
                          "M=" + std::to_string(M) + " sliding vs per-frame",
                          2 * l2_bound);
+            // integers, converted as the sliding kernel reads them
+            cfg.history = mode::sliding;
+            cfg.input_format = core::sample_format::sc8;
+            BOOST_TEST(check_stream(cfg, taps, 300, 52 + M, &worst).sliding);
+        }
+    BOOST_TEST_MESSAGE("worst: " << format(worst));
+}
+
+/*
+ * Complex int16 and int8 input over the types' whole range, taken as its
+ * values: on the fused and the unfused path (the conversion is in each's first
+ * kernel), both layouts, random chunks; the window holds the integers, and the
+ * engine never runs them in place.
+ */
+BOOST_AUTO_TEST_CASE(integer_inputs)
+{
+    accuracy worst;
+    for (core::sample_format input_format :
+         { core::sample_format::sc16, core::sample_format::sc8 })
+        for (size_t max_fused : { 0, 1 }) {
+            config cfg;
+            cfg.channels = 24;
+            cfg.decimation = 18;
+            cfg.layout =
+                max_fused ? channel_layout::channel_major : channel_layout::frame_major;
+            cfg.max_input_samples = 5 * 18;
+            cfg.max_fused_channels = max_fused;
+            cfg.input_format = input_format;
+            const stream_result r =
+                check_stream(cfg, random_taps(139, 21), 50, 22, &worst);
+            BOOST_TEST(r.fused == !max_fused);
+            BOOST_TEST(!engine(cfg, random_taps(139, 21)).ch.runs_in_place());
         }
     BOOST_TEST_MESSAGE("worst: " << format(worst));
 }

@@ -28,16 +28,19 @@ void bind_one(py::module& m, const char* name)
              py::arg("decimation"),
              py::arg("taps"),
              py::arg("nthreads") = 1,
-             py::arg("device") = "")
+             py::arg("device") = "",
+             py::arg("input_type") = "fc32")
         // The form without nthreads: the device third.
         .def(py::init([](int decimation,
                          const std::vector<TAP_T>& taps,
-                         const std::string& device) {
-                 return block::make(decimation, taps, 1, device);
+                         const std::string& device,
+                         const std::string& input_type) {
+                 return block::make(decimation, taps, 1, device, input_type);
              }),
              py::arg("decimation"),
              py::arg("taps"),
-             py::arg("device"))
+             py::arg("device"),
+             py::arg("input_type") = "fc32")
         .def("set_taps", &block::set_taps, py::arg("taps"), doc::set_taps)
         .def("taps", &block::taps, doc::taps)
         .def("decimation", &block::decimation, doc::decimation)

@@ -69,14 +69,16 @@ void bind_pfb_channelizer_ccf(py::module& m)
                          const std::vector<int>& channel_map,
                          const std::string& device,
                          float atten,
-                         bool vector_output) {
+                         bool vector_output,
+                         const std::string& input_type) {
                  return pfb_channelizer_ccf::make(checked_numchans(numchans),
                                                   taps_or_designed(taps),
                                                   oversample_rate,
                                                   channel_map,
                                                   device,
                                                   atten,
-                                                  vector_output);
+                                                  vector_output,
+                                                  input_type);
              }),
              py::arg("numchans"),
              py::arg("taps") = py::none(),
@@ -84,7 +86,8 @@ void bind_pfb_channelizer_ccf(py::module& m)
              py::arg("channel_map") = std::vector<int>(),
              py::arg("device") = "",
              py::arg("atten") = 100.0f,
-             py::arg("vector_output") = false)
+             py::arg("vector_output") = false,
+             py::arg("input_type") = "fc32")
         // filter.pfb.channelizer_ccf(numchans, taps, oversample_rate, atten): a
         // number where the channel map goes is the in-tree block's atten.
         .def(py::init([](const py::object& numchans,

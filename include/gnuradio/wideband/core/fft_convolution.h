@@ -11,6 +11,7 @@
 #include <gnuradio/wideband/core/api.h>
 #include <gnuradio/wideband/core/device.h>
 #include <gnuradio/wideband/core/fft_plan.h>
+#include <gnuradio/wideband/core/sample_format.h>
 
 #include <memory>
 #include <string>
@@ -23,6 +24,9 @@ namespace core {
 struct WIDEBAND_CORE_API fft_convolution_options {
     size_t batch = 1; //!< transforms per execution (the most enqueue() accepts)
     fft_layout input; //!< inputs may overlap (e.g. overlap-save blocks)
+    //! The input's samples (in elements of that format), converted to complex
+    //! float as the first kernel reads them.
+    sample_format input_format = sample_format::fc32;
     //! Points read from each input transform, the rest taken as zero (0: all N).
     size_t input_points = 0;
     fft_layout output; //!< distance 0: contiguous transforms of the written points
@@ -61,7 +65,8 @@ public:
 
     /*!
      * \param spectrum N (or batch * N with spectrum_per_transform) complex values
-     * \param input_offset, output_offset complex elements the layouts start at
+     * \param input_offset, output_offset elements (input samples, complex
+     *        outputs) the layouts start at
      * \throws std::invalid_argument when a buffer is too small or batch is out of range
      */
     cl::Event enqueue(const cl::CommandQueue& queue,

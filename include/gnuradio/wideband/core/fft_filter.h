@@ -10,6 +10,7 @@
 
 #include <gnuradio/wideband/core/api.h>
 #include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/sample_format.h>
 #include <gnuradio/wideband/core/stream_engine.h>
 
 #include <complex>
@@ -29,6 +30,9 @@ struct WIDEBAND_CORE_API fft_filter_options {
     size_t fft_size = 0;
     //! Input samples one call may bring (0: about 2^20).
     size_t max_input_samples = 0;
+    //! The input samples: complex float, or integers taken as their values,
+    //! converted as the first kernel reads them.
+    sample_format input_format = sample_format::fc32;
 };
 
 /*!
@@ -67,6 +71,7 @@ public:
 
     size_t decimation() const;
     size_t fft_size() const;
+    sample_format input_format() const;
     //! New samples per FFT block (a multiple of D).
     size_t block_step() const;
     const std::vector<std::complex<float>>& taps() const;
@@ -105,6 +110,7 @@ public:
 
     // stream_engine: one output per D samples.
     stream_ratio step() const override { return { decimation(), 1 }; }
+    size_t input_sample_bytes() const override { return sample_bytes(input_format()); }
     region input_region() const override;
     size_t max_input_samples() const override;
     size_t max_output_elements() const override;
@@ -116,7 +122,7 @@ public:
                cl::Event& done) override;
 
     //! In place, the steps are whole FFT blocks (block_step() samples).
-    bool runs_in_place() const override { return true; }
+    bool runs_in_place() const override;
     size_t in_place_output_step() const override { return block_step() / decimation(); }
     in_place_result run_in_place(const cl::CommandQueue& queue,
                                  const span& input,

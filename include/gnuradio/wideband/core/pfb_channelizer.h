@@ -11,6 +11,7 @@
 #include <gnuradio/wideband/core/api.h>
 #include <gnuradio/wideband/core/device.h>
 #include <gnuradio/wideband/core/fft_plan.h>
+#include <gnuradio/wideband/core/sample_format.h>
 #include <gnuradio/wideband/core/stream_engine.h>
 
 #include <cstddef>
@@ -59,6 +60,9 @@ struct WIDEBAND_CORE_API pfb_channelizer_options {
      */
     enum class history_mode { automatic, sliding, per_frame };
     history_mode history = history_mode::automatic;
+    //! The input samples: complex float, or integers taken as their values,
+    //! converted as the first kernel reads them.
+    sample_format input_format = sample_format::fc32;
 };
 
 /*!
@@ -131,6 +135,8 @@ public:
     size_t taps_per_branch() const; //!< K = ceil(taps / M)
     size_t outputs() const;         //!< mapped channels (output slots)
     size_t max_input_samples() const override;
+    //! Bytes of an input sample of options.input_format.
+    size_t input_sample_bytes() const override;
     //! Frames one enqueue() of \p samples new samples produces.
     size_t frames_for(size_t samples) const;
     //! True when FIR and FFT run as one kernel.
@@ -175,7 +181,7 @@ public:
                const std::vector<cl::Event>& wait,
                cl::Event& done) override;
     //! In place, the steps are frames; needs one output stream (frame-major
-    //! output, or a single channel).
+    //! output, or a single channel) and complex float input.
     bool runs_in_place() const override;
     in_place_result run_in_place(const cl::CommandQueue& queue,
                                  const span& input,
