@@ -318,6 +318,8 @@ fft_filter::run_in_place(const cl::CommandQueue& queue,
                          const std::vector<cl::Event>& wait)
 {
     impl& im = *d_impl;
+    if (!runs_in_place())
+        throw std::logic_error("fft_filter: run_in_place() with integer input");
     const taps_setup& s = im.current;
     fault::check_enqueue();
     return im.window->run_in_place(queue,
