@@ -336,6 +336,8 @@ random_integer_signal(size_t count, core::sample_format format, uint32_t seed)
 inline std::vector<char> in_format(const cfloat* x, size_t n, core::sample_format format)
 {
     std::vector<char> bytes(n * core::sample_bytes(format));
+    if (n == 0) // no memcpy from or to the null data() of empty vectors
+        return bytes;
     if (format == core::sample_format::fc32) {
         std::memcpy(bytes.data(), x, bytes.size());
         return bytes;
