@@ -19,6 +19,7 @@
 
 #include <gnuradio/wideband/core/device.h>
 #include <gnuradio/wideband/core/sample_format.h>
+#include <gnuradio/wideband/core/stream_engine.h>
 
 #include <boost/test/unit_test.hpp>
 
@@ -357,6 +358,50 @@ inline std::vector<char> in_format(const cfloat* x, size_t n, core::sample_forma
         pack(int8_t(0));
     return bytes;
 }
+
+/*
+ * A call's \p n samples in the engine's \p format, written to its input
+ * \p region without blocking (the call waits for events()). The bytes live as
+ * long as this object, whose destruction waits for the write: a call that
+ * throws leaves no write reading freed memory.
+ */
+class staged_write
+{
+public:
+    staged_write(const cl::CommandQueue& queue,
+                 const core::stream_engine::region& region,
+                 const cfloat* x,
+                 size_t n,
+                 core::sample_format format)
+        : d_bytes(in_format(x, n, format))
+    {
+        if (n > 0)
+            queue.enqueueWriteBuffer(region.buffer,
+                                     CL_FALSE,
+                                     region.offset * core::sample_bytes(format),
+                                     d_bytes.size(),
+                                     d_bytes.data(),
+                                     nullptr,
+                                     &d_written);
+    }
+    ~staged_write()
+    {
+        if (d_written())
+            d_written.wait();
+    }
+    staged_write(const staged_write&) = delete;
+    staged_write& operator=(const staged_write&) = delete;
+
+    std::vector<cl::Event> events() const
+    {
+        return d_written() ? std::vector<cl::Event>{ d_written }
+                           : std::vector<cl::Event>{};
+    }
+
+private:
+    std::vector<char> d_bytes;
+    cl::Event d_written;
+};
 
 } // namespace conv_check
 

@@ -216,20 +216,8 @@ public:
         BOOST_REQUIRE_LE(n, region.capacity);
         const size_t sample_bytes = f.input_sample_bytes();
         BOOST_REQUIRE_EQUAL(sample_bytes, core::sample_bytes(f.input_format()));
-        std::vector<cl::Event> wait;
-        const std::vector<char> input =
-            in_format(samples, n, f.input_format()); // until done
-        if (n > 0) {
-            cl::Event written;
-            d_queue.enqueueWriteBuffer(region.buffer,
-                                       CL_FALSE,
-                                       region.offset * sample_bytes,
-                                       input.size(),
-                                       input.data(),
-                                       nullptr,
-                                       &written);
-            wait.push_back(written);
-        }
+        const staged_write input(d_queue, region, samples, n, f.input_format());
+        const std::vector<cl::Event> wait = input.events();
         const size_t max_out = f.max_output_elements();
         BOOST_REQUIRE_LE(expected, max_out);
         std::vector<cfloat> host(max_out + tail_slack, poison());

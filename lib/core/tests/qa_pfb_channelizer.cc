@@ -244,19 +244,8 @@ public:
         BOOST_REQUIRE_EQUAL(region.capacity, ch.max_input_samples());
         BOOST_REQUIRE_LE(n, region.capacity);
         BOOST_REQUIRE_EQUAL(ch.input_sample_bytes(), core::sample_bytes(d_format));
-        std::vector<cl::Event> wait;
-        const std::vector<char> input = in_format(samples, n, d_format); // until done
-        if (n > 0) {
-            cl::Event written;
-            d_queue.enqueueWriteBuffer(region.buffer,
-                                       CL_FALSE,
-                                       region.offset * input.size() / n,
-                                       input.size(),
-                                       input.data(),
-                                       nullptr,
-                                       &written);
-            wait.push_back(written);
-        }
+        const staged_write input(d_queue, region, samples, n, d_format);
+        const std::vector<cl::Event> wait = input.events();
 
         const size_t span = rows ? slots * row_stride : frames * slots;
         if (through_run)
