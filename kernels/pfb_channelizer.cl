@@ -81,7 +81,7 @@ pfb_channelize(__global const SAMPLE_T* window,
  * The channelizer with a sliding history, for M a multiple of D (an integer
  * oversampling r = M / D). Frame f's tap m takes the sample branch p took as
  * tap 0 in frame f - m*r, so consecutive frames of a branch share all but one
- * sample. A work-group computes a run of lane_frames consecutive frames, FFT_G
+ * sample. A work-group computes a run of run_frames consecutive frames, FFT_G
  * at a time (a step). Its work-item w keeps, for each of its BRANCHES branches
  * p = w, w + WORK_ITEMS, ..., the last HISTORY - 1 samples before the step
  * (HISTORY = (K - 1) r + 1) in registers, takes the step's FFT_G new ones
@@ -109,7 +109,7 @@ pfb_channelize_sliding(__global const SAMPLE_T* window,
                        IDX last_of_first,
                        uint rotation0,
                        uint frames,
-                       uint lane_frames,
+                       uint run_frames,
                        __global const float* taps,
                        __global const uint* channel_of_slot,
                        uint slots,
@@ -121,8 +121,8 @@ pfb_channelize_sliding(__global const SAMPLE_T* window,
     TILE_DECLARE
     out += out_offset;
     /* this group's frames: [run_first, run_end) */
-    const uint run_first = get_group_id(0) * lane_frames;
-    const uint run_end = min(run_first + lane_frames, frames);
+    const uint run_first = get_group_id(0) * run_frames;
+    const uint run_end = min(run_first + run_frames, frames);
 
     /* samples[i][j]: branch i's tap-0 sample of frame step_first - (HISTORY - 1) + j */
     float2 samples[BRANCHES][STEP_SAMPLES];

@@ -222,8 +222,8 @@ public:
                      size_t row_stride,
                      const std::vector<cl::Event>& deps);
     kernel_set build_kernels(size_t taps_per_branch) const;
-    //! Frames per lane of the sliding kernel for a call of \p frames frames.
-    size_t lane_frames(size_t frames) const;
+    //! Frames per work-group of the sliding kernel for a call of \p frames frames.
+    size_t run_frames(size_t frames) const;
     std::string options(size_t taps_per_branch) const;
 };
 
@@ -503,31 +503,22 @@ cl::Event pfb_channelizer::impl::launch(const cl::CommandQueue& queue,
         k.set("out_offset", static_cast<cl_uint>(out_offset));
         k.set("out_stride", static_cast<cl_uint>(row_stride));
     };
-    if (ks.sliding) {
-        kernel_args& k = ks.channelize;
-        set_fir_inputs(k);
-        const size_t per_lane = lane_frames(frames);
-        k.set("lane_frames", static_cast<cl_uint>(per_lane));
-        k.set("channel_of_slot", channel_of_slot);
-        set_outputs(k);
-        k.set("stage_twiddles", ks.stage_twiddles);
-        const size_t groups = ceil_div(frames, per_lane);
-        queue.enqueueNDRangeKernel(k.ready(),
-                                   cl::NullRange,
-                                   cl::NDRange(groups * ks.pass.work_group_size()),
-                                   cl::NDRange(ks.pass.work_group_size()),
-                                   after.empty() ? nullptr : &after,
-                                   &event);
-        return event;
-    }
     if (ks.fused) {
         kernel_args& k = ks.channelize;
         set_fir_inputs(k);
-        k.set("first_slot", first_slot);
-        k.set("next_slot", next_slot);
         set_outputs(k);
         k.set("stage_twiddles", ks.stage_twiddles);
-        const size_t groups = ceil_div(frames, ks.pass.group);
+        // A work-group computes a run of frames (sliding) or a tile of them.
+        size_t group_frames = ks.pass.group;
+        if (ks.sliding) {
+            group_frames = run_frames(frames);
+            k.set("run_frames", static_cast<cl_uint>(group_frames));
+            k.set("channel_of_slot", channel_of_slot);
+        } else {
+            k.set("first_slot", first_slot);
+            k.set("next_slot", next_slot);
+        }
+        const size_t groups = ceil_div(frames, group_frames);
         queue.enqueueNDRangeKernel(k.ready(),
                                    cl::NullRange,
                                    cl::NDRange(groups * ks.pass.work_group_size()),
@@ -560,7 +551,7 @@ cl::Event pfb_channelizer::impl::launch(const cl::CommandQueue& queue,
     return event;
 }
 
-size_t pfb_channelizer::impl::lane_frames(size_t frames) const
+size_t pfb_channelizer::impl::run_frames(size_t frames) const
 {
     // Twice the groups the compute units hold at once, unless the warm-up of
     // HISTORY - 1 frames would exceed half of a run; whole steps.
