@@ -27,17 +27,25 @@ inline uint64_t rss_bytes()
     return resident * uint64_t(sysconf(_SC_PAGESIZE));
 }
 
-//! The OpenCL buffers alive once the runtime has destroyed what it still held
-//! (it may do so a little after the commands that used them completed).
+//! The OpenCL buffers alive once the runtime has destroyed what it still held.
+//! PoCL destroys a buffer some time after the last command that used it
+//! completed: tens of milliseconds on a loaded machine, more under
+//! ThreadSanitizer, so the count must stay unchanged for a quiet period (at
+//! most 5 s in all).
 inline int64_t settled_live_buffers()
 {
+    using namespace std::chrono;
+    constexpr milliseconds quiet(300), limit(5000);
+    const auto start = steady_clock::now();
+    auto changed = start;
     int64_t buffers = cl_alloc_count_live_buffers();
-    for (int i = 0; i < 100; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    while (steady_clock::now() - changed < quiet && steady_clock::now() - start < limit) {
+        std::this_thread::sleep_for(milliseconds(10));
         const int64_t now = cl_alloc_count_live_buffers();
-        if (now == buffers)
-            break;
-        buffers = now;
+        if (now != buffers) {
+            buffers = now;
+            changed = steady_clock::now();
+        }
     }
     return buffers;
 }
