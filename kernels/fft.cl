@@ -56,14 +56,27 @@
  *                  tables instead of one of N entries
  *   IDX            uint, or ulong when an address can pass 2^32
  *   SAMPLE_T       the type of src's samples (samples.cl): float2, or the
- *                  integers of an engine's input window, converted as the
- *                  first pass loads them
+ *                  integers of an engine's input window, or real floats,
+ *                  converted as the first pass loads them
+ *   PRE_HERMITIAN  src holds points 0 .. logical_length / 2 of each transform;
+ *                  point e above them reads as conj(point logical_length - e)
+ *                  (the input of a complex-to-real transform)
+ *   OUTPUT_REAL    dst receives the real parts only, as floats (the output of
+ *                  a complex-to-real transform, or of a real filter)
  */
 
 #include "fft_stages.cl"
 #include "samples.cl"
 
 typedef IDX idx_t;
+
+#if OUTPUT_REAL
+typedef float dst_t;
+#define OUTPUT_VALUE(value) ((value).x)
+#else
+typedef float2 dst_t;
+#define OUTPUT_VALUE(value) (value)
+#endif
 
 struct io_layout {
     idx_t offset, stride, distance;
@@ -94,7 +107,16 @@ static inline float2 load_element(__global const SAMPLE_T* src,
     if (source >= logical_length)
         source -= logical_length;
 #endif
+#if PRE_HERMITIAN
+    const bool mirrored = source > logical_length / 2;
+    if (mirrored)
+        source = logical_length - source;
+#endif
     float2 x = load_sample(src, in.offset + i * in.distance + source * in.stride);
+#if PRE_HERMITIAN
+    if (mirrored)
+        x.y = -x.y;
+#endif
 #if PRE_FACTOR
     x = cmul(x, pre_factors[e]);
 #endif
@@ -131,7 +153,7 @@ struct output_range {
 };
 
 /* Element e of batch item i's output, with the output-side operations applied. */
-static inline void store_element(__global float2* dst,
+static inline void store_element(__global dst_t* dst,
                                  const struct io_layout out,
                                  uint i,
                                  uint e,
@@ -161,11 +183,11 @@ static inline void store_element(__global float2* dst,
     if (target >= logical_length)
         target -= logical_length;
 #endif
-    dst[out.offset + i * out.distance + target * out.stride] = x * scale;
+    dst[out.offset + i * out.distance + target * out.stride] = OUTPUT_VALUE(x * scale);
 }
 
 /* Output s of on-chip transform tr, with every output-side operation applied. */
-static inline void store_point(__global float2* dst,
+static inline void store_point(__global dst_t* dst,
                                const struct io_layout out,
                                uint tr,
                                uint s,
@@ -187,7 +209,7 @@ static inline void store_point(__global float2* dst,
 
 __kernel __attribute__((reqd_work_group_size(FFT_T* FFT_G, 1, 1))) void
 fft_pass(__global const SAMPLE_T* src,
-         __global float2* dst,
+         __global dst_t* dst,
          idx_t src_offset,
          idx_t src_stride,
          idx_t src_distance,

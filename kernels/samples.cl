@@ -5,9 +5,10 @@
  */
 
 /*
- * The samples of an engine's input window: complex float, or the complex
- * integers radios deliver, by the build option SAMPLE_T (float2 by default;
- * short2 for sc16, char2 for sc8: core::sample_type_option()). Kernels read
+ * The samples of an engine's input window: complex float, the complex
+ * integers radios deliver, or real float, by the build option SAMPLE_T (float2
+ * by default; short2 for sc16, char2 for sc8, float with SAMPLE_REAL for f32:
+ * core::sample_type_option()). Kernels read
  * the window only through load_sample(), so the conversion costs no pass of
  * its own. Integers are taken as their values, as GNU Radio's
  * interleaved_short_to_complex and interleaved_char_to_complex do with their
@@ -24,7 +25,11 @@
 
 static inline float2 load_sample(__global const SAMPLE_T* window, IDX index)
 {
+#ifdef SAMPLE_REAL
+    return (float2)(window[index], 0.0f);
+#else
     return convert_float2(window[index]);
+#endif
 }
 
 #endif

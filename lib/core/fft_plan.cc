@@ -59,15 +59,34 @@ fft_plan::fft_plan(device_context::sptr context, size_t size, const fft_options&
     if (options.max_pass_length != 0 && options.max_pass_length < 16)
         fail("max_pass_length must be 0 (automatic) or >= 16");
 
+    const bool real_forward = options.transform == fft_transform::real_forward;
+    const bool real_inverse = options.transform == fft_transform::real_inverse;
+    if (real_forward || real_inverse) {
+        const char* name = real_forward ? "real_forward" : "real_inverse";
+        if (real_forward != (options.direction == fft_direction::forward))
+            fail(std::string(name) + " transforms are " +
+                 (real_forward ? "forward" : "inverse") + " only");
+        if (options.input_format != sample_format::fc32)
+            fail(std::string(name) +
+                 " transforms read float32 values or bins: leave input_format "
+                 "at fc32 (complex transforms take other formats)");
+        if (options.shift || options.in_place)
+            fail(std::string(name) + " transforms take neither shift nor in_place");
+    }
+
     fft_program_spec spec;
     spec.owner = "fft_plan";
     spec.n = size;
     spec.batch = options.batch;
+    spec.input_format = real_forward ? sample_format::f32 : options.input_format;
+    spec.hermitian_input = spec.real_output = real_inverse;
+    // A real forward transform writes bins 0 .. N/2; its range picks among them.
+    const size_t results = real_forward ? size / 2 + 1 : size;
     spec.range_begin = options.output_range.begin;
     spec.range_step = options.output_range.step;
-    spec.range_count = range_points("fft_plan", options.output_range, size);
+    spec.range_count = range_points("fft_plan", options.output_range, results);
     spec.input_points = options.input_points;
-    spec.in = resolve(options.input, options.input_points ? options.input_points : size);
+    spec.in = resolve(options.input, spec.points_stored());
     spec.out = resolve(options.output, spec.range_count);
     spec.in_place = options.in_place;
     spec.direction = options.direction;
@@ -168,8 +187,16 @@ cl::Event fft_plan::run(const cl::CommandQueue& queue,
                         size_t batch) const
 {
     batch = checked_batch("fft_plan", batch, d_options.batch);
-    check_buffer("fft_plan", "input", input, input_offset + input_elements(batch));
-    check_buffer("fft_plan", "output", output, output_offset + output_elements(batch));
+    check_buffer("fft_plan",
+                 "input",
+                 input,
+                 input_offset + input_elements(batch),
+                 d_program->spec().input_element_bytes());
+    check_buffer("fft_plan",
+                 "output",
+                 output,
+                 output_offset + output_elements(batch),
+                 d_program->spec().output_element_bytes());
     fault::check_enqueue();
     return d_program->run(
         queue, input, output, nullptr, wait, batch, input_offset, output_offset);

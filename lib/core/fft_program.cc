@@ -27,6 +27,20 @@ resolved_layout resolve(const fft_layout& l, size_t points)
     return { l.offset, l.stride, l.distance ? l.distance : points * l.stride };
 }
 
+size_t fft_program_spec::points_stored() const
+{
+    if (hermitian_input)
+        return n / 2 + 1;
+    return input_points ? input_points : n;
+}
+
+size_t fft_program_spec::input_element_bytes() const
+{
+    return sample_bytes(input_format);
+}
+
+size_t fft_program_spec::output_element_bytes() const { return real_output ? 4 : 8; }
+
 namespace {
 
 [[noreturn]] void fail(const fft_program_spec& spec, const std::string& what)
@@ -34,6 +48,7 @@ namespace {
     throw std::invalid_argument(std::string(spec.owner) + ": " + what);
 }
 
+// The points of each transform's input, zero from here on.
 size_t points_read(const fft_program_spec& spec)
 {
     return spec.input_points ? spec.input_points : spec.n;
@@ -108,6 +123,13 @@ void check_spec(const fft_program_spec& spec)
                  std::to_string(spec.n));
     if (spec.shift && read != spec.n)
         fail(spec, "shift needs every input point (input_points = size)");
+    if (spec.hermitian_input && (spec.shift || spec.input_points))
+        fail(spec,
+             "a complex-to-real transform reads bins 0 .. size/2 as they are: it takes "
+             "neither shift nor input_points");
+    if (spec.real_output && spec.in_place)
+        fail(spec,
+             "a real output cannot be computed in place (use an out-of-place plan)");
     if (spec.shift && spec.range_count != spec.n)
         fail(spec,
              "shift writes every output point: it cannot be combined with an "
@@ -176,7 +198,7 @@ bool needs_wide_index(const fft_program_spec& spec, const plan_strategy& strateg
              "batch * size must be below 2^32 points (got " + std::to_string(points) +
                  ")");
     const size_t biggest =
-        std::max({ last_element(spec.in, points_read(spec), spec.batch),
+        std::max({ last_element(spec.in, spec.points_stored(), spec.batch),
                    last_element(spec.out, spec.range_count, spec.batch),
                    points });
     return biggest >= (size_t(1) << 32);
@@ -189,9 +211,10 @@ enum class table_source { none, spectrum, final_chirp, user };
 
 // What a plan's first launch does to the input as it loads it (kernels/fft.cl PRE_*).
 struct pre_step {
-    bool shift = false;    // GNU Radio's input shift (inverse transforms)
-    bool zero_pad = false; // points from logical_length on read as zero
-    bool factor = false;   // times the window and/or Bluestein's chirp
+    bool shift = false;     // GNU Radio's input shift (inverse transforms)
+    bool zero_pad = false;  // points from logical_length on read as zero
+    bool factor = false;    // times the window and/or Bluestein's chirp
+    bool hermitian = false; // points above n/2 read as conjugates of those below
 };
 
 // What a launch does to its results as it stores them (POST_*).
@@ -219,6 +242,7 @@ pre_step plan_pre_step(const fft_program_spec& spec, const plan_strategy& strate
     pre.shift = spec.shift && spec.direction == fft_direction::inverse;
     pre.zero_pad = bluestein || points_read(spec) < spec.n;
     pre.factor = !spec.window.empty() || bluestein;
+    pre.hermitian = spec.hermitian_input;
     return pre;
 }
 
@@ -346,7 +370,7 @@ std::vector<role> assign_buffers(const fft_program_spec& spec,
 {
     // The output can hold intermediate points only when it has them all.
     std::vector<role> candidates;
-    if (!strategy.convolves && !writes_subset(spec))
+    if (!strategy.convolves && !writes_subset(spec) && !spec.real_output)
         candidates.push_back(role::output);
     candidates.push_back(role::temp_a);
     candidates.push_back(role::temp_b);
@@ -506,8 +530,14 @@ public:
                            { in.stride == 1, in.distance == 1 },
                            { out.stride == 1, out.distance == 1 },
                            d_limits);
-        l.args = kernel_args(
-            d_context, "fft.cl", build_options(l.pass, s) + sample_type, "fft_pass");
+        // Only the output takes real parts alone (work buffers hold complex
+        // points).
+        const std::string output_type =
+            dst == role::output && d_spec.real_output ? " -DOUTPUT_REAL=1" : "";
+        l.args = kernel_args(d_context,
+                             "fft.cl",
+                             build_options(l.pass, s) + sample_type + output_type,
+                             "fft_pass");
         l.src = src;
         l.dst = dst;
         l.src_offset = in.offset;
@@ -544,7 +574,7 @@ private:
           << " -DSTORE_TRANSFORM_FASTEST=" << pp.store_transform_fastest
           << " -DPASS_TWIDDLE_LO_BITS=" << pass_twiddle_lo_bits(s.n_total)
           << " -DPRE_SHIFT=" << s.pre.shift << " -DPRE_ZERO_PAD=" << s.pre.zero_pad
-          << " -DPRE_FACTOR=" << s.pre.factor
+          << " -DPRE_FACTOR=" << s.pre.factor << " -DPRE_HERMITIAN=" << s.pre.hermitian
           << " -DPOST_FACTOR=" << (s.post.factor != table_source::none)
           << " -DPOST_FACTOR_PER_TRANSFORM="
           << (s.post.factor == table_source::user && per_transform)
@@ -606,6 +636,12 @@ std::string describe(const fft_program_spec& spec,
              << (spec.spectrum_per_transform ? " (spectrum per transform)" : "");
     else
         desc << (spec.direction == fft_direction::forward ? " forward" : " inverse");
+    if (spec.input_format == sample_format::f32)
+        desc << " of real input";
+    if (spec.hermitian_input)
+        desc << " of bins 0..N/2";
+    if (spec.real_output)
+        desc << " to real output";
     desc << (spec.in_place ? " in-place" : "") << ", batch " << spec.batch << ": ";
     if (strategy.method == algorithm::rader)
         desc << "Rader via " << strategy.padded << " (one fused kernel), ";
@@ -667,7 +703,7 @@ const std::string& fft_program::description() const { return d_impl->description
 
 size_t fft_program::input_elements(size_t batch) const
 {
-    return last_element(d_spec.in, points_read(d_spec), batch) + 1;
+    return last_element(d_spec.in, d_spec.points_stored(), batch) + 1;
 }
 
 size_t fft_program::output_elements(size_t batch) const

@@ -52,6 +52,11 @@ struct fft_program_spec {
     resolved_layout in{ 0, 1, 0 }, out{ 0, 1, 0 }; //!< out in units of written points
     //! The input's samples, converted as the first launch reads them.
     sample_format input_format = sample_format::fc32;
+    //! The input holds points 0 .. n/2 of each transform, the rest their
+    //! conjugates (a complex-to-real transform's bins).
+    bool hermitian_input = false;
+    //! The output receives the real parts only, as floats.
+    bool real_output = false;
     bool in_place = false;
 
     /*! A transform (direction, window, shift) or a circular convolution
@@ -66,6 +71,12 @@ struct fft_program_spec {
     //! Result points written: begin + m*step, m < count, to output point m.
     size_t range_begin = 0, range_step = 1, range_count = 0;
     size_t max_pass_length = 0;
+
+    //! Input points stored per transform (n/2 + 1 of a Hermitian input).
+    size_t points_stored() const;
+    //! Bytes of an input and of an output element.
+    size_t input_element_bytes() const;
+    size_t output_element_bytes() const;
 };
 
 /*!
@@ -93,6 +104,7 @@ public:
 
     size_t launches() const;
     const std::string& description() const;
+    const fft_program_spec& spec() const { return d_spec; }
     //! Elements the input (output) buffer needs for \p batch transforms.
     size_t input_elements(size_t batch) const;
     size_t output_elements(size_t batch) const;

@@ -10,6 +10,7 @@
 
 #include <gnuradio/wideband/core/api.h>
 #include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/sample_format.h>
 
 #include <cstddef>
 #include <memory>
@@ -23,14 +24,28 @@ namespace core {
 
 class fft_program;
 
+/*!
+ * \brief What a plan transforms. Real data are float32 values; bins are the
+ * complex points 0 .. N/2 of a spectrum whose others are their conjugates.
+ */
+enum class fft_transform {
+    complex,      //!< N complex points to N complex points
+    real_forward, //!< N real points to bins 0 .. N/2 (numpy.fft.rfft), forward only
+    /*! bins 0 .. N/2 to N real points (numpy.fft.irfft without its 1/N unless
+     *  normalize), inverse only; as irfft, it ignores the imaginary part of bin
+     *  0 and of bin N/2 for even N */
+    real_inverse
+};
+
 enum class fft_direction {
     forward, //!< X[k] = sum_n x[n] exp(-2 pi i nk/N)
     inverse  //!< x[n] = sum_k X[k] exp(+2 pi i nk/N), unscaled unless normalize
 };
 
 /*!
- * \brief Where the points of a batch of transforms sit in a buffer of
- * interleaved complex float32 values (all figures in complex elements).
+ * \brief Where the points of a batch of transforms sit in a buffer (all
+ * figures in elements: complex float32 values, or the input's samples, or
+ * float32 values for real data).
  *
  * Point n of transform b is at element offset + b * distance + n * stride.
  */
@@ -54,7 +69,14 @@ struct WIDEBAND_CORE_API fft_output_range {
  * \brief Everything about a plan but its length.
  */
 struct WIDEBAND_CORE_API fft_options {
+    fft_transform transform = fft_transform::complex;
     fft_direction direction = fft_direction::forward;
+    /*!
+     * Complex transforms: the input's samples, converted as they are read;
+     * f32 reads real values (imaginary parts zero) and writes all N points,
+     * as GNU Radio's fft_vfc does. Real transforms keep the default.
+     */
+    sample_format input_format = sample_format::fc32;
     size_t batch = 1;       //!< transforms per execution (the most enqueue() accepts)
     bool normalize = false; //!< multiply the output by 1/N
     bool in_place = false;  //!< input and output are the same buffer and layout
@@ -84,15 +106,19 @@ struct WIDEBAND_CORE_API fft_options {
 };
 
 /*!
- * \brief A batched complex-to-complex FFT of one length on one OpenCL device,
- * in the manner of an FFTW or cuFFT plan: built once, executed many times.
+ * \brief A batched FFT of one length on one OpenCL device, complex or real
+ * (fft_transform), in the manner of an FFTW or cuFFT plan: built once,
+ * executed many times.
  *
  * Any length N >= 1. N is split into passes, each an on-chip FFT of up to a
  * few thousand points computed by one kernel launch (mixed radices 2..16, 25
  * and the primes to 31, with twiddles from tables computed in double
  * precision); other primes go through Rader's algorithm (one fused kernel when
  * N - 1 has no prime factor above 31 and fits on chip) and any other length
- * through Bluestein's, on the same machinery.
+ * through Bluestein's, on the same machinery. A real transform is the complex
+ * one with real points read (real_forward, which writes bins 0 .. N/2) or
+ * the missing bins read as conjugates and the real parts written
+ * (real_inverse), all fused into the passes' loads and stores.
  * Kernels are compiled once per device and configuration (device_context), so
  * a second plan of a seen configuration compiles nothing.
  *

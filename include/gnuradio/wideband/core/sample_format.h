@@ -27,17 +27,22 @@ namespace core {
 enum class sample_format {
     fc32, //!< complex float32, 8 bytes
     sc16, //!< complex int16 (interleaved I, Q), 4 bytes
-    sc8   //!< complex int8 (interleaved I, Q), 2 bytes
+    sc8,  //!< complex int8 (interleaved I, Q), 2 bytes
+    f32   //!< real float32, 4 bytes: read as complex samples with imaginary part 0
 };
 
 //! Bytes of one sample.
 WIDEBAND_CORE_API size_t sample_bytes(sample_format format);
 
-//! "fc32", "sc16" or "sc8".
+//! Whether a sample has a real and an imaginary part (all but f32).
+WIDEBAND_CORE_API bool is_complex(sample_format format);
+
+//! "fc32", "sc16", "sc8" or "f32".
 WIDEBAND_CORE_API const char* sample_format_name(sample_format format);
 
 /*!
- * \brief The format named \p name ("fc32", "sc16" or "sc8").
+ * \brief The complex format named \p name ("fc32", "sc16" or "sc8"): the
+ * input types of the complex blocks.
  * \throws std::invalid_argument for any other name, saying the names allowed
  */
 WIDEBAND_CORE_API sample_format parse_sample_format(const std::string& name);

@@ -1,0 +1,360 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Real transforms (fft_transform::real_forward, real_inverse) and complex
+// transforms of real input (input_format f32) against FFTW in double
+// precision: every kind of plan, layouts, batches run in part, windows, output
+// ranges, round trips and the arguments they refuse.
+
+#define BOOST_TEST_MODULE qa_fft_real
+#include <boost/test/unit_test.hpp>
+
+#include "fft_check.h"
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+using namespace wideband_test;
+
+namespace {
+
+// One of each way the core computes a transform, odd and even.
+struct shape {
+    size_t n;
+    size_t max_pass_length;
+};
+const shape shapes[] = {
+    { 16, 0 },   // one radix-16 stage
+    { 45, 0 },   // one pass, odd
+    { 37, 0 },   // Rader, one fused kernel
+    { 74, 0 },   // Bluestein, one fused kernel
+    { 1000, 16 } // three passes
+};
+
+// A float that no computation produces: an element still holding it was not written.
+float poison()
+{
+    const uint32_t bits = 0x7FC00001;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+bool is_poison(float f)
+{
+    const float p = poison();
+    return std::memcmp(&f, &p, sizeof f) == 0;
+}
+
+struct layout {
+    size_t offset, stride, distance;
+    layout(const core::fft_layout& l, size_t points)
+        : offset(l.offset), stride(l.stride), distance(l.distance ? l.distance : points)
+    {
+        if (!l.distance)
+            distance = points * stride;
+    }
+    size_t at(size_t b, size_t p) const { return offset + b * distance + p * stride; }
+    size_t elements(size_t points, size_t batch) const
+    {
+        return at(batch - 1, points - 1) + 1;
+    }
+};
+
+template <typename T>
+cl::Buffer device_buffer(const std::vector<T>& host)
+{
+    cl::Buffer b(test_context()->context(), CL_MEM_READ_WRITE, host.size() * sizeof(T));
+    test_queue().enqueueWriteBuffer(b, CL_TRUE, 0, host.size() * sizeof(T), host.data());
+    return b;
+}
+
+template <typename T>
+std::vector<T> read_back(const cl::Buffer& b, size_t count)
+{
+    std::vector<T> host(count);
+    test_queue().enqueueReadBuffer(b, CL_TRUE, 0, count * sizeof(T), host.data());
+    return host;
+}
+
+// The float64 reference of one transform of the plan, from the N points (real
+// forward: real input as complex) or the N/2 + 1 bins (real inverse), as
+// numpy.fft.rfft and irfft (without 1/N unless normalize) compute them.
+std::vector<cdouble>
+reference(const std::vector<cfloat>& points, const core::fft_options& options, size_t n)
+{
+    core::fft_options complex = options;
+    complex.transform = core::fft_transform::complex;
+    complex.input_format = core::sample_format::fc32;
+    if (options.transform != core::fft_transform::real_inverse)
+        return wideband_reference::fft(points, complex);
+    // irfft: the bins' conjugates above N/2; bin 0 and an even N's bin N/2 real.
+    std::vector<cfloat> full(n);
+    for (size_t k = 0; k < n; ++k)
+        full[k] = k <= n / 2 ? points[k] : std::conj(points[n - k]);
+    full[0] = full[0].real();
+    if (n % 2 == 0)
+        full[n / 2] = full[n / 2].real();
+    std::vector<cdouble> y = wideband_reference::fft(full, complex);
+    for (auto& v : y)
+        v = v.real();
+    return y;
+}
+
+/*
+ * Runs \p run_batch transforms of a plan of \p n points and checks every
+ * output against the reference, and that nothing else was written and the
+ * input kept. Inputs are real floats (real_forward, f32), else complex.
+ * Returns the worst relative L2 error.
+ */
+double
+check_plan(size_t n, const core::fft_options& options, size_t run_batch, uint32_t seed)
+{
+    const core::fft_plan plan(test_context(), n, options);
+    const bool real_in = options.transform == core::fft_transform::real_forward ||
+                         options.input_format == core::sample_format::f32;
+    const bool real_out = options.transform == core::fft_transform::real_inverse;
+    const size_t in_points = options.transform == core::fft_transform::real_inverse
+                                 ? n / 2 + 1
+                                 : (options.input_points ? options.input_points : n);
+    const size_t results =
+        options.transform == core::fft_transform::real_forward ? n / 2 + 1 : n;
+    const core::fft_output_range& r = options.output_range;
+    const size_t out_points =
+        r.count ? r.count : (results - r.begin + r.step - 1) / r.step;
+    const layout in(options.input, in_points), out(options.output, out_points);
+    const std::string what = plan.describe() + ", running " + std::to_string(run_batch);
+    BOOST_REQUIRE_EQUAL(plan.input_elements(options.batch),
+                        in.elements(in_points, options.batch));
+    BOOST_REQUIRE_EQUAL(plan.output_elements(options.batch),
+                        out.elements(out_points, options.batch));
+
+    // Inputs at the layout's places, poison between them; 3 elements of slack
+    // past each buffer's end show writes beyond it.
+    const size_t in_count = in.elements(in_points, options.batch) + 3;
+    const size_t out_count = out.elements(out_points, options.batch) + 3;
+    const std::vector<cfloat> signal = random_signal(options.batch * in_points, seed);
+    std::vector<float> in_real(in_count, poison());
+    std::vector<cfloat> in_complex(in_count, cfloat(poison(), poison()));
+    std::vector<std::vector<cfloat>> points(options.batch);
+    for (size_t b = 0; b < options.batch; ++b)
+        for (size_t p = 0; p < in_points; ++p) {
+            const cfloat x = signal[b * in_points + p];
+            points[b].push_back(real_in ? cfloat(x.real()) : x);
+            in_real[in.at(b, p)] = x.real();
+            in_complex[in.at(b, p)] = x;
+        }
+    const cl::Buffer input = real_in ? device_buffer(in_real) : device_buffer(in_complex);
+    const size_t out_element = real_out ? sizeof(float) : sizeof(cfloat);
+    cl::Buffer output(
+        test_context()->context(), CL_MEM_READ_WRITE, out_count * out_element);
+    const float p = poison();
+    test_queue().enqueueFillBuffer(output, p, 0, out_count * out_element);
+    plan.enqueue(test_queue(), input, output, {}, run_batch).wait();
+
+    // The output as floats: real parts, or real and imaginary interleaved.
+    const size_t floats = real_out ? 1 : 2;
+    const std::vector<float> result = read_back<float>(output, out_count * floats);
+    std::vector<char> written(out_count, 0);
+    double worst = 0;
+    for (size_t b = 0; b < run_batch; ++b) {
+        std::vector<cfloat> x = points[b];
+        if (!real_out)
+            x.resize(n); // input_points: the rest zero
+        const std::vector<cdouble> full = reference(x, options, n);
+        std::vector<cdouble> ref;
+        std::vector<cfloat> y;
+        for (size_t m = 0; m < out_points; ++m) {
+            const size_t e = out.at(b, m);
+            written[e] = 1;
+            ref.push_back(full[r.begin + m * r.step]);
+            y.push_back(real_out ? cfloat(result[e])
+                                 : cfloat(result[2 * e], result[2 * e + 1]));
+        }
+        const accuracy a = compare(y, ref);
+        BOOST_CHECK_MESSAGE(
+            a.relative_l2 <= l2_bound(n) && a.worst_point <= 10 * l2_bound(n),
+            what << ", transform " << b << ": relative L2 " << a.relative_l2
+                 << ", worst point " << a.worst_point << " * rms");
+        worst = std::max(worst, a.relative_l2);
+    }
+    size_t stray = 0;
+    for (size_t e = 0; e < out_count; ++e)
+        for (size_t f = 0; f < floats; ++f)
+            if (!written[e] && !is_poison(result[e * floats + f]))
+                ++stray;
+    BOOST_CHECK_MESSAGE(stray == 0,
+                        what << ": " << stray << " values written outside the layout");
+    // Compared as bytes: the poison between the points is a NaN.
+    const bool kept = real_in ? std::memcmp(read_back<float>(input, in_count).data(),
+                                            in_real.data(),
+                                            in_count * sizeof(float)) == 0
+                              : std::memcmp(read_back<cfloat>(input, in_count).data(),
+                                            in_complex.data(),
+                                            in_count * sizeof(cfloat)) == 0;
+    BOOST_CHECK_MESSAGE(kept, what << ": the input changed");
+    return worst;
+}
+
+core::fft_options
+real_options(core::fft_transform transform, const shape& s, size_t batch)
+{
+    core::fft_options o;
+    o.transform = transform;
+    o.direction = transform == core::fft_transform::real_inverse
+                      ? core::fft_direction::inverse
+                      : core::fft_direction::forward;
+    o.batch = batch;
+    o.max_pass_length = s.max_pass_length;
+    return o;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(real_forward_and_inverse_every_kind_of_plan)
+{
+    double worst = 0;
+    uint32_t seed = 1;
+    for (const shape& s : shapes) {
+        const size_t n = s.n, bins = n / 2 + 1;
+        for (auto transform :
+             { core::fft_transform::real_forward, core::fft_transform::real_inverse }) {
+            const bool forward = transform == core::fft_transform::real_forward;
+            const size_t in_points = forward ? n : bins, out_points = forward ? bins : n;
+            // Contiguous; gaps between transforms (numpy's in-place rfft
+            // layout is such a one); interleaved transforms.
+            const core::fft_layout gaps_in{ 5, 1, in_points + 3 },
+                gaps_out{ 7, 1, out_points + 2 }, inter_in{ 0, 3, 1 },
+                inter_out{ 1, 4, 1 };
+            for (int l = 0; l < 3; ++l) {
+                core::fft_options o = real_options(transform, s, 3);
+                if (l == 1) {
+                    o.input = gaps_in;
+                    o.output = gaps_out;
+                } else if (l == 2) {
+                    o.input = inter_in;
+                    o.output = inter_out;
+                }
+                worst = std::max(worst, check_plan(n, o, l == 1 ? 2 : 3, seed++));
+            }
+            core::fft_options normalized = real_options(transform, s, 1);
+            normalized.normalize = true;
+            worst = std::max(worst, check_plan(n, normalized, 1, seed++));
+        }
+    }
+    BOOST_TEST_MESSAGE("real transforms: worst relative L2 error " << worst);
+}
+
+BOOST_AUTO_TEST_CASE(real_forward_window_and_range)
+{
+    for (const shape& s : shapes) {
+        core::fft_options o = real_options(core::fft_transform::real_forward, s, 2);
+        o.window.resize(s.n);
+        for (size_t i = 0; i < s.n; ++i)
+            o.window[i] = 0.25f + float(i % 7) / 7.0f + float(i) / float(s.n);
+        check_plan(s.n, o, 2, 100 + uint32_t(s.n));
+        // Every other bin from 1 on: a range picks among bins 0 .. N/2.
+        o.output_range = { 1, 2, 0 };
+        check_plan(s.n, o, 2, 200 + uint32_t(s.n));
+        // Fewer input points than N, the rest zero.
+        core::fft_options padded = real_options(core::fft_transform::real_forward, s, 2);
+        padded.input_points = s.n / 2 + 1;
+        check_plan(s.n, padded, 2, 300 + uint32_t(s.n));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(complex_transforms_of_real_input)
+{
+    // GNU Radio's fft_vfc: real input, all N complex outputs, with shift.
+    for (const shape& s : shapes)
+        for (auto direction :
+             { core::fft_direction::forward, core::fft_direction::inverse }) {
+            core::fft_options o;
+            o.direction = direction;
+            o.input_format = core::sample_format::f32;
+            o.batch = 3;
+            o.max_pass_length = s.max_pass_length;
+            o.shift = true;
+            check_plan(s.n, o, 3, 400 + uint32_t(s.n));
+        }
+}
+
+BOOST_AUTO_TEST_CASE(round_trip_returns_the_input)
+{
+    for (const shape& s : shapes) {
+        const size_t n = s.n, bins = n / 2 + 1, batch = 4;
+        const core::fft_plan forward(
+            test_context(), n, real_options(core::fft_transform::real_forward, s, batch));
+        core::fft_options io = real_options(core::fft_transform::real_inverse, s, batch);
+        io.normalize = true;
+        const core::fft_plan inverse(test_context(), n, io);
+        std::vector<float> x(n * batch);
+        const std::vector<cfloat> signal = random_signal(n * batch, 7);
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] = signal[i].imag();
+        const cl::Buffer input = device_buffer(x);
+        cl::Buffer spectrum(
+            test_context()->context(), CL_MEM_READ_WRITE, bins * batch * sizeof(cfloat));
+        cl::Buffer back(
+            test_context()->context(), CL_MEM_READ_WRITE, x.size() * sizeof(float));
+        const cl::Event done = forward.enqueue(test_queue(), input, spectrum);
+        inverse.enqueue(test_queue(), spectrum, back, { done }).wait();
+        const std::vector<float> y = read_back<float>(back, x.size());
+        double error = 0, energy = 0;
+        for (size_t i = 0; i < x.size(); ++i) {
+            error += (double(y[i]) - x[i]) * (double(y[i]) - x[i]);
+            energy += double(x[i]) * x[i];
+        }
+        BOOST_CHECK_MESSAGE(std::sqrt(error / energy) <= 2 * l2_bound(n),
+                            "N=" << n << ": round trip relative L2 "
+                                 << std::sqrt(error / energy));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(arguments_real_transforms_refuse)
+{
+    const shape s{ 64, 0 };
+    auto refused = [&](core::fft_options o, const char* what) {
+        BOOST_CHECK_EXCEPTION(core::fft_plan(test_context(), s.n, o),
+                              std::invalid_argument,
+                              [&](const std::invalid_argument& e) {
+                                  BOOST_TEST_MESSAGE(what << ": " << e.what());
+                                  return std::string(e.what()).find("fft_plan: ") == 0;
+                              });
+    };
+    core::fft_options o = real_options(core::fft_transform::real_forward, s, 1);
+    o.direction = core::fft_direction::inverse;
+    refused(o, "real_forward inverse");
+    o = real_options(core::fft_transform::real_inverse, s, 1);
+    o.direction = core::fft_direction::forward;
+    refused(o, "real_inverse forward");
+    o = real_options(core::fft_transform::real_forward, s, 1);
+    o.input_format = core::sample_format::sc16;
+    refused(o, "real_forward with an input format");
+    o = real_options(core::fft_transform::real_forward, s, 1);
+    o.shift = true;
+    refused(o, "real_forward with shift");
+    o = real_options(core::fft_transform::real_inverse, s, 1);
+    o.in_place = true;
+    refused(o, "real_inverse in place");
+    o = real_options(core::fft_transform::real_forward, s, 1);
+    o.output_range = { 33, 1, 0 };
+    refused(o, "a range past bin N/2");
+    o = real_options(core::fft_transform::real_inverse, s, 1);
+    o.input_points = 10;
+    refused(o, "real_inverse with input_points");
+
+    // A buffer too small for the real layout: floats, not complex values.
+    const core::fft_plan plan(
+        test_context(), s.n, real_options(core::fft_transform::real_forward, s, 2));
+    cl::Buffer small(
+        test_context()->context(), CL_MEM_READ_WRITE, s.n * 2 * sizeof(float) - 4);
+    cl::Buffer bins(
+        test_context()->context(), CL_MEM_READ_WRITE, 2 * 33 * sizeof(cfloat));
+    BOOST_CHECK_THROW(plan.enqueue(test_queue(), small, bins), std::invalid_argument);
+}
