@@ -5,30 +5,51 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-#ifndef INCLUDED_WIDEBAND_FFT_VCC_IMPL_H
-#define INCLUDED_WIDEBAND_FFT_VCC_IMPL_H
+#ifndef INCLUDED_WIDEBAND_FFT_V_IMPL_H
+#define INCLUDED_WIDEBAND_FFT_V_IMPL_H
 
 #include "streaming_block.h"
 #include <gnuradio/wideband/core/fft_stream.h>
 #include <gnuradio/wideband/fft_vcc.h>
+#include <gnuradio/wideband/fft_vfc.h>
 
 namespace gr {
 namespace wideband {
 
-class fft_vcc_impl : public streaming_block<fft_vcc, core::fft_stream>
+//! What fft_vcc and fft_vfc differ in: their name and input samples.
+template <class Api>
+struct fft_v_input;
+
+template <>
+struct fft_v_input<fft_vcc> {
+    static constexpr const char* name = "fft_vcc";
+    static constexpr size_t item_bytes = sizeof(gr_complex);
+    static constexpr core::sample_format format = core::sample_format::fc32;
+};
+
+template <>
+struct fft_v_input<fft_vfc> {
+    static constexpr const char* name = "fft_vfc";
+    static constexpr size_t item_bytes = sizeof(float);
+    static constexpr core::sample_format format = core::sample_format::f32;
+};
+
+//! fft_vcc and fft_vfc: vectors in, their transforms (complex vectors) out.
+template <class Api>
+class fft_v_impl : public streaming_block<Api, core::fft_stream>
 {
 public:
-    fft_vcc_impl(int fft_size,
-                 bool forward,
-                 const std::vector<float>& window,
-                 bool shift,
-                 const std::string& device);
+    fft_v_impl(int fft_size,
+               bool forward,
+               const std::vector<float>& window,
+               bool shift,
+               const std::string& device);
 
     bool set_window(const std::vector<float>& window) override;
     std::vector<float> window() const override;
 
 private:
-    using base = streaming_block<fft_vcc, core::fft_stream>;
+    using base = streaming_block<Api, core::fft_stream>;
 
     std::unique_ptr<core::fft_stream>
     make_engine(const core::device_context::sptr& context) override;
@@ -45,4 +66,4 @@ private:
 } // namespace wideband
 } // namespace gr
 
-#endif /* INCLUDED_WIDEBAND_FFT_VCC_IMPL_H */
+#endif /* INCLUDED_WIDEBAND_FFT_V_IMPL_H */

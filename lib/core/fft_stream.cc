@@ -54,7 +54,7 @@ void fft_stream::check(const device_info& device,
     check_window(options.window, fft_size);
     check_buffer_fits(device,
                       "fft_stream: the input of a call",
-                      max_vectors_for(fft_size, options) * fft_size * 8);
+                      max_vectors_for(fft_size, options) * fft_size * 8); // the output
 }
 
 fft_stream::fft_stream(device_context::sptr context,
@@ -68,8 +68,9 @@ fft_stream::fft_stream(device_context::sptr context,
     check(d_context->info(), fft_size, options);
     d_plan = make_plan(options.window);
     for (cl::Buffer& input : d_input)
-        input =
-            cl::Buffer(d_context->context(), CL_MEM_READ_WRITE, max_input_samples() * 8);
+        input = cl::Buffer(d_context->context(),
+                           CL_MEM_READ_WRITE,
+                           max_input_samples() * input_sample_bytes());
 }
 
 fft_stream::~fft_stream() = default;
@@ -82,6 +83,7 @@ fft_stream::make_plan(const std::vector<float>& window) const
     options.batch = d_max_vectors;
     options.window = window;
     options.shift = d_options.shift;
+    options.input_format = d_options.input_format;
     return std::make_shared<const fft_plan>(d_context, d_fft_size, options);
 }
 

@@ -10,6 +10,8 @@ gr-wideband: wideband channelization on GPUs through OpenCL.
 Blocks:
   fft_vcc(fft_size, forward, window, shift=False, device="")
       drop-in for gnuradio.fft.fft_vcc that runs batched on an OpenCL device
+  fft_vfc(fft_size, forward, window, shift=False, device="")
+      the same for real input vectors (gnuradio.fft.fft_vfc)
 
 Devices:
   list_devices()      every OpenCL device, as dicts ("automatic" marks the one

@@ -12,7 +12,7 @@ void bind_channel_bank_ccc(py::module& m);
 void bind_core(py::module& m);
 void bind_edge_memory(py::module& m);
 void bind_fft_filter(py::module& m);
-void bind_fft_vcc(py::module& m);
+void bind_fft_v(py::module& m);
 void bind_freq_xlating_fft_filter_ccc(py::module& m);
 void bind_pfb_channelizer_ccf(py::module& m);
 void bind_thread_errors(py::module& m);
@@ -27,7 +27,7 @@ PYBIND11_MODULE(wideband_python, m)
     bind_core(m);
     bind_edge_memory(m);
     bind_fft_filter(m);
-    bind_fft_vcc(m);
+    bind_fft_v(m);
     bind_freq_xlating_fft_filter_ccc(m);
     bind_pfb_channelizer_ccf(m);
     bind_thread_errors(m);

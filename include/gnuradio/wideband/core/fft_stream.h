@@ -27,13 +27,17 @@ struct WIDEBAND_CORE_API fft_stream_options {
     std::vector<float> window;
     //! GNU Radio's fft_vcc shift (see fft_options::shift).
     bool shift = false;
+    //! The input's samples: fc32, or f32 (real, as GNU Radio's fft_vfc reads
+    //! them), or the complex integers (the output is complex float).
+    sample_format input_format = sample_format::fc32;
     //! Input samples one call may bring, rounded down to whole vectors (at
     //! least one vector).
     size_t max_input_samples = 0;
 };
 
 /*!
- * \brief A stream of vectors of fft_size complex samples, each transformed:
+ * \brief A stream of vectors of fft_size samples (complex, or real), each
+ * transformed into fft_size complex values:
  * fft_plan as a streaming engine, for the pipelines (chunks in flight,
  * several devices) and for device-resident streams (run_in_place(), no copy).
  *
@@ -86,6 +90,10 @@ public:
     region input_region() const override;
     size_t max_input_samples() const override { return d_max_vectors * d_fft_size; }
     size_t max_output_elements() const override { return max_input_samples(); }
+    size_t input_sample_bytes() const override
+    {
+        return sample_bytes(d_options.input_format);
+    }
     size_t input_regions() const override { return 2; }
     //! \throws std::invalid_argument unless \p samples is whole vectors
     size_t run(const cl::CommandQueue& queue,
