@@ -40,13 +40,18 @@ using namespace cpu_peers;
 namespace {
 
 const char* const program_name = "wideband_fft_bench";
-constexpr double bytes_per_point = 16; // 8 read + 8 written, whatever the passes
-constexpr double max_rel_err = 1e-5;   // float32 FFTs land near 1e-7; bugs far above
+// Bytes a transform must move per point, whatever its passes: complex 8 read +
+// 8 written; real (r2c, c2r) 4 + about 4 (a bin is a pair of real points).
+double bytes_per_point(const std::string& variant)
+{
+    return variant == "r2c" || variant == "c2r" ? 8 : 16;
+}
+constexpr double max_rel_err = 1e-5; // float32 FFTs land near 1e-7; bugs far above
 
 const std::vector<size_t> default_sizes = { 16,    64,      256,   1024, 4096, 16384,
                                             65536, 1048576, 1000,  1536, 2187, 2401,
                                             3125,  6000,    10000, 17,   4093 };
-const std::vector<std::string> all_variants = { "fwd", "inv", "inplace" };
+const std::vector<std::string> all_variants = { "fwd", "inv", "inplace", "r2c", "c2r" };
 
 // Libraries in display order; "copy" is clEnqueueCopyBuffer, the memory ceiling.
 std::vector<std::string> built_in_libs()
@@ -404,8 +409,20 @@ struct result : measurement {
     bool input_checked = false, input_intact = true;
 
     double gpts() const { return per_second() / 1e9; }
-    double gbs() const { return gpts() * bytes_per_point; }
-    double gbs_b2b() const { return per_second_b2b() * bytes_per_point / 1e9; }
+    double gbs() const { return gpts() * bytes_per_point(variant); }
+    double gbs_b2b() const { return per_second_b2b() * bytes_per_point(variant) / 1e9; }
+    bool real_input() const { return variant == "r2c"; }
+    bool real_output() const { return variant == "c2r"; }
+    // Bytes of the input and output of the batch (r2c reads floats, writes bins
+    // 0..N/2; c2r the other way round).
+    size_t input_bytes() const
+    {
+        return batch * (real_input() ? n * 4 : real_output() ? (n / 2 + 1) * 8 : n * 8);
+    }
+    size_t output_bytes() const
+    {
+        return batch * (real_output() ? n * 4 : real_input() ? (n / 2 + 1) * 8 : n * 8);
+    }
     std::string name() const { return lib + (lib == "wideband" ? " " + variant : ""); }
     void input_is(bool intact)
     {
@@ -417,19 +434,41 @@ struct result : measurement {
 
     // Adds the sample rows of `out` against the float64 transform of those of `in`,
     // and counts non-finite values over the whole output.
+    // The buffers are the bench's complex ones: r2c reads them as floats, c2r
+    // writes floats.
     void compare(const cfloat* in, const cfloat* out)
     {
         core::fft_options options;
-        options.direction = variant == "inv" ? core::fft_direction::inverse
-                                             : core::fft_direction::forward;
+        options.direction = variant == "inv" || real_output()
+                                ? core::fft_direction::inverse
+                                : core::fft_direction::forward;
+        const float* in_floats = reinterpret_cast<const float*>(in);
+        const float* out_floats = reinterpret_cast<const float*>(out);
+        const size_t bins = n / 2 + 1;
         const std::vector<size_t> sampled = sample_rows(n, batch);
         for (size_t r : sampled) {
-            const std::vector<std::complex<double>> ref = wideband_reference::fft(
-                std::vector<cfloat>(in + r * n, in + (r + 1) * n), options);
+            std::vector<cfloat> x(n);
             for (size_t k = 0; k < n; ++k)
-                check.add(ref[k], out[r * n + k]);
+                x[k] = real_input()    ? cfloat(in_floats[r * n + k])
+                       : real_output() ? (k < bins ? in[r * bins + k]
+                                                   : std::conj(in[r * bins + n - k]))
+                                       : in[r * n + k];
+            if (real_output()) { // irfft ignores these imaginary parts
+                x[0] = x[0].real();
+                if (n % 2 == 0)
+                    x[n / 2] = x[n / 2].real();
+            }
+            const std::vector<std::complex<double>> ref =
+                wideband_reference::fft(x, options);
+            if (real_output())
+                for (size_t k = 0; k < n; ++k)
+                    check.add(ref[k].real(), cfloat(out_floats[r * n + k]));
+            else
+                for (size_t k = 0; k < (real_input() ? bins : n); ++k)
+                    check.add(ref[k], out[r * (real_input() ? bins : n) + k]);
         }
-        check.scan(out, n * batch);
+        // Non-finite values anywhere in the output (floats scanned in pairs).
+        check.scan(out, output_bytes() / sizeof(cfloat));
         rows = sampled.size();
     }
 };
@@ -624,6 +663,12 @@ private:
                                            : core::fft_direction::forward;
             o.batch = batch;
             o.in_place = variant == "inplace";
+            if (variant == "r2c")
+                o.transform = core::fft_transform::real_forward;
+            if (variant == "c2r") {
+                o.transform = core::fft_transform::real_inverse;
+                o.direction = core::fft_direction::inverse;
+            }
             return std::make_unique<wideband_runner>(d_ctx, n, o, d_in, d_out);
         }
 #ifdef WIDEBAND_HAVE_VKFFT
@@ -668,26 +713,27 @@ private:
             m.setup_ms = ms_since(start);
             m.note = runner->describe();
             const enqueue_fn run = [&](const cl::CommandQueue& q) { runner->enqueue(q); };
-            const size_t bytes = n * batch * sizeof(cfloat);
+            const size_t in_bytes = m.input_bytes(), out_bytes = m.output_bytes();
             enqueue_fn restore; // in place: the input again before each timed run
             if (variant == "inplace")
                 restore = [&](const cl::CommandQueue& q) {
-                    q.enqueueCopyBuffer(d_in, d_out, 0, 0, bytes);
+                    q.enqueueCopyBuffer(d_in, d_out, 0, 0, in_bytes);
                 };
             m.time = d_timer.measure(run, restore, d_opt.warmup, d_opt.reps);
 
             const cl::CommandQueue& q = d_timer.queue();
-            q.enqueueFillBuffer(d_out, quiet_nan_bits, 0, bytes);
+            q.enqueueFillBuffer(d_out, quiet_nan_bits, 0, out_bytes);
             if (restore)
                 restore(q);
             run(q);
-            q.enqueueReadBuffer(d_out, CL_TRUE, 0, bytes, d_host_out.data());
+            q.enqueueReadBuffer(d_out, CL_TRUE, 0, out_bytes, d_host_out.data());
             m.compare(d_host_in.data(), d_host_out.data());
             if (!restore) {
-                q.enqueueReadBuffer(d_in, CL_TRUE, 0, bytes, d_host_out.data());
-                m.input_is(std::memcmp(d_host_out.data(), d_host_in.data(), bytes) == 0);
+                q.enqueueReadBuffer(d_in, CL_TRUE, 0, in_bytes, d_host_out.data());
+                m.input_is(std::memcmp(d_host_out.data(), d_host_in.data(), in_bytes) ==
+                           0);
                 if (!m.input_intact)
-                    q.enqueueWriteBuffer(d_in, CL_TRUE, 0, bytes, d_host_in.data());
+                    q.enqueueWriteBuffer(d_in, CL_TRUE, 0, in_bytes, d_host_in.data());
             }
         } catch (const std::exception&) {
             std::tie(m.status, m.note) = current_failure();
@@ -925,7 +971,7 @@ private:
         const double ceiling = copy_ceiling_gbs(d_copies, d_total * sizeof(cfloat));
         std::cout << "\nBatched complex float32 FFT on " << d_ctx->info().name << ", 2^"
                   << d_opt.total_log2
-                  << " points per launch. GB/s counts 16 B per point; %copy: "
+                  << " points per launch. GB/s counts 16 B per point (real: 8); %copy: "
                   << "of clEnqueueCopyBuffer's " << copy_ceiling_text(ceiling)
                   << (ceiling > 0 ? " (the faster of start and end)" : "")
                   << "; %fwd: forward time / this time;\nerr: relative L2 error against "
@@ -947,6 +993,8 @@ private:
                 { "wideband", "fwd", "wideband forward", "median_ms,Gpts,GBs,pct_copy" },
                 { "wideband", "inv", "inverse", "Gpts,%fwd" },
                 { "wideband", "inplace", "in-place", "Gpts,%fwd" },
+                { "wideband", "r2c", "real forward (r2c)", "Gpts,GBs,pct_copy" },
+                { "wideband", "c2r", "real inverse (c2r)", "Gpts,GBs,pct_copy" },
                 { "vkfft", "fwd", "VkFFT", "Gpts,GBs" },
                 { "clfft", "fwd", "clFFT", "Gpts,GBs" },
                 { "fftw", "fwd", "FFTW (CPU)", "Gpts" }
