@@ -63,6 +63,15 @@
  *                  (the input of a complex-to-real transform)
  *   OUTPUT_REAL    dst receives the real parts only, as floats (the output of
  *                  a complex-to-real transform, or of a real filter)
+ *   PRE_REAL_UNPACK, POST_REAL_UNPACK  a real transform of N = 2 FFT_L points
+ *                  as the complex one of its pairs z[n] = x[2n] + i x[2n+1]
+ *                  (one pass; the floats read or written as float2):
+ *                  with E, O the transforms of the even and odd points,
+ *                  Z = E + i O and X[k] = E[k] + W^k O[k], W = exp(-2 pi i / N).
+ *                  POST: bins X[0 .. FFT_L] from Z[k] and Z[FFT_L - k] (the
+ *                  tile), post_factors[k] = W^k. PRE: Z'[e] = 2 (E + i O)[e]
+ *                  from bins e and FFT_L - e (src), pre_factors[e] = W^-e, so
+ *                  that the inverse of FFT_L points gives N x unnormalised.
  */
 
 #include "fft_stages.cl"
@@ -97,6 +106,20 @@ static inline float2 load_element(__global const SAMPLE_T* src,
                                   uint logical_length,
                                   __global const float2* pre_factors)
 {
+#if PRE_REAL_UNPACK
+    /* Bins e and L - e (L = logical_length = N/2); irfft takes bins 0 and L
+     * as real. Z'[e] = (a + conj b) + i W^-e (a - conj b). */
+    const idx_t row = in.offset + i * in.distance;
+    float2 a = load_sample(src, row + e * in.stride);
+    float2 b = load_sample(src, row + (logical_length - e) * in.stride);
+    if (e == 0) {
+        a.y = 0.0f;
+        b.y = 0.0f;
+    }
+    b.y = -b.y;
+    const float2 d = cmul(pre_factors[e], a - b);
+    return a + b + (float2)(-d.y, d.x);
+#endif
 #if PRE_ZERO_PAD
     if (e >= logical_length)
         return (float2)(0.0f, 0.0f);
@@ -267,7 +290,27 @@ fft_pass(__global const SAMPLE_T* src,
 #else
     RUN_FFT(DIR, LOAD_DIRECT, STORE_DIRECT)
 #endif
-#if !STORE_DIRECT
+#if POST_REAL_UNPACK
+    /* Bin k = X[k] = (a + conj b)/2 - i W^k (a - conj b)/2 with a = Z[k],
+     * b = Z[L - k] (Z[L] = Z[0]); the point of k = 0 also writes bin L,
+     * Re Z[0] - Im Z[0]. */
+    for (uint n_ = lid; n_ < FFT_G * FFT_L; n_ += FFT_G * FFT_T) {
+        const uint lg_ = n_ / FFT_L, k_ = n_ % FFT_L;
+        if (first + lg_ >= transforms)
+            continue;
+        const uint row_ = lg_ * TILE_STRIDE;
+        const float2 a = tiles[row_ + LDS_INDEX(k_)];
+        float2 b = tiles[row_ + LDS_INDEX(k_ ? FFT_L - k_ : 0)];
+        b.y = -b.y;
+        const float2 d = cmul(post_factors[k_], a - b);
+        const float2 bin = 0.5f * (a + b + (float2)(d.y, -d.x));
+        store_element(dst, out, first + lg_, k_, bin, logical_length, scale, post_factors,
+                      range);
+        if (k_ == 0)
+            store_element(dst, out, first + lg_, FFT_L, (float2)(a.x - a.y, 0.0f),
+                          logical_length, scale, post_factors, range);
+    }
+#elif !STORE_DIRECT
     STORE_TILE(transforms, STORE_TRANSFORM_FASTEST)
 #endif
 }

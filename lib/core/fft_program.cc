@@ -189,6 +189,54 @@ plan_strategy choose_strategy(const fft_program_spec& spec,
     return s;
 }
 
+// ---- step 2b: real transforms of even length at half the work -------------
+
+// Whether a real transform of \p spec packs its N reals as N/2 complex points:
+// N even, N/2 one direct pass on chip, the real side contiguous with even
+// offset and distance (a float pair is one complex point), no window, zero
+// padding or output range on the real side.
+bool packs_real(const fft_program_spec& spec, const fft_device_limits& limits)
+{
+    // Forward: the bins 0 .. N/2 of real input (rfft, or fft_vfc's first half).
+    const bool forward = spec.input_format == sample_format::f32 && !spec.convolution &&
+                         spec.direction == fft_direction::forward &&
+                         spec.range_step == 1 &&
+                         spec.range_begin + spec.range_count <= spec.n / 2 + 1 &&
+                         spec.window.empty() && !spec.input_points && !spec.shift;
+    const bool inverse = spec.hermitian_input && spec.real_output && !spec.convolution &&
+                         spec.window.empty() && spec.range_begin == 0 &&
+                         spec.range_step == 1 && spec.range_count == spec.n;
+    if (!forward && !inverse)
+        return false;
+    const resolved_layout& real_side = inverse ? spec.out : spec.in;
+    size_t single_max = max_on_chip_length(limits, false);
+    if (spec.max_pass_length)
+        single_max = std::min(single_max, spec.max_pass_length);
+    const size_t half = spec.n / 2;
+    return spec.n % 2 == 0 && half >= 2 && is_codelet_smooth(half) &&
+           half <= single_max && real_side.stride == 1 && real_side.offset % 2 == 0 &&
+           (spec.batch == 1 || real_side.distance % 2 == 0);
+}
+
+// The complex transform of N/2 points that computes \p spec packed.
+fft_program_spec packed(const fft_program_spec& spec)
+{
+    fft_program_spec p = spec;
+    p.n = spec.n / 2;
+    p.normalize_length = spec.n;
+    p.hermitian_input = p.real_output = false;
+    p.input_format = sample_format::fc32;
+    if (spec.hermitian_input) {
+        p.real_packing = fft_program_spec::packing::inverse;
+        p.out = { spec.out.offset / 2, 1, spec.out.distance / 2 };
+        p.range_count = p.n;
+    } else {
+        p.real_packing = fft_program_spec::packing::forward;
+        p.in = { spec.in.offset / 2, 1, spec.in.distance / 2 };
+    }
+    return p;
+}
+
 // 32-bit indices unless some address of the plan needs more.
 bool needs_wide_index(const fft_program_spec& spec, const plan_strategy& strategy)
 {
@@ -251,10 +299,13 @@ post_step plan_post_step(const fft_program_spec& spec, const plan_strategy& stra
     const bool bluestein = strategy.method == algorithm::bluestein;
     post_step post;
     post.shift = spec.shift && spec.direction == fft_direction::forward;
-    post.range = writes_subset(spec) || bluestein; // Bluestein drops its padding
+    // Bluestein drops its padding; the packed forward writes N/2 + 1 bins.
+    post.range = writes_subset(spec) || bluestein ||
+                 spec.real_packing == fft_program_spec::packing::forward;
     if (bluestein)
         post.factor = table_source::final_chirp;
-    post.scale = spec.normalize ? float(1.0 / double(spec.n)) : 1.0f;
+    const size_t length = spec.normalize_length ? spec.normalize_length : spec.n;
+    post.scale = spec.normalize ? float(1.0 / double(length)) : 1.0f;
     return post;
 }
 
@@ -410,6 +461,8 @@ std::vector<cl::Buffer> allocate_temporaries(const device_context& context,
 struct plan_tables {
     cl::Buffer dummy; // bound where a launch reads no table
     cl::Buffer pre_factors, spectrum, final_chirp, rader_permutation;
+    cl::Buffer
+        real_twiddles; // W_N^k (forward) or W_N^-k, k < N/2: packed real transforms
     std::map<size_t, cl::Buffer> stage_twiddles; // by on-chip length
     std::map<size_t, cl::Buffer> pass_twiddles;  // by full length
 
@@ -467,6 +520,15 @@ plan_tables upload_tables(const cl::Context& ctx,
     const pre_step& pre = steps.front().pre;
     if (pre.factor)
         t.pre_factors = upload(ctx, input_factors(spec, pre.shift, chirp));
+    if (spec.real_packing != fft_program_spec::packing::none) {
+        const double sign =
+            spec.real_packing == fft_program_spec::packing::forward ? -1 : 1;
+        std::vector<std::complex<float>> w(spec.n);
+        for (size_t k = 0; k < spec.n; ++k)
+            w[k] = std::complex<float>(
+                std::polar(1.0, sign * M_PI * double(k) / double(spec.n)));
+        t.real_twiddles = upload(ctx, w);
+    }
     for (const launch_step& s : steps) {
         if (!t.stage_twiddles.count(s.length))
             t.stage_twiddles[s.length] =
@@ -530,6 +592,9 @@ public:
                            { in.stride == 1, in.distance == 1 },
                            { out.stride == 1, out.distance == 1 },
                            d_limits);
+        // The packed forward transform pairs bins k and N/2 - k: from the tile.
+        if (d_spec.real_packing == fft_program_spec::packing::forward)
+            l.pass.store_direct = false;
         // Only the output takes real parts alone (work buffers hold complex
         // points).
         const std::string output_type =
@@ -575,6 +640,10 @@ private:
           << " -DPASS_TWIDDLE_LO_BITS=" << pass_twiddle_lo_bits(s.n_total)
           << " -DPRE_SHIFT=" << s.pre.shift << " -DPRE_ZERO_PAD=" << s.pre.zero_pad
           << " -DPRE_FACTOR=" << s.pre.factor << " -DPRE_HERMITIAN=" << s.pre.hermitian
+          << " -DPRE_REAL_UNPACK="
+          << (d_spec.real_packing == fft_program_spec::packing::inverse)
+          << " -DPOST_REAL_UNPACK="
+          << (d_spec.real_packing == fft_program_spec::packing::forward)
           << " -DPOST_FACTOR=" << (s.post.factor != table_source::none)
           << " -DPOST_FACTOR_PER_TRANSFORM="
           << (s.post.factor == table_source::user && per_transform)
@@ -610,8 +679,12 @@ private:
         const plan_tables& t = d_tables;
         args.set("stage_twiddles", t.stage_twiddles.at(s.length));
         args.set("pass_twiddles", s.span > 1 ? t.pass_twiddles.at(s.n_total) : t.dummy);
-        args.set("pre_factors", s.pre.factor ? t.pre_factors : t.dummy);
-        args.set("post_factors", t.factors(s.post.factor));
+        const bool packed = d_spec.real_packing != fft_program_spec::packing::none;
+        args.set("pre_factors",
+                 s.pre.factor ? t.pre_factors
+                 : packed     ? t.real_twiddles
+                              : t.dummy);
+        args.set("post_factors", packed ? t.real_twiddles : t.factors(s.post.factor));
         args.set("conv_spectrum", t.factors(s.convolution));
         args.set("rader_perm",
                  d_strategy.method == algorithm::rader ? t.rader_permutation : t.dummy);
@@ -630,7 +703,7 @@ std::string describe(const fft_program_spec& spec,
                      const std::vector<fft_launch>& launches)
 {
     std::ostringstream desc;
-    desc << "N=" << spec.n;
+    desc << "N=" << (spec.normalize_length ? spec.normalize_length : spec.n);
     if (spec.convolution)
         desc << " convolution"
              << (spec.spectrum_per_transform ? " (spectrum per transform)" : "");
@@ -664,8 +737,11 @@ std::string describe(const fft_program_spec& spec,
 
 } // namespace
 
+enum class side { none, input, output };
+
 struct fft_program::impl {
     std::vector<fft_launch> launches; // their arguments change in run(), under mutex
+    side real_pairs = side::none;     // packed: this side's floats are read as pairs
     plan_tables tables;
     std::vector<cl::Buffer> temps;
     bool wide_index = false;
@@ -681,18 +757,25 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
     // its pre- and post-steps and its tables, not a new constructor.
     check_spec(spec);
     const fft_device_limits limits = fft_device_limits::for_device(context->info());
-    const plan_strategy strategy = choose_strategy(spec, limits);
     impl& im = *d_impl;
-    im.wide_index = needs_wide_index(spec, strategy);
-    const std::vector<launch_step> steps = plan_launches(spec, strategy);
-    const std::vector<role> chain = assign_buffers(spec, strategy, steps);
-    im.temps = allocate_temporaries(*context, spec, strategy, chain);
-    im.tables = upload_tables(context->context(), spec, strategy, steps);
+    // From here on the plan computes `built`: the spec, or its packed form.
+    const bool packs = packs_real(spec, limits);
+    const fft_program_spec built = packs ? packed(spec) : spec;
+    im.real_pairs =
+        packs ? (spec.hermitian_input ? side::output : side::input) : side::none;
+    const plan_strategy strategy = choose_strategy(built, limits);
+    im.wide_index = needs_wide_index(built, strategy);
+    const std::vector<launch_step> steps = plan_launches(built, strategy);
+    const std::vector<role> chain = assign_buffers(built, strategy, steps);
+    im.temps = allocate_temporaries(*context, built, strategy, chain);
+    im.tables = upload_tables(context->context(), built, strategy, steps);
     const launch_builder builder(
-        *context, limits, spec, strategy, im.tables, im.wide_index);
+        *context, limits, built, strategy, im.tables, im.wide_index);
     for (size_t i = 0; i < steps.size(); ++i)
         im.launches.push_back(builder.build(steps[i], chain[i], chain[i + 1], i == 0));
-    im.description = describe(spec, strategy, im.launches);
+    im.description =
+        describe(spec, strategy, im.launches) +
+        (packs ? " (real pairs as " + std::to_string(built.n) + " complex points)" : "");
 }
 
 fft_program::~fft_program() = default;
@@ -740,6 +823,18 @@ cl::Event fft_program::run(const cl::CommandQueue& queue,
             return im.temps[1];
         }
     };
+    // A packed transform reads (writes) its real side's floats in pairs.
+    if (im.real_pairs != side::none) {
+        const size_t real_offset =
+            im.real_pairs == side::input ? input_offset : output_offset;
+        if (real_offset % 2)
+            throw std::invalid_argument(
+                std::string(d_spec.owner) +
+                ": a real transform of even size computes pairs of real points as "
+                "complex ones: its real side takes even offsets (got " +
+                std::to_string(real_offset) + ")");
+        (im.real_pairs == side::input ? input_offset : output_offset) /= 2;
+    }
     // The caller's offsets move every access to its buffers, also a pass that
     // keeps an intermediate result in the output buffer and the one reading it.
     auto offset = [&](role r) -> size_t {

@@ -57,6 +57,13 @@ struct fft_program_spec {
     bool hermitian_input = false;
     //! The output receives the real parts only, as floats.
     bool real_output = false;
+    /*! Set by fft_program, not the caller: a real transform of 2n points
+     *  computed as the complex one of n (pairs of reals as complex points),
+     *  unpacked as the forward transform stores its bins or the inverse one
+     *  loads them. */
+    enum class packing { none, forward, inverse } real_packing = packing::none;
+    //! The N of normalize's 1/N when it is not n (packed: 2n).
+    size_t normalize_length = 0;
     bool in_place = false;
 
     /*! A transform (direction, window, shift) or a circular convolution

@@ -23,17 +23,21 @@ using namespace wideband_test;
 
 namespace {
 
-// One of each way the core computes a transform, odd and even.
+// One of each way the core computes a real transform, odd and even: packed
+// (N even, N/2 one pass on chip: pairs of reals as complex points) or the
+// complex transform of N points.
 struct shape {
     size_t n;
     size_t max_pass_length;
 };
 const shape shapes[] = {
-    { 16, 0 },   // one radix-16 stage
+    { 16, 0 },   // packed, 8 points
+    { 62, 0 },   // packed, 31 points (a prime codelet)
+    { 2048, 0 }, // packed, 1024 points
     { 45, 0 },   // one pass, odd
     { 37, 0 },   // Rader, one fused kernel
-    { 74, 0 },   // Bluestein, one fused kernel
-    { 1000, 16 } // three passes
+    { 74, 0 },   // Bluestein, one fused kernel (37 has no codelet: not packed)
+    { 1000, 16 } // three passes (500 points exceed the 16 allowed: not packed)
 };
 
 // A float that no computation produces: an element still holding it was not written.
@@ -227,11 +231,15 @@ BOOST_AUTO_TEST_CASE(real_forward_and_inverse_every_kind_of_plan)
             const bool forward = transform == core::fft_transform::real_forward;
             const size_t in_points = forward ? n : bins, out_points = forward ? bins : n;
             // Contiguous; gaps between transforms (numpy's in-place rfft
-            // layout is such a one); interleaved transforms.
+            // layout is such a one); interleaved transforms; gaps of even
+            // sizes. Odd offsets or strides on the real side take the complex
+            // transform of N points, even ones (a float pair one complex
+            // point) the packed one.
             const core::fft_layout gaps_in{ 5, 1, in_points + 3 },
                 gaps_out{ 7, 1, out_points + 2 }, inter_in{ 0, 3, 1 },
-                inter_out{ 1, 4, 1 };
-            for (int l = 0; l < 3; ++l) {
+                inter_out{ 1, 4, 1 }, even_in{ 4, 1, in_points + 6 },
+                even_out{ 2, 1, out_points + 2 };
+            for (int l = 0; l < 4; ++l) {
                 core::fft_options o = real_options(transform, s, 3);
                 if (l == 1) {
                     o.input = gaps_in;
@@ -239,6 +247,9 @@ BOOST_AUTO_TEST_CASE(real_forward_and_inverse_every_kind_of_plan)
                 } else if (l == 2) {
                     o.input = inter_in;
                     o.output = inter_out;
+                } else if (l == 3) {
+                    o.input = even_in;
+                    o.output = even_out;
                 }
                 worst = std::max(worst, check_plan(n, o, l == 1 ? 2 : 3, seed++));
             }
@@ -261,6 +272,10 @@ BOOST_AUTO_TEST_CASE(real_forward_window_and_range)
         // Every other bin from 1 on: a range picks among bins 0 .. N/2.
         o.output_range = { 1, 2, 0 };
         check_plan(s.n, o, 2, 200 + uint32_t(s.n));
+        // Bins 1 .. N/2, no window (packed where N is even).
+        core::fft_options upper = real_options(core::fft_transform::real_forward, s, 2);
+        upper.output_range = { 1, 1, s.n / 2 };
+        check_plan(s.n, upper, 2, 250 + uint32_t(s.n));
         // Fewer input points than N, the rest zero.
         core::fft_options padded = real_options(core::fft_transform::real_forward, s, 2);
         padded.input_points = s.n / 2 + 1;
@@ -357,4 +372,11 @@ BOOST_AUTO_TEST_CASE(arguments_real_transforms_refuse)
     cl::Buffer bins(
         test_context()->context(), CL_MEM_READ_WRITE, 2 * 33 * sizeof(cfloat));
     BOOST_CHECK_THROW(plan.enqueue(test_queue(), small, bins), std::invalid_argument);
+    // A packed plan reads its floats in pairs: an odd offset is refused.
+    BOOST_TEST_MESSAGE(plan.describe());
+    cl::Buffer floats(
+        test_context()->context(), CL_MEM_READ_WRITE, 4 * s.n * sizeof(float));
+    BOOST_CHECK_THROW(plan.enqueue_at(test_queue(), floats, 1, bins, 0),
+                      std::invalid_argument);
+    plan.enqueue_at(test_queue(), floats, 2, bins, 0).wait();
 }
