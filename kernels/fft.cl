@@ -70,8 +70,9 @@
  *                  Z = E + i O and X[k] = E[k] + W^k O[k], W = exp(-2 pi i / N).
  *                  POST: bins X[0 .. FFT_L] from Z[k] and Z[FFT_L - k] (the
  *                  tile), post_factors[k] = W^k. PRE: Z'[e] = 2 (E + i O)[e]
- *                  from bins e and FFT_L - e (src), pre_factors[e] = W^-e, so
- *                  that the inverse of FFT_L points gives N x unnormalised.
+ *                  from bins e and FFT_L - e (the tile, loaded as they are),
+ *                  pre_factors[e] = W^-e, so that the inverse of FFT_L points
+ *                  gives N x unnormalised.
  */
 
 #include "fft_stages.cl"
@@ -91,6 +92,14 @@ struct io_layout {
     idx_t offset, stride, distance;
 };
 
+/* Z'[e] = (a + conj b) + i W^-e (a - conj b) of bins a = X[e], b = X[L - e]. */
+static inline float2 real_unpacked(float2 a, float2 b, float2 w_inverse)
+{
+    b.y = -b.y;
+    const float2 d = cmul(w_inverse, a - b);
+    return a + b + (float2)(-d.y, d.x);
+}
+
 static inline float2 pass_twiddle(__global const float2* table, uint t, const int dir)
 {
     const uint lo_size = 1u << PASS_TWIDDLE_LO_BITS;
@@ -106,20 +115,6 @@ static inline float2 load_element(__global const SAMPLE_T* src,
                                   uint logical_length,
                                   __global const float2* pre_factors)
 {
-#if PRE_REAL_UNPACK
-    /* Bins e and L - e (L = logical_length = N/2); irfft takes bins 0 and L
-     * as real. Z'[e] = (a + conj b) + i W^-e (a - conj b). */
-    const idx_t row = in.offset + i * in.distance;
-    float2 a = load_sample(src, row + e * in.stride);
-    float2 b = load_sample(src, row + (logical_length - e) * in.stride);
-    if (e == 0) {
-        a.y = 0.0f;
-        b.y = 0.0f;
-    }
-    b.y = -b.y;
-    const float2 d = cmul(pre_factors[e], a - b);
-    return a + b + (float2)(-d.y, d.x);
-#endif
 #if PRE_ZERO_PAD
     if (e >= logical_length)
         return (float2)(0.0f, 0.0f);
@@ -260,7 +255,40 @@ fft_pass(__global const SAMPLE_T* src,
 #define STORE_POINT(t, s, x) \
     store_point(dst, out, t, s, x, logical_length, scale, post_factors, range, rader_perm)
 
-#if !LOAD_DIRECT
+#if PRE_REAL_UNPACK
+    /* Bins 0 .. L-1 into the tile as they are (coalesced), then each pair e,
+     * L - e replaced by Z'[e], Z'[L - e] by the work-item that read both; bin L
+     * comes from global memory for e = 0. irfft takes bins 0 and L as real. */
+    for (uint n_ = lid; n_ < FFT_G * FFT_L; n_ += FFT_G * FFT_T) {
+        const uint lg_ = n_ / FFT_L, e_ = n_ % FFT_L;
+        tiles[lg_ * TILE_STRIDE + LDS_INDEX(e_)] =
+            first + lg_ < transforms
+                ? load_sample(src, in.offset + (first + lg_) * in.distance + e_ * in.stride)
+                : (float2)(0.0f, 0.0f);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint n_ = lid; n_ < FFT_G * (FFT_L / 2 + 1); n_ += FFT_G * FFT_T) {
+        const uint lg_ = n_ / (FFT_L / 2 + 1), e_ = n_ % (FFT_L / 2 + 1);
+        const uint row_ = lg_ * TILE_STRIDE;
+        float2 a = tiles[row_ + LDS_INDEX(e_)];
+        float2 b;
+        if (e_ == 0) {
+            b = first + lg_ < transforms
+                    ? load_sample(src, in.offset + (first + lg_) * in.distance +
+                                           FFT_L * in.stride)
+                    : (float2)(0.0f, 0.0f);
+            a.y = 0.0f;
+            b.y = 0.0f;
+        } else {
+            b = tiles[row_ + LDS_INDEX(FFT_L - e_)];
+        }
+        tiles[row_ + LDS_INDEX(e_)] = real_unpacked(a, b, pre_factors[e_]);
+        if (e_ != 0 && 2 * e_ != FFT_L)
+            tiles[row_ + LDS_INDEX(FFT_L - e_)] =
+                real_unpacked(b, a, pre_factors[FFT_L - e_]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#elif !LOAD_DIRECT
     LOAD_TILE(transforms, LOAD_TRANSFORM_FASTEST)
 #endif
 #if FUSED_CONVOLUTION

@@ -592,9 +592,12 @@ public:
                            { in.stride == 1, in.distance == 1 },
                            { out.stride == 1, out.distance == 1 },
                            d_limits);
-        // The packed forward transform pairs bins k and N/2 - k: from the tile.
+        // A packed transform pairs bins k and N/2 - k in the on-chip tile: the
+        // forward one as it stores them, the inverse one as it loads them.
         if (d_spec.real_packing == fft_program_spec::packing::forward)
             l.pass.store_direct = false;
+        if (d_spec.real_packing == fft_program_spec::packing::inverse)
+            l.pass.load_direct = false;
         // Only the output takes real parts alone (work buffers hold complex
         // points).
         const std::string output_type =
