@@ -34,7 +34,7 @@
 #include <gnuradio/wideband/core/stream_config.h>
 #include <gnuradio/wideband/edge_memory.h>
 #include <gnuradio/wideband/fft_filter.h>
-#include <gnuradio/wideband/fft_vcc.h>
+#include <gnuradio/wideband/fft_v.h>
 #include <gnuradio/wideband/opencl_buffer.h>
 #include <gnuradio/wideband/pfb_channelizer_ccf.h>
 

@@ -10,33 +10,32 @@
 
 #include "streaming_block.h"
 #include <gnuradio/wideband/core/fft_stream.h>
-#include <gnuradio/wideband/fft_vcc.h>
-#include <gnuradio/wideband/fft_vfc.h>
+#include <gnuradio/wideband/fft_v.h>
 
 namespace gr {
 namespace wideband {
 
 //! What fft_vcc and fft_vfc differ in: their name and input samples.
-template <class Api>
+template <class T>
 struct fft_v_input;
 
 template <>
-struct fft_v_input<fft_vcc> {
+struct fft_v_input<gr_complex> {
     static constexpr const char* name = "fft_vcc";
     static constexpr size_t item_bytes = sizeof(gr_complex);
     static constexpr core::sample_format format = core::sample_format::fc32;
 };
 
 template <>
-struct fft_v_input<fft_vfc> {
+struct fft_v_input<float> {
     static constexpr const char* name = "fft_vfc";
     static constexpr size_t item_bytes = sizeof(float);
     static constexpr core::sample_format format = core::sample_format::f32;
 };
 
 //! fft_vcc and fft_vfc: vectors in, their transforms (complex vectors) out.
-template <class Api>
-class fft_v_impl : public streaming_block<Api, core::fft_stream>
+template <class T>
+class fft_v_impl : public streaming_block<fft_v<T>, core::fft_stream>
 {
 public:
     fft_v_impl(int fft_size,
@@ -49,7 +48,7 @@ public:
     std::vector<float> window() const override;
 
 private:
-    using base = streaming_block<Api, core::fft_stream>;
+    using base = streaming_block<fft_v<T>, core::fft_stream>;
 
     std::unique_ptr<core::fft_stream>
     make_engine(const core::device_context::sptr& context) override;

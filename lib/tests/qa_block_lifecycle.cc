@@ -30,7 +30,7 @@
 #include <gnuradio/fft/fft_v.h>
 #include <gnuradio/top_block.h>
 #include <gnuradio/wideband/fft_filter.h>
-#include <gnuradio/wideband/fft_vcc.h>
+#include <gnuradio/wideband/fft_v.h>
 #include <gnuradio/wideband/pfb_channelizer_ccf.h>
 #include <gnuradio/wideband/work_error.h>
 

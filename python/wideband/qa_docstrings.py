@@ -27,7 +27,7 @@ HEADERS = os.path.join(HERE, "..", "..", "include", "gnuradio", "wideband")
 BOUND = {
     "edge_memory.h": {},
     "fft_filter.h": {"fft_filter": ["fft_filter_ccc", "fft_filter_ccf"]},
-    "fft_vcc.h": {},
+    "fft_v.h": {"fft_v": ["fft_vcc", "fft_vfc"]},
     "freq_xlating_fft_filter_ccc.h": {},
     "pfb_channelizer_ccf.h": {},
     "thread_errors.h": {},
@@ -101,8 +101,10 @@ class qa_docstrings(gr_unittest.TestCase):
             (wideband.freq_xlating_fft_filter_ccc,
              ("drop-in for gnuradio.filter.freq_xlating_fft_filter_ccc",
               "phi is the in-tree block's start phase")),
-            (wideband.fft_vcc, ("drop-in for gr::fft::fft_vcc",
+            (wideband.fft_vcc, ("drop-ins for gr::fft::fft_vcc and fft_vfc",
                                 "Raises RuntimeError when the machine has no OpenCL")),
+            (wideband.fft_vfc, ("fft_vfc (real vectors, T = float)",
+                                "all of them for fft_vfc too")),
             (wideband.work_error, ("The error that stopped a gr-wideband block",)),
         )
         for obj, phrases in cases:
@@ -112,7 +114,7 @@ class qa_docstrings(gr_unittest.TestCase):
 
     def test_003_every_bound_method_is_documented(self):
         documented = {name for name, _, _, _ in self.docs}
-        self.assertEqual(len(self.classes), 5)
+        self.assertEqual(len(self.classes), 6)
         for cls in self.classes:
             for name, member in vars(cls).items():
                 if name.startswith("_"):

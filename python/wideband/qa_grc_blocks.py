@@ -31,11 +31,14 @@ DEFINITIONS = sorted(glob.glob(os.path.join(BLOCKS_DIR, "*.block.yml")))
 
 
 def block_classes():
-    """The GNU Radio blocks the public headers declare."""
-    classes = []
+    """The GNU Radio blocks the public headers declare: name -> the names of
+    its typedefs (fft_v -> fft_vcc, fft_vfc), or [name]."""
+    classes = {}
     for header in glob.glob(os.path.join(SOURCE_DIR, "include", "gnuradio", "wideband", "*.h")):
         with open(header) as f:
-            classes += re.findall(r"class WIDEBAND_API (\w+) : virtual public gr::", f.read())
+            text = f.read()
+        for name in re.findall(r"class WIDEBAND_API (\w+) : virtual public gr::", text):
+            classes[name] = re.findall(rf"typedef {name}<[^;]*> (\w+);", text) or [name]
     return classes
 
 
@@ -124,11 +127,12 @@ class qa_grc_blocks(grc_testcase):
         made = set().union(*(blocks_made(load(path)) for path in DEFINITIONS))
         classes = block_classes()
         self.assertGreaterEqual(len(classes), 3)
-        for name in classes:
+        for name, aliases in classes.items():
             with self.subTest(block=name):
                 self.assertTrue(any(i == "wideband_" + name or i.startswith(f"wideband_{name}_")
-                                    for i in ids) or name in made,
-                                f"no grc/wideband_{name}*.block.yml, and no definition makes it")
+                                    for i in ids) or set(aliases) <= made,
+                                f"no grc/wideband_{name}*.block.yml, and no definition makes "
+                                f"{', '.join(aliases)}")
         with open(os.path.join(BLOCKS_DIR, "CMakeLists.txt")) as f:
             installed = f.read()
         for path in DEFINITIONS:

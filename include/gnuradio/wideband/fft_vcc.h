@@ -5,84 +5,12 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+// fft_vcc is fft_v<gr_complex> (fft_v.h); this header stays for the code and
+// generated flowgraphs that include it by its earlier name.
+
 #ifndef INCLUDED_WIDEBAND_FFT_VCC_H
 #define INCLUDED_WIDEBAND_FFT_VCC_H
 
-#include <gnuradio/block.h>
-#include <gnuradio/wideband/api.h>
-
-#include <string>
-#include <vector>
-
-namespace gr {
-namespace wideband {
-
-/*!
- * \brief Forward or inverse FFT of complex vectors on an OpenCL device: a
- * drop-in for gr::fft::fft_vcc (gnuradio.fft.fft_vcc).
- * \ingroup wideband
- *
- * Input and output are streams of vectors of \p fft_size complex values, as for
- * gr::fft::fft_vcc, and the output is the same to float precision: unnormalised
- * (an inverse after a forward transform scales by fft_size), the window is
- * multiplied into the input before the transform, and \p shift behaves as in
- * the in-tree block: a forward transform writes its output fft-shifted (DC in
- * the middle); an inverse transform reads its input ifft-shifted, after the
- * window.
- *
- * Each call to work() computes all the vectors it is given (up to a few MiB of
- * them) as one batched transform on the device, with the window fused into the
- * transform's first pass.
- */
-class WIDEBAND_API fft_vcc : virtual public gr::block
-{
-public:
-    typedef std::shared_ptr<fft_vcc> sptr;
-
-    /*!
-     * \param fft_size points per vector, >= 1 (any length; sizes with a prime
-     *        factor above 31 go through Rader or Bluestein's algorithm)
-     * \param forward true: forward transform; false: inverse (unnormalised)
-     * \param window empty, or fft_size real factors applied to the input
-     * \param shift forward: fft-shift the output; inverse: ifft-shift the input
-     * \param nthreads ignored: there for the in-tree block's positional form
-     * \param device OpenCL device: "" (automatic: the first GPU, else
-     *        accelerator, else CPU; the environment variable WIDEBAND_DEVICE
-     *        replaces ""), "gpu", "cpu", "accelerator", "P:D" (platform and
-     *        device index, see list_devices() or the wideband_devices program)
-     *        or part of a device name
-     *
-     * \throws std::invalid_argument for fft_size < 1, a window of the wrong
-     *         length, a device string that is malformed or matches no device, or
-     *         a bad WIDEBAND_* environment variable
-     * \throws std::runtime_error when the machine has no OpenCL platform
-     *
-     * Python: also fft_vcc(fft_size, forward, window, shift, device), the device
-     * fifth.
-     */
-    static sptr make(int fft_size,
-                     bool forward,
-                     const std::vector<float>& window,
-                     bool shift = false,
-                     int nthreads = 1,
-                     const std::string& device = "");
-
-    /*!
-     * \brief Replaces the window; takes effect from the next batch of vectors.
-     *
-     * Like gr::fft::fft_vcc, returns false (and keeps the current window) when
-     * \p window is neither empty nor fft_size long.
-     */
-    virtual bool set_window(const std::vector<float>& window) = 0;
-
-    //! The window in use (empty: none).
-    virtual std::vector<float> window() const = 0;
-
-    //! Name of the OpenCL device the block runs on.
-    virtual std::string device_name() const = 0;
-};
-
-} // namespace wideband
-} // namespace gr
+#include <gnuradio/wideband/fft_v.h>
 
 #endif /* INCLUDED_WIDEBAND_FFT_VCC_H */
