@@ -71,10 +71,11 @@ public:
      *        replaces ""), "gpu", "cpu", "accelerator", "P:D" (platform and
      *        device index, see list_devices()) or part of a device name
      * \throws std::invalid_argument for decim < 1, empty taps, taps that are not
-     *         finite, a channel >= decim (the in-tree block reads past its FFT
-     *         there), a bad device string, a bad WIDEBAND_* environment
-     *         variable, or sizes beyond the device; the connected inputs, when
-     *         neither 1 nor decim, when the flowgraph starts
+     *         finite, a channel >= decim (where the in-tree block's FFT
+     *         rotator reads past its FFT), a bad device string, a bad
+     *         WIDEBAND_* environment variable, or sizes beyond the device; the
+     *         connected inputs, when neither 1 nor decim, when the flowgraph
+     *         starts
      *
      * Python: the in-tree block's arguments and defaults, device after them;
      * a decim or channel that is negative or not an integer raises TypeError,
