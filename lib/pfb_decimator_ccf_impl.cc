@@ -53,18 +53,13 @@ core::pfb_channelizer_options engine_options(unsigned int decim,
     return options;
 }
 
-/*
- * The engine's checks of the taps and sizes on every device, in the block's
- * name (the engine validates, the block forwards); decim and channel are
- * checked first, in the block's words.
- */
+// The engine's checks of the taps and sizes on every device, in the block's
+// name (the engine validates, the block forwards).
 void check_fits(const std::vector<core::device_context::sptr>& contexts,
                 unsigned int decim,
                 const std::vector<float>& taps,
                 unsigned int channel)
 {
-    check_decim(decim);
-    check_channel(channel, decim);
     try {
         for (const auto& context : contexts)
             core::pfb_channelizer::check_fits(
@@ -75,13 +70,15 @@ void check_fits(const std::vector<core::device_context::sptr>& contexts,
     }
 }
 
-// The devices, once the arguments are known to fit them.
+// The devices, once the arguments are known to fit them: decim and channel
+// first, in the block's words, before any device is opened.
 std::vector<core::device_context::sptr> checked_contexts(unsigned int decim,
                                                          const std::vector<float>& taps,
                                                          unsigned int channel,
                                                          const std::string& device)
 {
-    check_decim(decim); // before any device is opened
+    check_decim(decim);
+    check_channel(channel, decim);
     auto contexts = core::device_context::get_all(device);
     check_fits(contexts, decim, taps, channel);
     return contexts;
@@ -106,6 +103,7 @@ pfb_decimator_ccf_impl::pfb_decimator_ccf_impl(unsigned int decim,
                                                unsigned int channel,
                                                const std::string& device)
     : gr::block("pfb_decimator_ccf",
+                // one input, or decim split ones (decim 0 is refused below)
                 gr::io_signature::make(1, int(std::max(decim, 1u)), sizeof(gr_complex)),
                 gr::io_signature::make(1, 1, sizeof(gr_complex), opencl_buffer::type)),
       base(checked_contexts(decim, taps, channel, device), { decim, 1 }),
