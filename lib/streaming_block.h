@@ -39,7 +39,9 @@ namespace wideband {
  * run_in_place(),
  * settings applied between chunks, tags (input item k to output item
  * floor(k * output / input) of every output, stream_tags), start(), stop(),
- * forecast(), check_topology() and latency().
+ * forecast(), check_topology() and latency(). A block whose signature
+ * allows several inputs gets them as one stream split by stream_to_streams
+ * (see inputs_connected()).
  *
  * \p Api is the block's public class (a gr::block), \p Engine its
  * core::splittable_engine. The block's constructor names the gr::block base
@@ -71,8 +73,10 @@ public:
                         max_input_samples());
     }
 
-    bool check_topology(int, int noutputs) override
+    bool check_topology(int ninputs, int noutputs) override
     {
+        inputs_connected(size_t(ninputs));
+        d_split = size_t(ninputs);
         outputs_connected(size_t(noutputs));
         fit_output_multiple(*this);
         return true;
@@ -106,7 +110,9 @@ public:
         // Output waiting in the pipeline needs no input, which also lets the end
         // of a stream flush it; otherwise any input is worth a call (in place
         // too: the samples short of a step wait in the engine).
-        ninput_items_required[0] = (d_work && d_work->pending()) ? 0 : 1;
+        std::fill(ninput_items_required.begin(),
+                  ninput_items_required.end(),
+                  (d_work && d_work->pending()) ? 0 : 1);
     }
 
     int general_work(int noutput_items,
@@ -152,6 +158,17 @@ protected:
     //! Gives \p engine the settings changed since the last chunk (between
     //! chunks, on the work thread; settings_mutex() is held).
     virtual void apply_settings(Engine& engine) = 0;
+    /*!
+     * \brief Called by check_topology() with the inputs connected; throws
+     * unless the block takes that many. N > 1 inputs are one stream of complex
+     * float samples split by stream_to_streams (sample n is item n / N of input
+     * n % N), as the in-tree pfb_decimator_ccf takes it: they are interleaved
+     * on the host into the engine's samples, so N must divide the engine's step,
+     * and they cannot be device edges. Each input's tags go to the output as
+     * GNU Radio's propagation puts them: item k of any input at output item
+     * floor(k * output / input) of the block's rate.
+     */
+    virtual void inputs_connected(size_t /* inputs */) {}
     //! Called by check_topology(), before GNU Radio makes the buffers.
     virtual void outputs_connected(size_t /* outputs */) {}
     //! Chunk output elements per output item of the stream (the channels of a
@@ -258,6 +275,15 @@ private:
     void bind_ports(size_t outputs)
     {
         d_input = input_port(*this, 0);
+        if (d_split > 1) {
+            for (size_t i = 0; i < d_split; ++i)
+                if (input_port(*this, int(i)).where == stream_port::kind::device)
+                    throw std::invalid_argument(
+                        this->name() + ": its " + std::to_string(d_split) +
+                        " inputs are interleaved on the host and cannot be device "
+                        "edges: connect the stream to a single input");
+            d_input = stream_port(); // the host copy that interleaves them
+        }
         d_outputs.clear();
         for (size_t o = 0; o < outputs; ++o)
             d_outputs.push_back(output_port(*this, int(o)));
@@ -365,6 +391,10 @@ private:
                 noutput_items, ninput_items, input_items, output_items);
         size_t consumed = 0; // input items
         size_t produced = 0;
+        const void* input = input_items[0];
+        size_t available = size_t(ninput_items[0]) * d_samples_per_item;
+        if (d_split > 1)
+            input = interleave_inputs(ninput_items, input_items, available);
         if (d_direct) {
             produced = direct_work(ninput_items[0],
                                    noutput_items,
@@ -373,8 +403,8 @@ private:
                                    consumed);
         } else {
             produced =
-                d_work->step(input_items[0],
-                             size_t(ninput_items[0]) * d_samples_per_item,
+                d_work->step(input,
+                             available,
                              d_pipeline->max_input_samples(),
                              noutput_items,
                              elements_per_item(),
@@ -386,11 +416,35 @@ private:
                                  size_t at) {
                                  deliver(chunk, items, first, count, at, output_items);
                              });
-            consumed /= d_samples_per_item;
+            consumed /= d_samples_per_item * d_split;
         }
         propagate_tags(consumed, produced, output_items.size());
-        this->consume(0, int(consumed));
+        this->consume_each(int(consumed));
         return int(produced);
+    }
+
+    /*!
+     * The split inputs' items, interleaved into one stream of \p available
+     * samples (at most a chunk; none while the pipeline is full, which the
+     * copy would only repeat at the next call).
+     */
+    const void* interleave_inputs(const gr_vector_int& ninput_items,
+                                  const gr_vector_const_void_star& input_items,
+                                  size_t& available)
+    {
+        size_t items =
+            size_t(*std::min_element(ninput_items.begin(), ninput_items.end()));
+        items = std::min(items, d_pipeline->max_input_samples() / d_split);
+        if (!d_pipeline->can_submit())
+            items = 0;
+        d_interleaved.resize(items * d_split);
+        for (size_t i = 0; i < d_split; ++i) {
+            const auto* in = static_cast<const gr_complex*>(input_items[i]);
+            for (size_t k = 0; k < items; ++k)
+                d_interleaved[k * d_split + i] = in[k];
+        }
+        available = d_interleaved.size();
+        return d_interleaved.data();
     }
 
     //! stream_work() for outputs at different rates (output_rates()).
@@ -439,8 +493,15 @@ private:
     void propagate_tags(size_t consumed, size_t produced, size_t outputs)
     {
         std::vector<tag_t> tags;
-        this->get_tags_in_range(
-            tags, 0, this->nitems_read(0), this->nitems_read(0) + consumed);
+        for (size_t i = 0; i < d_split; ++i) {
+            std::vector<tag_t> input_tags;
+            this->get_tags_in_range(input_tags,
+                                    unsigned(i),
+                                    this->nitems_read(unsigned(i)),
+                                    this->nitems_read(unsigned(i)) + consumed);
+            tags.insert(tags.end(), input_tags.begin(), input_tags.end());
+        }
+        std::stable_sort(tags.begin(), tags.end(), tag_t::offset_compare);
         d_tags.hold(tags);
         for (const tag_t& tag : d_tags.release(this->nitems_written(0) + produced))
             for (size_t o = 0; o < outputs; ++o)
@@ -450,6 +511,8 @@ private:
     const std::vector<core::device_context::sptr> d_contexts;
     const core::stream_ratio d_items; // input items per output items
     const size_t d_samples_per_item;  // engine samples per input item
+    size_t d_split = 1; // inputs, a stream split by stream_to_streams when > 1
+    std::vector<gr_complex> d_interleaved; // their samples, for the engine
     const core::stream_config d_config;
 
     mutable std::mutex d_settings_mutex; // the block's settings against the work thread

@@ -30,6 +30,7 @@ BOUND = {
     "fft_v.h": {"fft_v": ["fft_vcc", "fft_vfc"]},
     "freq_xlating_fft_filter_ccc.h": {},
     "pfb_channelizer_ccf.h": {},
+    "pfb_decimator_ccf.h": {},
     "thread_errors.h": {},
     "work_error.h": {},
 }
@@ -95,6 +96,9 @@ class qa_docstrings(gr_unittest.TestCase):
               "vector_output: one output of vectors",
               "Raises ValueError for numchans < 1",
               "pfb_channelizer_ccf(numchans, taps, oversample_rate, atten)")),
+            (wideband.pfb_decimator_ccf,
+             ("drop-in for gnuradio.filter.pfb_decimator_ccf",
+              "use_fft_filters: the in-tree block's choice", "changes nothing here")),
             (wideband.fft_filter_ccf,
              ("FIR filter by fast convolution on an OpenCL device",
               "nthreads: ignored", "the device third")),
@@ -114,7 +118,7 @@ class qa_docstrings(gr_unittest.TestCase):
 
     def test_003_every_bound_method_is_documented(self):
         documented = {name for name, _, _, _ in self.docs}
-        self.assertEqual(len(self.classes), 6)
+        self.assertEqual(len(self.classes), 7)
         for cls in self.classes:
             for name, member in vars(cls).items():
                 if name.startswith("_"):

@@ -60,7 +60,7 @@ def cpp_flowgraph(path):
     literal complex and real taps, a firdes design as complex taps (for the
     FFT filter, the frequency-translating filter and the channel bank), taps
     per channel, a channel map, vector outputs, an inverse FFT with a
-    window, an FFT of real vectors."""
+    window, an FFT of real vectors, a decimator's channel and flags."""
 
     def block(name, block_id, **parameters):
         return dict(name=name, id=block_id, parameters=parameters,
@@ -96,6 +96,9 @@ def cpp_flowgraph(path):
             block("bank_vector_sink", "blocks_null_sink", type="complex", vlen="2"),
             block("channelizer", "wideband_pfb_channelizer_ccf", numchans="16",
                   channel_map="[1, 0, 15, 2]", vector_output="True"),
+            block("decimator", "wideband_pfb_decimator_ccf", decim="3",
+                  taps="[0.5, 1.0, 0.5, 0.25]", channel="2", fft_filts="False"),
+            block("decimator_sink", "blocks_null_sink", type="complex", vlen="1"),
             block("fft", "wideband_fft_vcc", fft_size="4", forward="False",
                   window="window.blackmanharris(4)", shift="True"),
             block("sink", "blocks_null_sink", type="complex", vlen="4"),
@@ -113,6 +116,8 @@ def cpp_flowgraph(path):
                      ["bank_design", "0", "bank_vector_sink", "0"],
                      ["xlating_design", "0", "bank_one_list", "0"],
                      ["bank_one_list", "0", "channelizer", "0"],
+                     ["bank_one_list", "0", "decimator", "0"],
+                     ["decimator", "0", "decimator_sink", "0"],
                      ["channelizer", "0", "fft", "0"], ["fft", "0", "sink", "0"],
                      ["real_source", "0", "real_fft", "0"], ["real_fft", "0", "real_sink", "0"]],
         metadata=dict(file_format=1))
@@ -186,7 +191,7 @@ class qa_grc_blocks(grc_testcase):
         source = self.path(os.path.join("cpp_templates", "cpp_templates.cpp"))
         with open(source) as f:
             code = f.read()
-        self.assertEqual(code.count("gr::wideband::"), 11)
+        self.assertEqual(code.count("gr::wideband::"), 12)
         self.assertIn("gr::wideband::fft_vfc::make(8, true", code)
         check = subprocess.run(["c++", "-std=c++17", "-fsyntax-only",
                                 "-I", os.path.join(SOURCE_DIR, "include"), source],

@@ -6,8 +6,8 @@
 #
 
 """
-pfb_channelizer_ccf, fft_filter_ccc, fft_vcc, freq_xlating_fft_filter_ccc and
-channel_bank_ccc on a device string that names several devices ("cpu:all"):
+pfb_channelizer_ccf, pfb_decimator_ccf, fft_filter_ccc, fft_vcc,
+freq_xlating_fft_filter_ccc and channel_bank_ccc on a device string that names several devices ("cpu:all"):
 consecutive chunks go to the devices in turn, and every output sample must
 still match the float64 reference in order, across random work() chunkings,
 settings changed while running (taps, channel map, centres), tags, and complex
@@ -267,6 +267,40 @@ class qa_multi_device_blocks(gr_unittest.TestCase):
         self.tb.run()
         qa_fft_filter.assert_same_stream(
             sink.data(), qa_fft_filter.reference(as_complex(x), taps, 3), "sc8")
+
+    def test_009_decimator_one_and_split_inputs(self):
+        """The decimator on its one input and on decim inputs (the stream
+        split by stream_to_streams, interleaved again on the host), with a
+        channel change between chunks."""
+        decim = 8
+        taps = qa_pfb_channelizer_ccf.random_taps(self.rng, 5 * decim + 3)
+        x = never_zero(self.rng, int(2.6 * CHUNK))
+        src = blocks.vector_source_c(x)
+        hold = gate(CHUNK)
+        s2ss = blocks.stream_to_streams(gr.sizeof_gr_complex, decim)
+        single = self.several(wideband.pfb_decimator_ccf(decim, taps, 3, True, True,
+                                                         DEVICES))
+        several = wideband.pfb_decimator_ccf(decim, taps, 3, True, True, DEVICES)
+        sinks = [blocks.vector_sink_c() for _ in range(2)]
+        self.tb.connect(src, hold, single, sinks[0])
+        self.tb.connect(hold, s2ss)
+        for i in range(decim):
+            self.tb.connect((s2ss, i), (several, i))
+        self.tb.connect(several, sinks[1])
+        self.tb.start()
+        wait_for(self, lambda: single.nitems_read(0) >= CHUNK and
+                 several.nitems_read(0) >= CHUNK // decim)
+        for block in (single, several):
+            block.set_channel(6)
+        hold.opened.set()
+        self.tb.wait()
+        frames = CHUNK // decim
+        expect = qa_pfb_channelizer_ccf.reference(x, taps, decim, decim)
+        for form, sink in zip(("one input", "decim inputs"), sinks):
+            data = np.array(sink.data())
+            self.assertEqual(len(data), len(x) // decim, form)
+            assert_same_channel(data[:frames], expect[:frames, 3], f"{form}, before")
+            assert_same_channel(data[frames:], expect[frames:, 6], f"{form}, after")
 
 
 if __name__ == "__main__":
