@@ -24,6 +24,7 @@
 #include <gnuradio/filter/firdes.h>
 #include <gnuradio/filter/freq_xlating_fir_filter.h>
 #include <gnuradio/filter/pfb_channelizer_ccf.h>
+#include <gnuradio/filter/pfb_decimator_ccf.h>
 #include <gnuradio/io_signature.h>
 #include <gnuradio/sync_block.h>
 #include <gnuradio/top_block.h>
@@ -37,6 +38,7 @@
 #include <gnuradio/wideband/fft_v.h>
 #include <gnuradio/wideband/opencl_buffer.h>
 #include <gnuradio/wideband/pfb_channelizer_ccf.h>
+#include <gnuradio/wideband/pfb_decimator_ccf.h>
 
 #include <fstream>
 #include <iomanip>
@@ -50,9 +52,9 @@ namespace {
 
 const char* const program = "wideband_flowgraph_bench";
 
-const std::vector<std::string> row_groups = { "verify",  "pcie",    "source",
-                                              "host-in", "chain",   "in-tree",
-                                              "bank",    "devices", "cross" };
+const std::vector<std::string> row_groups = { "verify",  "pcie",    "source", "host-in",
+                                              "chain",   "in-tree", "bank",   "decimator",
+                                              "devices", "cross" };
 
 struct bench_options : common_options {
     double seconds = 3.0;
@@ -168,6 +170,10 @@ const char* const about =
             the same chain from the host source to a null sink.
   in-tree   (--baseline) GNU Radio's own stream_to_streams +
             filter.pfb_channelizer_ccf at the first M, same source and sinks.
+  decimator for each --channels M as decim: source -> pfb_decimator_ccf
+            (channel 1, K taps per branch) -> null sink, and between a device
+            feed and drain; with --baseline GNU Radio's stream_to_streams +
+            filter.pfb_decimator_ccf from the same source.
   bank      for each channel-bank plan (--bank-*, as wideband_filter_bench's:
             C channels at random centres, decimation D or a mixed plan, T
             Kaiser-windowed sinc taps each): the CPU bank, source -> C of GNU
@@ -376,6 +382,9 @@ public:
             measure_chain();
         if (d_opt.baseline && d_opt.runs("in-tree"))
             measure_in_tree(d_opt.channels.front());
+        if (d_opt.runs("decimator"))
+            for (size_t m : d_opt.channels)
+                measure_decimator(m);
         const bool several = d_devices.size() > 1;
         if (several && d_opt.runs("cross"))
             measure_cross_device();
@@ -833,6 +842,48 @@ private:
                 split,
                 sink,
                 "stream_to_streams + pfb_channelizer_ccf M=" + std::to_string(m));
+    }
+
+    /*
+     * pfb_decimator_ccf (decim m, channel 1) from the source into a sink and
+     * between a device feed and drain; with --baseline GNU Radio's
+     * stream_to_streams + pfb_decimator_ccf on the host's cores.
+     */
+    void measure_decimator(size_t m)
+    {
+        const std::string name = "pfb_decimator_ccf decim=" + std::to_string(m) +
+                                 " K=" + std::to_string(d_opt.taps_per_channel);
+        auto make = [&] {
+            return wb::pfb_decimator_ccf::make(
+                unsigned(m), exact_taps(m), 1, true, true, first_devices(1));
+        };
+        {
+            auto tb = gr::make_top_block("decimator");
+            auto src = make_source();
+            auto dec = make();
+            auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
+            connect_in_series(tb, { src, dec, sink });
+            run_for(tb, dec, sink, d_opt.source + " -> " + name + " -> sink", [&] {
+                return "in: " + wb::input_memory(dec) +
+                       ", out: " + wb::output_memory(dec);
+            });
+        }
+        measure_alone(name, make(), 1, 1);
+        if (!d_opt.baseline)
+            return;
+        auto tb = gr::make_top_block("in-tree");
+        auto src = make_source();
+        auto split = gr::blocks::stream_to_streams::make(sizeof(gr_complex), m);
+        auto dec = gr::filter::pfb_decimator_ccf::make(unsigned(m), exact_taps(m), 1);
+        auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
+        tb->connect(src, 0, split, 0);
+        for (size_t c = 0; c < m; ++c)
+            tb->connect(split, int(c), dec, int(c));
+        tb->connect(dec, 0, sink, 0);
+        run_for(tb,
+                split,
+                sink,
+                d_opt.source + " -> stream_to_streams + in-tree " + name + " -> sink");
     }
 
     /*
