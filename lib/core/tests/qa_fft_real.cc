@@ -29,15 +29,16 @@ namespace {
 struct shape {
     size_t n;
     size_t max_pass_length;
+    bool packed; // with contiguous or even layouts
 };
 const shape shapes[] = {
-    { 16, 0 },   // packed, 8 points
-    { 62, 0 },   // packed, 31 points (a prime codelet)
-    { 2048, 0 }, // packed, 1024 points
-    { 45, 0 },   // one pass, odd
-    { 37, 0 },   // Rader, one fused kernel
-    { 74, 0 },   // Bluestein, one fused kernel (37 has no codelet: not packed)
-    { 1000, 16 } // three passes (500 points exceed the 16 allowed: not packed)
+    { 16, 0, true },    // packed, 8 points
+    { 62, 0, true },    // packed, 31 points (a prime codelet)
+    { 2048, 0, true },  // packed, 1024 points
+    { 45, 0, false },   // one pass, odd
+    { 37, 0, false },   // Rader, one fused kernel
+    { 74, 0, false },   // Bluestein, one fused kernel (37 has no codelet: not packed)
+    { 1000, 16, false } // three passes (500 points exceed the 16 allowed: not packed)
 };
 
 // A float that no computation produces: an element still holding it was not written.
@@ -251,6 +252,12 @@ BOOST_AUTO_TEST_CASE(real_forward_and_inverse_every_kind_of_plan)
                     o.input = even_in;
                     o.output = even_out;
                 }
+                // Odd offsets (1) and strides (2) on the real side never pack.
+                const bool packs = s.packed && (l == 0 || l == 3);
+                const std::string how = core::fft_plan(test_context(), n, o).describe();
+                BOOST_CHECK_MESSAGE(
+                    (how.find("real pairs") != std::string::npos) == packs,
+                    how << ": expected " << (packs ? "" : "not ") << "packed");
                 worst = std::max(worst, check_plan(n, o, l == 1 ? 2 : 3, seed++));
             }
             core::fft_options normalized = real_options(transform, s, 1);
@@ -333,7 +340,7 @@ BOOST_AUTO_TEST_CASE(round_trip_returns_the_input)
 
 BOOST_AUTO_TEST_CASE(arguments_real_transforms_refuse)
 {
-    const shape s{ 64, 0 };
+    const shape s{ 64, 0, true };
     auto refused = [&](core::fft_options o, const char* what) {
         BOOST_CHECK_EXCEPTION(core::fft_plan(test_context(), s.n, o),
                               std::invalid_argument,
