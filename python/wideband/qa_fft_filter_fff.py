@@ -19,7 +19,7 @@ import numpy as np
 from gnuradio import blocks, filter, gr, gr_unittest
 from gnuradio import wideband
 import stream_qa_helpers
-from stream_qa_helpers import filter_reference, random_chunks, wait_for
+from stream_qa_helpers import filter_reference, gate, random_chunks, wait_for
 
 ELEMENT_TOL = 1e-5
 L2_TOL = 1e-5
@@ -99,33 +99,33 @@ class qa_fft_filter_fff(gr_unittest.TestCase):
                 self.side_by_side(D, taps, never_zero_real(rng, 4096))
 
     def test_003_set_taps_while_running(self):
-        # New taps apply from a chunk boundary: every output is the old or the
-        # new filter's, switching once, with no sample lost.
+        # The stream stops after `before` samples, all their outputs come
+        # out, the taps change, the stream resumes: outputs up to
+        # floor(before / D) are the old filter's, all later ones the new
+        # filter's over the whole stream (the history carries over).
         rng = np.random.default_rng(3)
-        D, n = 2, 3 << 20
-        first = list(rng.uniform(-1, 1, 64))
+        D, before, after = 3, 200002, 150000
+        first = list(rng.uniform(-1, 1, 255))
         second = list(rng.uniform(-1, 1, 40))
-        x = never_zero_real(rng, n)
+        x = never_zero_real(rng, before + after)
         src = blocks.vector_source_f(x, False)
+        hold = gate(before, item=np.float32)
         ours = wideband.fft_filter_fff(D, first)
         sink = blocks.vector_sink_f()
-        self.tb.connect(src, ours, sink)
+        self.tb.connect(src, hold, ours, sink)
         self.tb.start()
-        wait_for(self, lambda: len(sink.data()) > 0)
+        wait_for(self, lambda: sink.nitems_read(0) >= before // D)
         ours.set_taps(second)
-        self.assertEqual(list(ours.taps()), [np.float32(t) for t in second])
+        np.testing.assert_array_equal(ours.taps(), np.float32(second))
+        hold.opened.set()
         self.tb.wait()
-        got = np.array(sink.data())
-        self.assertEqual(len(got), n // D)
-        old = filter_reference(x, first, D).real
-        new = filter_reference(x, second, D).real
-        scale = np.abs(old).max()
-        is_old = np.abs(got - old) <= ELEMENT_TOL * scale
-        is_new = np.abs(got - new) <= ELEMENT_TOL * scale
-        self.assertTrue(np.all(is_old | is_new))
-        switch = int(np.argmin(is_old))
-        self.assertGreater(switch, 0)
-        self.assertTrue(np.all(is_new[switch:]), "outputs after the switch")
+        got = np.asarray(sink.data())
+        self.assertEqual(len(got), len(x) // D)
+        m0 = before // D
+        assert_same_stream(got[:m0], filter_reference(x, first, D).real[:m0],
+                           "before the change")
+        assert_same_stream(got[m0:], filter_reference(x, second, D).real[m0:],
+                           "after the change")
 
     def test_004_accessors_and_bad_arguments(self):
         block = wideband.fft_filter_fff(3, [0.5, 0.25, 0.125])
