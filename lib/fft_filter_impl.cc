@@ -45,18 +45,32 @@ typename fft_filter<TAP_T>::sptr fft_filter<TAP_T>::make(int decimation,
                                                          const std::string& input_type)
 {
     core::environment::check();
-    return gnuradio::make_block_sptr<fft_filter_impl<TAP_T>>(
+    return gnuradio::make_block_sptr<fft_filter_impl<fft_filter<TAP_T>>>(
         decimation, taps, device, core::parse_sample_format(input_type));
 }
 
-template <class TAP_T>
-fft_filter_impl<TAP_T>::fft_filter_impl(int decimation,
-                                        const std::vector<TAP_T>& taps,
-                                        const std::string& device,
-                                        core::sample_format input_format)
-    : gr::block(std::is_same<TAP_T, float>::value ? "fft_filter_ccf" : "fft_filter_ccc",
+fft_filter_fff::sptr fft_filter_fff::make(int decimation,
+                                          const std::vector<float>& taps,
+                                          int /* nthreads */,
+                                          const std::string& device)
+{
+    core::environment::check();
+    return gnuradio::make_block_sptr<fft_filter_impl<fft_filter_fff>>(
+        decimation, taps, device, core::sample_format::f32);
+}
+
+template <class Api>
+fft_filter_impl<Api>::fft_filter_impl(int decimation,
+                                      const std::vector<TAP_T>& taps,
+                                      const std::string& device,
+                                      core::sample_format input_format)
+    : gr::block(fft_filter_kind<Api>::name,
                 gr::io_signature::make(1, 1, core::sample_bytes(input_format)),
-                gr::io_signature::make(1, 1, sizeof(gr_complex), opencl_buffer::type)),
+                gr::io_signature::make(1,
+                                       1,
+                                       fft_filter_kind<Api>::real ? sizeof(float)
+                                                                  : sizeof(gr_complex),
+                                       opencl_buffer::type)),
       base(core::device_context::get_all(device),
            { size_t(checked_decimation(decimation)), 1 }),
       d_decimation(decimation),
@@ -71,10 +85,10 @@ fft_filter_impl<TAP_T>::fft_filter_impl(int decimation,
         this->contexts().front()->info(), taps.size(), size_t(decimation));
 }
 
-template <class TAP_T>
+template <class Api>
 core::fft_filter_options
-fft_filter_impl<TAP_T>::engine_options(const std::vector<TAP_T>& taps,
-                                       size_t fft_size) const
+fft_filter_impl<Api>::engine_options(const std::vector<TAP_T>& taps,
+                                     size_t fft_size) const
 {
     core::fft_filter_options options;
     options.taps = complex_taps(taps);
@@ -82,12 +96,13 @@ fft_filter_impl<TAP_T>::engine_options(const std::vector<TAP_T>& taps,
     options.fft_size = fft_size;
     options.max_input_samples = this->max_input_samples();
     options.input_format = d_input_format;
+    options.real_output = fft_filter_kind<Api>::real;
     return options;
 }
 
-template <class TAP_T>
+template <class Api>
 std::unique_ptr<core::fft_filter>
-fft_filter_impl<TAP_T>::make_engine(const core::device_context::sptr& context)
+fft_filter_impl<Api>::make_engine(const core::device_context::sptr& context)
 {
     // The length of the last stream while it holds the taps (set_taps()).
     const bool fits = d_fft_size + 1 >= d_taps.size() + size_t(d_decimation);
@@ -97,15 +112,15 @@ fft_filter_impl<TAP_T>::make_engine(const core::device_context::sptr& context)
     return engine;
 }
 
-template <class TAP_T>
-void fft_filter_impl<TAP_T>::apply_settings(core::fft_filter& engine)
+template <class Api>
+void fft_filter_impl<Api>::apply_settings(core::fft_filter& engine)
 {
     engine.set_taps(complex_taps(d_taps));
     d_fft_size = engine.fft_size();
 }
 
-template <class TAP_T>
-void fft_filter_impl<TAP_T>::set_taps(const std::vector<TAP_T>& taps)
+template <class Api>
+void fft_filter_impl<Api>::set_taps(const std::vector<TAP_T>& taps)
 {
     // The engine's checks, in the caller's thread.
     for (const auto& context : this->contexts())
@@ -115,15 +130,15 @@ void fft_filter_impl<TAP_T>::set_taps(const std::vector<TAP_T>& taps)
     this->settings_changed();
 }
 
-template <class TAP_T>
-std::vector<TAP_T> fft_filter_impl<TAP_T>::taps() const
+template <class Api>
+std::vector<typename fft_filter_kind<Api>::tap_type> fft_filter_impl<Api>::taps() const
 {
     std::lock_guard<std::mutex> lock(this->settings_mutex());
     return d_taps;
 }
 
-template <class TAP_T>
-int fft_filter_impl<TAP_T>::fft_size() const
+template <class Api>
+int fft_filter_impl<Api>::fft_size() const
 {
     std::lock_guard<std::mutex> lock(this->settings_mutex());
     return int(d_fft_size);
@@ -131,8 +146,9 @@ int fft_filter_impl<TAP_T>::fft_size() const
 
 template class fft_filter<gr_complex>;
 template class fft_filter<float>;
-template class fft_filter_impl<gr_complex>;
-template class fft_filter_impl<float>;
+template class fft_filter_impl<fft_filter_ccc>;
+template class fft_filter_impl<fft_filter_ccf>;
+template class fft_filter_impl<fft_filter_fff>;
 
 } // namespace wideband
 } // namespace gr

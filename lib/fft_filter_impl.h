@@ -11,13 +11,42 @@
 #include "streaming_block.h"
 #include <gnuradio/wideband/core/fft_filter.h>
 #include <gnuradio/wideband/fft_filter.h>
+#include <gnuradio/wideband/fft_filter_fff.h>
 
 namespace gr {
 namespace wideband {
 
-template <class TAP_T>
-class fft_filter_impl : public streaming_block<fft_filter<TAP_T>, core::fft_filter>
+//! What fft_filter_ccc, _ccf and _fff differ in: name, taps, output.
+template <class Api>
+struct fft_filter_kind;
+
+template <>
+struct fft_filter_kind<fft_filter_ccc> {
+    using tap_type = gr_complex;
+    static constexpr const char* name = "fft_filter_ccc";
+    static constexpr bool real = false;
+};
+
+template <>
+struct fft_filter_kind<fft_filter_ccf> {
+    using tap_type = float;
+    static constexpr const char* name = "fft_filter_ccf";
+    static constexpr bool real = false;
+};
+
+//! Real input and output: the engine reads f32 and writes real parts.
+template <>
+struct fft_filter_kind<fft_filter_fff> {
+    using tap_type = float;
+    static constexpr const char* name = "fft_filter_fff";
+    static constexpr bool real = true;
+};
+
+template <class Api>
+class fft_filter_impl : public streaming_block<Api, core::fft_filter>
 {
+    using TAP_T = typename fft_filter_kind<Api>::tap_type;
+
 public:
     fft_filter_impl(int decimation,
                     const std::vector<TAP_T>& taps,
@@ -30,7 +59,7 @@ public:
     int fft_size() const override;
 
 private:
-    using base = streaming_block<fft_filter<TAP_T>, core::fft_filter>;
+    using base = streaming_block<Api, core::fft_filter>;
 
     std::unique_ptr<core::fft_filter>
     make_engine(const core::device_context::sptr& context) override;

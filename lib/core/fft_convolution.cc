@@ -51,6 +51,7 @@ fft_convolution::fft_convolution(device_context::sptr context,
     spec.input_points = options.input_points;
     spec.in = resolve(options.input, options.input_points ? options.input_points : size);
     spec.input_format = options.input_format;
+    spec.real_output = options.real_output;
     spec.out = resolve(options.output, d_written);
     spec.convolution = true;
     spec.spectrum_per_transform = options.spectrum_per_transform;
@@ -96,8 +97,11 @@ cl::Event fft_convolution::enqueue(const cl::CommandQueue& queue,
                  input,
                  input_offset + input_elements(batch),
                  sample_bytes(d_options.input_format));
-    check_buffer(
-        "fft_convolution", "output", output, output_offset + output_elements(batch));
+    check_buffer("fft_convolution",
+                 "output",
+                 output,
+                 output_offset + output_elements(batch),
+                 d_program->spec().output_element_bytes());
     check_buffer("fft_convolution",
                  "spectrum",
                  spectrum,

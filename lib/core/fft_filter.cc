@@ -116,6 +116,7 @@ public:
     device_context::sptr ctx;
     size_t D, max_input;
     sample_format input_format;
+    bool real_output;
     cl::CommandQueue setup_queue;
     taps_setup current;
     std::unique_ptr<stream_window> window;
@@ -143,6 +144,7 @@ taps_setup fft_filter::impl::prepare(const std::vector<std::complex<float>>& tap
     co.batch = s.max_blocks;
     co.input.distance = s.B; // the blocks' windows overlap by L - B samples
     co.input_format = input_format;
+    co.real_output = real_output;
     co.output_range = { T - 1, D, s.B / D };
     s.convolution.reset(new fft_convolution(ctx, s.L, co));
 
@@ -208,6 +210,7 @@ fft_filter::fft_filter(device_context::sptr context, const fft_filter_options& o
     im.D = options.decimation;
     im.max_input = max_input_for(options);
     im.input_format = options.input_format;
+    im.real_output = options.real_output;
     im.setup_queue = im.ctx->create_queue();
     im.current = im.prepare(options.taps, options.fft_size);
     // The last block may read up to L samples past the data.
@@ -224,6 +227,7 @@ fft_filter::~fft_filter() = default;
 size_t fft_filter::decimation() const { return d_impl->D; }
 size_t fft_filter::fft_size() const { return d_impl->current.L; }
 sample_format fft_filter::input_format() const { return d_impl->input_format; }
+bool fft_filter::real_output() const { return d_impl->real_output; }
 size_t fft_filter::block_step() const { return d_impl->current.B; }
 const std::vector<std::complex<float>>& fft_filter::taps() const
 {
@@ -274,10 +278,11 @@ fft_filter::result fft_filter::enqueue(const cl::CommandQueue& queue,
     const size_t outputs = outputs_for(samples);
     const size_t blocks = ceil_div(outputs, s.B / im.D);
     const size_t elements = output_elements_for(samples);
-    if (elements > 0 && output.getInfo<CL_MEM_SIZE>() < elements * 8)
+    const size_t bytes = elements * output_element_bytes();
+    if (elements > 0 && output.getInfo<CL_MEM_SIZE>() < bytes)
         fail("output buffer holds " + std::to_string(output.getInfo<CL_MEM_SIZE>()) +
              " bytes; a call of " + std::to_string(samples) + " samples needs " +
-             std::to_string(elements * 8) + " (output_elements_for(samples))");
+             std::to_string(bytes) + " (output_elements_for(samples))");
 
     fault::check_enqueue();
     std::vector<cl::Event> deps = wait;

@@ -12,6 +12,9 @@ Blocks:
       drop-in for gnuradio.fft.fft_vcc that runs batched on an OpenCL device
   fft_vfc(fft_size, forward, window, shift=False, device="")
       the same for real input vectors (gnuradio.fft.fft_vfc)
+  fft_filter_ccc/ccf(decimation, taps, device="", input_type="fc32"),
+  fft_filter_fff(decimation, taps, device="")
+      drop-ins for gnuradio.filter.fft_filter_ccc/ccf/fff
 
 Devices:
   list_devices()      every OpenCL device, as dicts ("automatic" marks the one

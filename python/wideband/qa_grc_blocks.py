@@ -106,6 +106,10 @@ def cpp_flowgraph(path):
             block("real_fft", "wideband_fft_vcc", type="float", fft_size="8",
                   forward="True", window="window.hann(8)", shift="False"),
             block("real_sink", "blocks_null_sink", type="complex", vlen="8"),
+            block("real_stream", "blocks_null_source", type="float", vlen="1"),
+            block("real_filter", "wideband_fft_filter_xxx", type="fff", decimation="2",
+                  taps="[0.25, 0.5, 0.25]"),
+            block("real_filter_sink", "blocks_null_sink", type="float", vlen="1"),
         ],
         connections=[["source", "0", "ccc_list", "0"], ["ccc_list", "0", "ccc_design", "0"],
                      ["ccc_design", "0", "ccf_list", "0"], ["ccf_list", "0", "xlating_list", "0"],
@@ -119,7 +123,9 @@ def cpp_flowgraph(path):
                      ["bank_one_list", "0", "decimator", "0"],
                      ["decimator", "0", "decimator_sink", "0"],
                      ["channelizer", "0", "fft", "0"], ["fft", "0", "sink", "0"],
-                     ["real_source", "0", "real_fft", "0"], ["real_fft", "0", "real_sink", "0"]],
+                     ["real_source", "0", "real_fft", "0"], ["real_fft", "0", "real_sink", "0"],
+                     ["real_stream", "0", "real_filter", "0"],
+                     ["real_filter", "0", "real_filter_sink", "0"]],
         metadata=dict(file_format=1))
     with open(path, "w") as f:
         yaml.safe_dump(flowgraph, f)
@@ -191,7 +197,8 @@ class qa_grc_blocks(grc_testcase):
         source = self.path(os.path.join("cpp_templates", "cpp_templates.cpp"))
         with open(source) as f:
             code = f.read()
-        self.assertEqual(code.count("gr::wideband::"), 12)
+        self.assertEqual(code.count("gr::wideband::"), 13)
+        self.assertIn("gr::wideband::fft_filter_fff::make(", code)
         self.assertIn("gr::wideband::fft_vfc::make(8, true", code)
         check = subprocess.run(["c++", "-std=c++17", "-fsyntax-only",
                                 "-I", os.path.join(SOURCE_DIR, "include"), source],

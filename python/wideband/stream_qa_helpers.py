@@ -95,12 +95,12 @@ class random_chunks(gr.basic_block):
 
 
 class gate(gr.sync_block):
-    """Passes the first `before` items, then waits until `opened` is set."""
+    """Passes the first `before` items (complex samples or vectors of vlen, or
+    items of another numpy type), then waits until `opened` is set."""
 
-    def __init__(self, before, vlen=1):
-        gr.sync_block.__init__(self, name="gate",
-                               in_sig=[complex_items(vlen)],
-                               out_sig=[complex_items(vlen)])
+    def __init__(self, before, vlen=1, item=None):
+        item = item or complex_items(vlen)
+        gr.sync_block.__init__(self, name="gate", in_sig=[item], out_sig=[item])
         self.before = before
         self.opened = threading.Event()
 

@@ -30,6 +30,9 @@ struct WIDEBAND_CORE_API fft_convolution_options {
     //! Points read from each input transform, the rest taken as zero (0: all N).
     size_t input_points = 0;
     fft_layout output; //!< distance 0: contiguous transforms of the written points
+    //! Write the real parts only, as floats (output elements are floats): the
+    //! convolution of real input with a real filter.
+    bool real_output = false;
     fft_output_range output_range; //!< which points of each result are written
     bool spectrum_per_transform =
         false;                  //!< one spectrum per transform (batch * N values)

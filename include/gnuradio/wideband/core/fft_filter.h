@@ -33,6 +33,9 @@ struct WIDEBAND_CORE_API fft_filter_options {
     //! The input samples: complex float, or integers taken as their values,
     //! converted as the first kernel reads them.
     sample_format input_format = sample_format::fc32;
+    //! Write the real parts of the outputs only, as floats: a real filter
+    //! (real taps) of real input (input_format f32), GNU Radio's fft_filter_fff.
+    bool real_output = false;
 };
 
 /*!
@@ -72,6 +75,8 @@ public:
     size_t decimation() const;
     size_t fft_size() const;
     sample_format input_format() const;
+    //! Whether the outputs are the real parts only, as floats.
+    bool real_output() const;
     //! New samples per FFT block (a multiple of D).
     size_t block_step() const;
     const std::vector<std::complex<float>>& taps() const;
@@ -111,6 +116,7 @@ public:
     // stream_engine: one output per D samples.
     stream_ratio step() const override { return { decimation(), 1 }; }
     size_t input_sample_bytes() const override { return sample_bytes(input_format()); }
+    size_t output_element_bytes() const override { return real_output() ? 4 : 8; }
     region input_region() const override;
     size_t max_input_samples() const override;
     size_t max_output_elements() const override;
