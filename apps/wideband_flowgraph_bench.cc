@@ -177,9 +177,10 @@ const char* const about =
             feed and drain; with --baseline GNU Radio's stream_to_streams +
             filter.pfb_decimator_ccf from the same source.
   fff       fft_filter_fff (--chain-taps random real taps, decimation 1 and
-            4) from a vector source of floats -> null sink, and between a
-            device feed and drain; with --baseline GNU Radio's fft_filter_fff
-            from the same source on 1 thread and on one per core.
+            4) from a vector source of floats -> null sink, from a host feed
+            (the source's cost left out), and between a device feed and
+            drain; with --baseline GNU Radio's fft_filter_fff from the vector
+            source on 1 thread and on one per core.
   bank      for each channel-bank plan (--bank-*, as wideband_filter_bench's:
             C channels at random centres, decimation D or a mixed plan, T
             Kaiser-windowed sinc taps each): the CPU bank, source -> C of GNU
@@ -937,6 +938,15 @@ private:
         };
         run_host(ours(), name);
         const double mine = d_rows.back().msps;
+        {
+            auto tb = gr::make_top_block("fff");
+            auto feed = gnuradio::make_block_sptr<host_feed>(sizeof(float));
+            auto filter = ours();
+            auto sink = gr::blocks::null_sink::make(sizeof(float));
+            connect_in_series(tb, { feed, filter, sink });
+            run_for(tb, filter, sink, "feed -> " + name + " -> sink");
+            d_rows.back().sample_bytes = sizeof(float);
+        }
         measure_alone(name, ours(), 1, 1, sizeof(float));
         d_rows.back().sample_bytes = sizeof(float);
         if (!d_opt.baseline)

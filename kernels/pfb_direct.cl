@@ -132,26 +132,27 @@ pfb_direct(__global const SAMPLE_T* window,
         }
     }
 
-    __local float2* mine = sums + lid * RUN_FRAMES;
-    __local const float2* lane_sums = sums + lane * LANE_ITEMS * RUN_FRAMES;
+    // sums[f * DIRECT_GROUP + lid]: adjacent work-items on adjacent banks
+    __local float2* mine = sums + lid;
+    __local const float2* lane_sums = sums + lane * LANE_ITEMS;
 #pragma unroll
     for (uint s = 0; s < SLOTS; ++s) {
         barrier(CLK_LOCAL_MEM_FENCE); // the last slot's sums are read
 #pragma unroll
         for (uint f = 0; f < RUN_FRAMES; ++f)
-            mine[f] = rotated[s][f];
+            mine[f * DIRECT_GROUP] = rotated[s][f];
         for (uint stride = LANE_ITEMS_POW2 / 2; stride > 0; stride /= 2) {
             barrier(CLK_LOCAL_MEM_FENCE);
             if (item < stride && item + stride < LANE_ITEMS) {
 #pragma unroll
                 for (uint f = 0; f < RUN_FRAMES; ++f)
-                    mine[f] += mine[stride * RUN_FRAMES + f];
+                    mine[f * DIRECT_GROUP] += mine[f * DIRECT_GROUP + stride];
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         // The lane's sums are its first work-item's; its work-items write them.
         for (uint k = item; k < RUN_FRAMES && f0 + k < frames; k += LANE_ITEMS) {
-            const float2 sum = lane_sums[k];
+            const float2 sum = lane_sums[k * DIRECT_GROUP];
             const uint f = f0 + k;
 #if BLOCKS == 1
             direct_store(out + out_offset,

@@ -174,6 +174,7 @@ struct direct_shape {
 // The unrolled sliding history's loads and sums per branch at most.
 constexpr size_t max_direct_history = 32;
 constexpr size_t direct_group_items = 256;
+constexpr size_t direct_lane_items = 32;
 
 std::optional<direct_shape> plan_direct(size_t M,
                                         size_t D,
@@ -189,8 +190,10 @@ std::optional<direct_shape> plan_direct(size_t M,
     direct_shape d;
     d.slots = slots;
     d.run_frames = slots <= 2 ? 16 : 8; // rotated sums of every slot in registers
-    d.lane_items = std::min(M, direct_group_items);
-    d.lanes = std::max<size_t>(1, direct_group_items / M);
+    // A warp's worth of branches per run: each work-item sums several branches
+    // in registers before the reduction in local memory.
+    d.lane_items = std::min(M, direct_lane_items);
+    d.lanes = direct_group_items / d.lane_items;
     // Enough work-groups to fill the device (8 per compute unit) at the most
     // frames of a call: the branches split into blocks where runs are too few.
     const size_t runs = ceil_div(max_frames, d.run_frames * d.lanes);
