@@ -73,6 +73,14 @@
  *                  from bins e and FFT_L - e (the tile, loaded as they are),
  *                  pre_factors[e] = W^-e, so that the inverse of FFT_L points
  *                  gives N x unnormalised.
+ *   PAIR_LOAD, PAIR_STORE  (a convolution of real input with a real filter)
+ *                  batch item i is the real transforms 2i and 2i+1, as the
+ *                  real and imaginary parts of one complex transform: the
+ *                  layout's distance is twice theirs, the second one's points
+ *                  lie distance/2 after the first's and exist while
+ *                  2i+1 < items; PAIR_STORE writes the real parts of the
+ *                  first, the imaginary parts of the second (OUTPUT_REAL).
+ *                  A real filter's spectrum keeps the two apart.
  */
 
 #include "fft_stages.cl"
@@ -90,6 +98,7 @@ typedef float2 dst_t;
 
 struct io_layout {
     idx_t offset, stride, distance;
+    uint items; /* the batch's transforms (PAIR_*: the real ones) */
 };
 
 /* Z'[e] = (a + conj b) + i W^-e (a - conj b) of bins a = X[e], b = X[L - e]. */
@@ -130,7 +139,14 @@ static inline float2 load_element(__global const SAMPLE_T* src,
     if (mirrored)
         source = logical_length - source;
 #endif
-    float2 x = load_sample(src, in.offset + i * in.distance + source * in.stride);
+    const idx_t at = in.offset + i * in.distance + source * in.stride;
+#if PAIR_LOAD
+    float2 x = (float2)(load_sample(src, at).x,
+                        2 * i + 1 < in.items ? load_sample(src, at + in.distance / 2).x
+                                             : 0.0f);
+#else
+    float2 x = load_sample(src, at);
+#endif
 #if PRE_HERMITIAN
     if (mirrored)
         x.y = -x.y;
@@ -201,7 +217,14 @@ static inline void store_element(__global dst_t* dst,
     if (target >= logical_length)
         target -= logical_length;
 #endif
-    dst[out.offset + i * out.distance + target * out.stride] = OUTPUT_VALUE(x * scale);
+    const idx_t at = out.offset + i * out.distance + target * out.stride;
+#if PAIR_STORE
+    dst[at] = x.x * scale;
+    if (2 * i + 1 < out.items)
+        dst[at + out.distance / 2] = x.y * scale;
+#else
+    dst[at] = OUTPUT_VALUE(x * scale);
+#endif
 }
 
 /* Output s of on-chip transform tr, with every output-side operation applied. */
@@ -235,6 +258,7 @@ fft_pass(__global const SAMPLE_T* src,
          idx_t dst_stride,
          idx_t dst_distance,
          uint transforms, /* batch * COLUMNS */
+         uint items,      /* the batch (PAIR_*: its real transforms) */
          uint logical_length,
          float scale,
          uint out_begin,
@@ -247,8 +271,8 @@ fft_pass(__global const SAMPLE_T* src,
          __global const uint* rader_perm)
 {
     TILE_SETUP(transforms)
-    const struct io_layout in = { src_offset, src_stride, src_distance };
-    const struct io_layout out = { dst_offset, dst_stride, dst_distance };
+    const struct io_layout in = { src_offset, src_stride, src_distance, items };
+    const struct io_layout out = { dst_offset, dst_stride, dst_distance, items };
     const struct output_range range = { out_begin, out_count };
 #define LOAD_POINT(t, p) \
     load_point(src, in, t, p, logical_length, pass_twiddles, pre_factors, rader_perm)

@@ -52,6 +52,7 @@ fft_convolution::fft_convolution(device_context::sptr context,
     spec.in = resolve(options.input, options.input_points ? options.input_points : size);
     spec.input_format = options.input_format;
     spec.real_output = options.real_output;
+    spec.paired_real = options.real_filter;
     spec.out = resolve(options.output, d_written);
     spec.convolution = true;
     spec.spectrum_per_transform = options.spectrum_per_transform;

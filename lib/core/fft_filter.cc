@@ -32,13 +32,18 @@ size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
     throw std::invalid_argument("fft_filter: " + what);
 }
 
-void check_taps(const std::vector<std::complex<float>>& taps)
+void check_taps(const std::vector<std::complex<float>>& taps, bool real_output)
 {
     if (taps.empty())
         fail("taps must not be empty (give at least one tap)");
-    for (const auto& t : taps)
+    for (const auto& t : taps) {
         if (!std::isfinite(t.real()) || !std::isfinite(t.imag()))
             fail("taps must be finite numbers");
+        // The real outputs of two blocks share one complex transform: only a
+        // real filter keeps them apart.
+        if (real_output && t.imag() != 0.0f)
+            fail("a filter with real output takes real taps (imaginary parts 0)");
+    }
 }
 
 // Outputs kept per block: every D-th of the L - T + 1 valid ones, whole steps of D.
@@ -145,6 +150,7 @@ taps_setup fft_filter::impl::prepare(const std::vector<std::complex<float>>& tap
     co.input.distance = s.B; // the blocks' windows overlap by L - B samples
     co.input_format = input_format;
     co.real_output = real_output;
+    co.real_filter = real_output;
     co.output_range = { T - 1, D, s.B / D };
     s.convolution.reset(new fft_convolution(ctx, s.L, co));
 
@@ -178,7 +184,9 @@ void fft_filter::check(const device_info& device, const fft_filter_options& opti
 {
     if (options.decimation < 1)
         fail("decimation must be >= 1 (got 0)");
-    check_taps(options.taps);
+    if (options.real_output && options.input_format != sample_format::f32)
+        fail("real output needs real input (input_format f32)");
+    check_taps(options.taps, options.real_output);
     const size_t T = options.taps.size(), D = options.decimation;
     const size_t L = options.fft_size ? options.fft_size : choose_fft_size(device, T, D);
     const size_t B = block_step_for(L, T, D);
@@ -354,7 +362,7 @@ fft_filter::run_in_place(const cl::CommandQueue& queue,
 
 void fft_filter::set_taps(const std::vector<std::complex<float>>& taps)
 {
-    check_taps(taps);
+    check_taps(taps, d_impl->real_output);
     impl& im = *d_impl;
     // Keeping the FFT length while it holds the taps keeps the kernels (no new
     // build at run time) and the block size.

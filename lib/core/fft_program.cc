@@ -130,6 +130,12 @@ void check_spec(const fft_program_spec& spec)
     if (spec.real_output && spec.in_place)
         fail(spec,
              "a real output cannot be computed in place (use an out-of-place plan)");
+    if (spec.paired_real &&
+        (!spec.convolution || spec.spectrum_per_transform || !spec.real_output ||
+         spec.input_format != sample_format::f32))
+        fail(spec,
+             "paired real transforms need a convolution of real (f32) input with one "
+             "real filter and real output");
     if (spec.shift && spec.range_count != spec.n)
         fail(spec,
              "shift writes every output point: it cannot be combined with an "
@@ -234,6 +240,17 @@ fft_program_spec packed(const fft_program_spec& spec)
         p.real_packing = fft_program_spec::packing::forward;
         p.in = { spec.in.offset / 2, 1, spec.in.distance / 2 };
     }
+    return p;
+}
+
+// The complex transforms that compute \p spec's real ones two at a time: half
+// the batch, each pair's layouts at twice the distance (kernels/fft.cl PAIR_*).
+fft_program_spec paired(const fft_program_spec& spec)
+{
+    fft_program_spec p = spec;
+    p.batch = (spec.batch + 1) / 2;
+    p.in.distance *= 2;
+    p.out.distance *= 2;
     return p;
 }
 
@@ -600,8 +617,12 @@ public:
             l.pass.load_direct = false;
         // Only the output takes real parts alone (work buffers hold complex
         // points).
-        const std::string output_type =
+        std::string output_type =
             dst == role::output && d_spec.real_output ? " -DOUTPUT_REAL=1" : "";
+        if (d_spec.paired_real && src == role::input)
+            output_type += " -DPAIR_LOAD=1";
+        if (d_spec.paired_real && dst == role::output)
+            output_type += " -DPAIR_STORE=1";
         l.args = kernel_args(d_context,
                              "fft.cl",
                              build_options(l.pass, s) + sample_type + output_type,
@@ -674,6 +695,7 @@ private:
         set_index(args, "dst_distance", out.distance, d_wide_index);
         // The length the first launch reads (zero padding beyond) and the last
         // one shifts by; they agree whenever both matter (shift reads all).
+        args.set("items", static_cast<cl_uint>(d_spec.batch));
         args.set("logical_length",
                  static_cast<cl_uint>(first ? points_read(d_spec) : d_spec.n));
         args.set("scale", s.post.scale);
@@ -763,11 +785,13 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
     impl& im = *d_impl;
     // From here on the plan computes `built`: the spec, or its packed form.
     const bool packs = packs_real(spec, limits);
-    const fft_program_spec built = packs ? packed(spec) : spec;
+    const fft_program_spec built = packs              ? packed(spec)
+                                   : spec.paired_real ? paired(spec)
+                                                      : spec;
     im.real_pairs =
         packs ? (spec.hermitian_input ? side::output : side::input) : side::none;
     const plan_strategy strategy = choose_strategy(built, limits);
-    im.wide_index = needs_wide_index(built, strategy);
+    im.wide_index = needs_wide_index(built, strategy) || needs_wide_index(spec, strategy);
     const std::vector<launch_step> steps = plan_launches(built, strategy);
     const std::vector<role> chain = assign_buffers(built, strategy, steps);
     im.temps = allocate_temporaries(*context, built, strategy, chain);
@@ -778,7 +802,8 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
         im.launches.push_back(builder.build(steps[i], chain[i], chain[i + 1], i == 0));
     im.description =
         describe(spec, strategy, im.launches) +
-        (packs ? " (real pairs as " + std::to_string(built.n) + " complex points)" : "");
+        (packs ? " (real pairs as " + std::to_string(built.n) + " complex points)" : "") +
+        (spec.paired_real ? " (real transforms in pairs)" : "");
 }
 
 fft_program::~fft_program() = default;
@@ -850,8 +875,10 @@ cl::Event fft_program::run(const cl::CommandQueue& queue,
         l.args.set("dst", buffer(l.dst));
         set_index(l.args, "src_offset", l.src_offset + offset(l.src), im.wide_index);
         set_index(l.args, "dst_offset", l.dst_offset + offset(l.dst), im.wide_index);
-        const size_t transforms = batch * l.pass.columns;
+        const size_t items = d_spec.paired_real ? (batch + 1) / 2 : batch;
+        const size_t transforms = items * l.pass.columns;
         l.args.set("transforms", static_cast<cl_uint>(transforms));
+        l.args.set("items", static_cast<cl_uint>(batch));
         if (l.user_post_factors)
             l.args.set("post_factors", *spectrum);
         if (l.user_spectrum)

@@ -57,6 +57,10 @@ struct fft_program_spec {
     bool hermitian_input = false;
     //! The output receives the real parts only, as floats.
     bool real_output = false;
+    /*! A convolution of real input (f32) with a real filter (a Hermitian
+     *  spectrum), real output: transforms 2i and 2i+1 run as the real and
+     *  imaginary parts of one complex transform, at half the work. */
+    bool paired_real = false;
     /*! Set by fft_program, not the caller: a real transform of 2n points
      *  computed as the complex one of n (pairs of reals as complex points),
      *  unpacked as the forward transform stores its bins or the inverse one

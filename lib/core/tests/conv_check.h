@@ -343,6 +343,13 @@ inline std::vector<char> in_format(const cfloat* x, size_t n, core::sample_forma
         std::memcpy(bytes.data(), x, bytes.size());
         return bytes;
     }
+    if (format == core::sample_format::f32) { // the real parts
+        std::vector<float> reals(n);
+        for (size_t i = 0; i < n; ++i)
+            reals[i] = x[i].real();
+        std::memcpy(bytes.data(), reals.data(), bytes.size());
+        return bytes;
+    }
     const auto pack = [&](auto zero) {
         using T = decltype(zero);
         std::vector<T> parts(2 * n);

@@ -33,6 +33,10 @@ struct WIDEBAND_CORE_API fft_convolution_options {
     //! Write the real parts only, as floats (output elements are floats): the
     //! convolution of real input with a real filter.
     bool real_output = false;
+    /*! The spectrum is a real filter's (Hermitian) and the input real (f32),
+     *  with real_output: two transforms run as one complex transform's real
+     *  and imaginary parts, at half the work. Not with spectrum_per_transform. */
+    bool real_filter = false;
     fft_output_range output_range; //!< which points of each result are written
     bool spectrum_per_transform =
         false;                  //!< one spectrum per transform (batch * N values)

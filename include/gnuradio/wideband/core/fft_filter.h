@@ -34,7 +34,8 @@ struct WIDEBAND_CORE_API fft_filter_options {
     //! converted as the first kernel reads them.
     sample_format input_format = sample_format::fc32;
     //! Write the real parts of the outputs only, as floats: a real filter
-    //! (real taps) of real input (input_format f32), GNU Radio's fft_filter_fff.
+    //! (real taps) of real input (input_format f32), GNU Radio's fft_filter_fff;
+    //! two blocks then share each complex transform.
     bool real_output = false;
 };
 

@@ -68,7 +68,8 @@ public:
     freq_xlating_filter& operator=(const freq_xlating_filter&) = delete;
 
     //! What the constructor checks, without a device context.
-    static void check(const device_info& device, const freq_xlating_filter_options& options);
+    static void check(const device_info& device,
+                      const freq_xlating_filter_options& options);
     //! The checks of a retune's centre and taps; messages start with \p owner.
     static void check_retune(double center_freq,
                              double sampling_freq,
