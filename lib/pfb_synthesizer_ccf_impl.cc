@@ -19,19 +19,28 @@ namespace wideband {
 
 namespace {
 
-// The input signature, numchans checked first so that a bad one gives one clear
-// message instead of an io_signature error.
-gr::io_signature::sptr input_signature(unsigned int numchans, bool vector_input)
+// The inverse FFT's points: a frame's channels at most.
+unsigned int points_of(unsigned int numchans, bool twox)
+{
+    return (twox ? 2 : 1) * numchans;
+}
+
+/*
+ * The input signature, numchans checked first so that a bad one gives one clear
+ * message instead of an io_signature error: up to P streams (the in-tree block
+ * takes up to numchans, which with twox fill half the bins), or vectors of P.
+ */
+gr::io_signature::sptr checked_inputs(unsigned int numchans, bool twox, bool vector_input)
 {
     constexpr size_t most = std::min<size_t>(core::pfb_synthesizer_options::max_channels,
-                                             INT_MAX / sizeof(gr_complex));
+                                             INT_MAX / sizeof(gr_complex) / 2);
     if (numchans < 1 || numchans > most)
         throw std::invalid_argument("pfb_synthesizer_ccf: numchans must be 1.." +
                                     std::to_string(most) + " (got " +
                                     std::to_string(numchans) + ")");
-    return vector_input
-               ? gr::io_signature::make(1, 1, numchans * sizeof(gr_complex))
-               : gr::io_signature::make(1, int(numchans), sizeof(gr_complex));
+    const unsigned int points = points_of(numchans, twox);
+    return vector_input ? gr::io_signature::make(1, 1, points * sizeof(gr_complex))
+                        : gr::io_signature::make(1, int(points), sizeof(gr_complex));
 }
 
 std::vector<size_t> engine_map(const std::vector<int>& map)
@@ -70,7 +79,7 @@ void check_fits(const std::vector<core::device_context::sptr>& contexts,
 
 std::vector<int> identity_map(unsigned int numchans, bool twox)
 {
-    std::vector<int> map((twox ? 2 : 1) * numchans);
+    std::vector<int> map(points_of(numchans, twox));
     for (size_t b = 0; b < map.size(); ++b)
         map[b] = int(b);
     return map;
@@ -107,16 +116,16 @@ pfb_synthesizer_ccf_impl::pfb_synthesizer_ccf_impl(unsigned int numchans,
                                                    const std::string& device,
                                                    bool vector_input)
     : gr::block("pfb_synthesizer_ccf",
-                input_signature(numchans, vector_input),
+                checked_inputs(numchans, twox, vector_input),
                 gr::io_signature::make(1, 1, sizeof(gr_complex), opencl_buffer::type)),
       base(core::device_context::get_all(device),
            { 1, numchans },
-           vector_input ? numchans : 1),
+           vector_input ? points_of(numchans, twox) : 1),
       d_numchans(numchans),
       d_twox(twox),
       d_vector_input(vector_input),
       d_frames_per_call(frames_per_call(contexts(), numchans)),
-      d_inputs(numchans),
+      d_inputs(points_of(numchans, twox)),
       d_taps(taps),
       d_map(identity_map(numchans, twox))
 {
@@ -133,8 +142,8 @@ core::pfb_synthesizer_options pfb_synthesizer_ccf_impl::engine_options() const
 
 void pfb_synthesizer_ccf_impl::inputs_connected(size_t inputs)
 {
-    // The signature allows 1..numchans streams, or one of vectors.
-    d_inputs = d_vector_input ? d_numchans : inputs;
+    // The signature allows 1..P streams, or one of vectors of P.
+    d_inputs = d_vector_input ? points_of(d_numchans, d_twox) : inputs;
 }
 
 std::unique_ptr<core::pfb_synthesizer>
@@ -189,12 +198,12 @@ void pfb_synthesizer_ccf_impl::set_channel_map(const std::vector<int>& map)
 {
     if (map.empty())
         return;
-    const int points = int((d_twox ? 2 : 1) * d_numchans);
+    const int points = int(points_of(d_numchans, d_twox));
     for (int b : map)
         if (b < 0 || b >= points)
-            throw std::invalid_argument(
-                "pfb_synthesizer_ccf: set_channel_map: bin " + std::to_string(b) +
-                " is out of range 0.." + std::to_string(points - 1));
+            throw std::invalid_argument("pfb_synthesizer_ccf: set_channel_map: bin " +
+                                        std::to_string(b) + " is out of range 0.." +
+                                        std::to_string(points - 1));
     std::lock_guard<std::mutex> lock(settings_mutex());
     d_map = map;
     settings_changed();

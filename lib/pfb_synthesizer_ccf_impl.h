@@ -45,7 +45,7 @@ private:
     const bool d_twox;
     const bool d_vector_input;
     const size_t d_frames_per_call; // frames of one engine call
-    size_t d_inputs;                // N: connected streams, or numchans with vectors
+    size_t d_inputs;                // N: connected streams, or P with vectors
     // under settings_mutex()
     std::vector<float> d_taps;
     std::vector<int> d_map;

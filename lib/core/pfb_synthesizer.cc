@@ -43,9 +43,9 @@ void check_options(const pfb_synthesizer_options& o)
         throw std::invalid_argument("pfb_synthesizer: the number of channels must be "
                                     "even for 2x oversampling (got " +
                                     std::to_string(o.channels) + ")");
-    if (o.inputs < 1 || o.inputs > o.channels)
+    if (o.inputs < 1 || o.inputs > points_of(o))
         throw std::invalid_argument("pfb_synthesizer: inputs must be 1.." +
-                                    std::to_string(o.channels) + " (got " +
+                                    std::to_string(points_of(o)) + " (got " +
                                     std::to_string(o.inputs) + ")");
 }
 
@@ -180,19 +180,24 @@ void pfb_synthesizer::impl::configure(std::vector<float> new_taps,
 
     std::vector<float> padded(new_k * M, 0.0f);
     std::copy(new_taps.begin(), new_taps.end(), padded.begin());
-    cl::Buffer new_taps_buffer(
-        cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, padded.size() * 4, padded.data());
+    cl::Buffer new_taps_buffer(cl_ctx,
+                               CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                               padded.size() * 4,
+                               padded.data());
 
     // Later inputs overwrite earlier ones on a bin, as the in-tree block's
     // writes in input order do.
     std::vector<cl_int> input_of(P, -1);
     for (size_t i = 0; i < std::min(N, new_map.size()); ++i)
         input_of[new_map[i]] = static_cast<cl_int>(i);
-    cl::Buffer new_input_of_bin(
-        cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, P * sizeof(cl_int), input_of.data());
+    cl::Buffer new_input_of_bin(cl_ctx,
+                                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                P * sizeof(cl_int),
+                                input_of.data());
 
     if (!window)
-        window.reset(new stream_window(ctx, "pfb_synthesizer", (new_k - 1) * N, max_input));
+        window.reset(
+            new stream_window(ctx, "pfb_synthesizer", (new_k - 1) * N, max_input));
     else if (new_k != K)
         window->set_history((new_k - 1) * N);
 
@@ -356,30 +361,30 @@ pfb_synthesizer::run_in_place(const cl::CommandQueue& queue,
         throw std::invalid_argument(
             "pfb_synthesizer: an in-place call on buffers of 2^32 elements or more");
     fault::check_enqueue();
-    const in_place_result r = im.window->run_in_place(
-        queue,
-        input,
-        output,
-        im.max_frames,
-        im.N,
-        im.K * im.N,
-        im.M,
-        wait,
-        [&](const cl::Buffer& buffer,
-            size_t read_start,
-            size_t first,
-            size_t frames,
-            size_t output_offset,
-            const std::vector<cl::Event>& deps) {
-            return im.launch(queue,
-                             buffer,
-                             read_start,
-                             im.frames_done + first,
-                             frames,
-                             output.buffer,
-                             output_offset,
-                             deps);
-        });
+    const in_place_result r =
+        im.window->run_in_place(queue,
+                                input,
+                                output,
+                                im.max_frames,
+                                im.N,
+                                im.K * im.N,
+                                im.M,
+                                wait,
+                                [&](const cl::Buffer& buffer,
+                                    size_t read_start,
+                                    size_t first,
+                                    size_t frames,
+                                    size_t output_offset,
+                                    const std::vector<cl::Event>& deps) {
+                                    return im.launch(queue,
+                                                     buffer,
+                                                     read_start,
+                                                     im.frames_done + first,
+                                                     frames,
+                                                     output.buffer,
+                                                     output_offset,
+                                                     deps);
+                                });
     im.frames_done += r.produced / im.M;
     return r;
 }

@@ -35,11 +35,14 @@ namespace wideband {
  * with alternating inputs): for the same taps, map and inputs it equals the
  * in-tree block's output to float precision.
  *
- * Inputs: 1 to numchans streams (frame n is their item n; they are
- * interleaved on the host), or with vector_input one stream of numchans-item
- * vectors, element i of vector n being input i of frame n (no host
- * interleaving, and the input can be a device-resident edge). Inputs past the
- * channel map's length are unused. The output is M items per input item, tags
+ * Inputs: 1 to P streams (frame n is their item n; they are interleaved on
+ * the host), or with vector_input one stream of P-item vectors, element i of
+ * vector n being input i of frame n (no host interleaving, and the input can
+ * be a device-resident edge, e.g. pfb_channelizer_ccf's vector output). The
+ * in-tree block takes up to numchans inputs, which with twox fill half the
+ * bins; P = 2 numchans inputs fill them all, as the M channels of a channelizer
+ * oversampled by 2 need for reconstruction (numchans = M/2, twox). Inputs past
+ * the channel map's length are unused. The output is M items per input item, tags
  * at input item k going to output item k M (a sync interpolator's).
  *
  * The block works on large chunks of the stream (transfers and kernels of
@@ -63,8 +66,8 @@ public:
      *        replaces ""), "gpu", "cpu", "accelerator", "P:D" (platform and
      *        device index, see list_devices()), part of a device name, or
      *        several devices as the other blocks take them
-     * \param vector_input one input of numchans-item vectors instead of
-     *        numchans streams
+     * \param vector_input one input of P-item vectors (numchans, or 2 numchans
+     *        with twox) instead of streams
      * \throws std::invalid_argument for numchans < 1, twox with an odd
      *         numchans, empty or non-finite taps, a bad device string or
      *         WIDEBAND_* variable, or sizes beyond the device

@@ -47,11 +47,13 @@ namespace {
  */
 constexpr double l2_bound = 1e-5;
 
-// A setting of the engine from output frame `from` on.
+// A setting of the engine from output frame `from` on; the frames before
+// zero_before count as zero (those a longer filter finds no history for).
 struct setting {
     size_t from;
     std::vector<float> taps;
     std::vector<size_t> map; // resolved (never empty)
+    size_t zero_before = 0;
 };
 
 /*
@@ -59,7 +61,7 @@ struct setting {
  * map[i] = x[n N + i] (i < min(N, map size), later inputs winning), then
  * out[n M + i] = sum_j taps[i + j M] y_{n-j}[o_n + i], with the taps and map
  * in force at output frame n (the engine keeps input samples, so a new map
- * applies to the frames kept as well).
+ * applies to the frames kept as well), y_g = 0 for g < zero_before.
  */
 std::vector<cdouble> reference(const std::vector<cfloat>& x,
                                size_t M,
@@ -88,7 +90,7 @@ std::vector<cdouble> reference(const std::vector<cfloat>& x,
         const setting& now = settings[s];
         const size_t K = (now.taps.size() + M - 1) / M;
         const size_t offset = twox && n % 2 == 0 ? M : 0;
-        for (size_t j = 0; j < K && j <= n; ++j) {
+        for (size_t j = 0; j < K && j <= n && n - j >= now.zero_before; ++j) {
             const std::vector<cdouble> y = transform(n - j, now.map);
             for (size_t i = 0; i < M; ++i) {
                 const size_t t = i + j * M;
@@ -110,7 +112,7 @@ std::vector<size_t> identity(size_t P)
 
 std::vector<float> random_taps(size_t count, uint32_t seed)
 {
-    std::vector<float> taps = reference::random_reals(count, seed);
+    std::vector<float> taps = random_reals(count, seed);
     for (auto& t : taps)
         t /= std::sqrt(float(count));
     return taps;
@@ -128,8 +130,8 @@ struct config {
 std::string describe(const config& c)
 {
     std::ostringstream s;
-    s << "M=" << c.M << (c.twox ? " twox" : " 1x") << " N=" << c.N
-      << " taps=" << c.taps << " map=" << (c.map.empty() ? "identity" : "custom")
+    s << "M=" << c.M << (c.twox ? " twox" : " 1x") << " N=" << c.N << " taps=" << c.taps
+      << " map=" << (c.map.empty() ? "identity" : "custom")
       << " max_input=" << c.max_input;
     return s.str();
 }
@@ -191,10 +193,11 @@ const std::vector<config>& configs()
     static const std::vector<config> all = {
         { 8, false, 8, {}, 8 * 4, 64 },
         { 8, true, 8, {}, 8 * 4 + 3, 40 },
-        { 6, false, 6, {}, 13, 30 },          // M not a power of 2
-        { 12, true, 12, {}, 12 * 5 - 1, 72 }, // odd K, twox
+        { 6, false, 6, {}, 13, 30 },                          // M not a power of 2
+        { 12, true, 12, {}, 12 * 5 - 1, 72 },                 // odd K, twox
         { 16, false, 5, { 3, 0, 15, 7, 3 }, 16 * 3 + 5, 35 }, // N < M, repeated bin
         { 8, true, 3, { 1, 14, 8 }, 8 * 6, 30 },              // bins of the upper half
+        { 4, true, 8, {}, 4 * 7 + 1, 40 },                    // every bin of twox
         { 4, true, 4, { 7, 6 }, 4 * 8, 24 }, // map shorter than the inputs
         { 1, false, 1, {}, 5, 8 },
         { 2, true, 2, {}, 7, 10 },
@@ -212,10 +215,10 @@ BOOST_AUTO_TEST_CASE(chunkings_against_reference)
         const std::string what = describe(c);
         const std::vector<float> taps = random_taps(c.taps, seed++);
         const size_t frames = 3 * ((c.taps + c.M - 1) / c.M) + 21;
-        const std::vector<cfloat> x = reference::random_signal(frames * c.N + 2, seed++);
+        const std::vector<cfloat> x = random_signal(frames * c.N + 2, seed++);
         const size_t P = c.twox ? 2 * c.M : c.M;
-        const std::vector<cdouble> ref =
-            reference(x, c.M, c.twox, c.N, { { 0, taps, c.map.empty() ? identity(P) : c.map } });
+        const std::vector<cdouble> ref = reference(
+            x, c.M, c.twox, c.N, { { 0, taps, c.map.empty() ? identity(P) : c.map } });
 
         const std::vector<std::pair<std::string, std::vector<size_t>>> chunkings = {
             { "one call", fixed_chunks(x.size(), c.max_input) },
@@ -244,10 +247,10 @@ BOOST_AUTO_TEST_CASE(in_place_against_reference)
         const std::string what = describe(c) + ", in place";
         const std::vector<float> taps = random_taps(c.taps, seed++);
         const size_t frames = 40;
-        const std::vector<cfloat> x = reference::random_signal(frames * c.N, seed++);
+        const std::vector<cfloat> x = random_signal(frames * c.N, seed++);
         const size_t P = c.twox ? 2 * c.M : c.M;
-        const std::vector<cdouble> ref =
-            reference(x, c.M, c.twox, c.N, { { 0, taps, c.map.empty() ? identity(P) : c.map } });
+        const std::vector<cdouble> ref = reference(
+            x, c.M, c.twox, c.N, { { 0, taps, c.map.empty() ? identity(P) : c.map } });
         core::pfb_synthesizer engine(context(), options_of(c, taps));
         BOOST_REQUIRE(engine.runs_in_place());
         const cl::Buffer in = device_buffer(x);
@@ -255,9 +258,9 @@ BOOST_AUTO_TEST_CASE(in_place_against_reference)
         std::mt19937 rng(seed++);
         size_t consumed = 0, produced = 0;
         while (consumed < x.size()) {
-            const size_t count = std::min<size_t>(
-                x.size() - consumed,
-                std::uniform_int_distribution<size_t>(0, 3 * c.N)(rng));
+            const size_t count =
+                std::min<size_t>(x.size() - consumed,
+                                 std::uniform_int_distribution<size_t>(0, 3 * c.N)(rng));
             const size_t room =
                 std::min(frames * c.M - produced,
                          std::uniform_int_distribution<size_t>(0, 4)(rng) * c.M);
@@ -269,15 +272,14 @@ BOOST_AUTO_TEST_CASE(in_place_against_reference)
             produced += r.produced;
         }
         // what the last samples complete, with room for it
-        const auto r = engine.run_in_place(queue(),
-                                           { in, x.size(), 0 },
-                                           { out, produced, frames * c.M - produced },
-                                           {});
+        const auto r = engine.run_in_place(
+            queue(), { in, x.size(), 0 }, { out, produced, frames * c.M - produced }, {});
         r.done.wait();
         produced += r.produced;
         std::vector<cfloat> y = read_back(out, frames * c.M + tail_slack);
         for (size_t k = frames * c.M; k < y.size(); ++k)
-            BOOST_CHECK_MESSAGE(is_poison(y[k].real()), what << ": wrote past its outputs");
+            BOOST_CHECK_MESSAGE(is_poison(y[k].real()),
+                                what << ": wrote past its outputs");
         y.resize(produced);
         check_accuracy(y, ref, l2_bound, what);
     }
@@ -287,17 +289,27 @@ BOOST_AUTO_TEST_CASE(settings_between_calls)
 {
     // New taps (K 3 -> 5 -> 2) and a new map at call boundaries that are frame
     // boundaries: the kept frames are filtered with the new taps and mapped
-    // with the new map.
+    // with the new map. When K grows, the frames before the K - 1 kept count
+    // as zero, except in a split stream, whose caller writes the history.
     for (bool twox : { false, true }) {
         const size_t M = 8, N = 6, P = twox ? 16 : 8;
         const std::string what = std::string("settings, ") + (twox ? "twox" : "1x");
-        const std::vector<float> t1 = random_taps(3 * M - 2, 7), t2 = random_taps(5 * M, 8),
+        const std::vector<float> t1 = random_taps(3 * M - 2, 7),
+                                 t2 = random_taps(5 * M, 8),
                                  t3 = random_taps(2 * M - 1, 9);
-        const std::vector<size_t> m1 = { 0, 1, 2, 3, 4, 5 }, m2 = { 5, P - 1, 2, 2, 0, 6 };
-        const std::vector<cfloat> x = reference::random_signal(60 * N, 10);
-        const std::vector<cdouble> ref = reference(
-            x, M, twox, N, { { 0, t1, m1 }, { 13, t2, m1 }, { 31, t2, m2 }, { 44, t3, m2 } });
+        const std::vector<size_t> m1 = { 0, 1, 2, 3, 4, 5 },
+                                  m2 = { 5, P - 1, 2, 2, 0, 6 };
+        const std::vector<cfloat> x = random_signal(60 * N, 10);
         for (bool split : { false, true }) {
+            const std::vector<cdouble> ref =
+                reference(x,
+                          M,
+                          twox,
+                          N,
+                          { { 0, t1, m1 },
+                            { 13, t2, m1, split ? size_t(0) : size_t(13 - 2) },
+                            { 31, t2, m2 },
+                            { 44, t3, m2 } });
             core::pfb_synthesizer engine(
                 context(), options_of({ M, twox, N, m1, t1.size(), 10 * N }, t1));
             std::vector<cfloat> y;
@@ -333,7 +345,10 @@ BOOST_AUTO_TEST_CASE(settings_between_calls)
 BOOST_AUTO_TEST_CASE(rejected_options)
 {
     const std::vector<float> taps(16, 0.5f);
-    auto make = [&](size_t M, bool twox, size_t N, std::vector<size_t> map,
+    auto make = [&](size_t M,
+                    bool twox,
+                    size_t N,
+                    std::vector<size_t> map,
                     std::vector<float> t) {
         core::pfb_synthesizer_options o;
         o.channels = M;
@@ -347,6 +362,7 @@ BOOST_AUTO_TEST_CASE(rejected_options)
     check_rejected(make(5, true, 5, {}, taps), { "even" });
     check_rejected(make(4, false, 0, {}, taps), { "inputs" });
     check_rejected(make(4, false, 5, {}, taps), { "inputs" });
+    check_rejected(make(4, true, 9, {}, taps), { "inputs" });
     check_rejected(make(4, false, 4, { 0, 4 }, taps), { "bin 4" });
     check_rejected(make(4, true, 4, { 0, 8 }, taps), { "bin 8" });
     check_rejected(make(4, false, 4, {}, {}), { "empty" });

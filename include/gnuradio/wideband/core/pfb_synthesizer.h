@@ -30,7 +30,8 @@ struct WIDEBAND_CORE_API pfb_synthesizer_options {
     //! GNU Radio's twox: a 2M-point inverse FFT per frame (output at twice the
     //! channel spacing), else M points
     bool twox = false;
-    //! N: the samples of a frame, one per input channel, in [1, M]
+    //! N: the samples of a frame, one per input channel, in [1, P] (P = M, or
+    //! 2M with twox)
     size_t inputs = 0;
     /*!
      * Input i goes to inverse-FFT bin channel_map[i] (< P = M or 2M with
@@ -72,8 +73,8 @@ class WIDEBAND_CORE_API pfb_synthesizer : public splittable_engine
 public:
     /*!
      * \throws std::invalid_argument for channels out of range, twox with an odd
-     *         channel count, empty or non-finite taps, inputs outside [1,
-     *         channels], a map entry >= P, or buffers the device cannot hold
+     *         channel count, empty or non-finite taps, inputs outside [1, P],
+     *         a map entry >= P, or buffers the device cannot hold
      */
     pfb_synthesizer(device_context::sptr context, const pfb_synthesizer_options& options);
     ~pfb_synthesizer() override;
