@@ -400,6 +400,12 @@ void pfb_synthesizer::set_channel_map(const std::vector<size_t>& channel_map)
     d_impl->configure(d_impl->taps, resolved_map(channel_map, d_impl->P));
 }
 
+void pfb_synthesizer::reset()
+{
+    d_impl->frames_done = 0;
+    d_impl->window->reset();
+}
+
 size_t pfb_synthesizer::history_samples() const { return d_impl->window->history(); }
 
 size_t pfb_synthesizer::continue_at(uint64_t position)

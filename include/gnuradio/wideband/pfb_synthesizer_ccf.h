@@ -71,6 +71,9 @@ public:
      * \throws std::invalid_argument for numchans < 1, twox with an odd
      *         numchans, empty or non-finite taps, a bad device string or
      *         WIDEBAND_* variable, or sizes beyond the device
+     *
+     * Python: the in-tree block's arguments and defaults, then device and
+     * vector_input; a negative numchans raises TypeError, as there.
      */
     static sptr make(unsigned int numchans,
                      const std::vector<float>& taps,

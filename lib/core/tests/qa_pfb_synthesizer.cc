@@ -338,6 +338,17 @@ BOOST_AUTO_TEST_CASE(settings_between_calls)
             engine.set_taps(t3);
             part(44, 60);
             check_accuracy(y, ref, l2_bound, what + (split ? ", split" : ""));
+            if (split)
+                continue;
+            // reset(): the stream again from zero history and frame 0 (the
+            // parity twox follows), with the last settings
+            engine.reset();
+            y.clear();
+            part(0, 60);
+            check_accuracy(y,
+                           reference(x, M, twox, N, { { 0, t3, m2 } }),
+                           l2_bound,
+                           what + ", after reset()");
         }
     }
 }

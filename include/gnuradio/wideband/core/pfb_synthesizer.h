@@ -115,6 +115,8 @@ public:
     void set_taps(const std::vector<float>& taps);
     //! A new channel map (empty: the identity) from the next call on.
     void set_channel_map(const std::vector<size_t>& channel_map);
+    //! Back to zero history and frame 0, as at construction, from the next call on.
+    void reset();
 
     // splittable_engine: the history is (K - 1) N samples; continue_at() also
     // sets the frame count, whose parity twox follows.
