@@ -205,9 +205,11 @@ class qa_grc_blocks(grc_testcase):
         source = self.path(os.path.join("cpp_templates", "cpp_templates.cpp"))
         with open(source) as f:
             code = f.read()
-        self.assertEqual(code.count("gr::wideband::"), 13)
+        self.assertEqual(code.count("gr::wideband::"), 14)
         self.assertIn("gr::wideband::fft_filter_fff::make(", code)
         self.assertIn("gr::wideband::fft_vfc::make(8, true", code)
+        self.assertIn("gr::wideband::pfb_synthesizer_ccf::make(", code)
+        self.assertIn("set_channel_map({7, 0, 3})", code)
         check = subprocess.run(["c++", "-std=c++17", "-fsyntax-only",
                                 "-I", os.path.join(SOURCE_DIR, "include"), source],
                                capture_output=True, text=True, timeout=300)

@@ -97,10 +97,12 @@ def reference(frames, numchans, twox, settings):
         h = np.zeros(K * M)
         h[:len(taps)] = taps
         h = h.reshape(K, M)
-        for n in range(first, last):
-            half = M if twox and n % 2 == 0 else 0
-            for j in range(min(K, n + 1)):
-                out[n] += h[j] * y[n - j, half:half + M]
+        n = np.arange(first, last)
+        columns = np.where(twox & (n % 2 == 0), M, 0)[:, None] + np.arange(M)[None, :]
+        for j in range(K):
+            valid = n >= j
+            out[n[valid]] += h[j] * y[n[valid] - j][np.arange(valid.sum())[:, None],
+                                                     columns[valid]]
     return out.ravel()
 
 
