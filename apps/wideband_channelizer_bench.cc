@@ -1112,7 +1112,7 @@ private:
             core::pfb_synthesizer engine(d_ctx, o);
             m.setup_ms = ms_since(start);
             m.samples = engine.max_input_samples();
-            m.note = "scatter, inverse FFT plan, branch FIR; " +
+            m.note = "inverse FFT plan on the frames where they are, branch FIR; " +
                      std::to_string(m.samples / M) + " frames per call";
             const cl::Buffer out(d_ctx->context(),
                                  CL_MEM_READ_WRITE,

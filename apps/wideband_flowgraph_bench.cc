@@ -918,7 +918,7 @@ private:
                 tb->connect(gr::blocks::vector_source_c::make(x, true), 0, block, int(c));
         };
         {
-            auto tb = gr::make_top_block("synthesizer");
+            auto tb = gr::make_top_block("synth");
             auto src = gr::blocks::vector_source_c::make(
                 normal_noise(std::max<size_t>(size_t(1) << 20, m), 2), true, unsigned(m));
             auto synth = make(true);
@@ -936,7 +936,7 @@ private:
                 double(m));
         }
         {
-            auto tb = gr::make_top_block("synthesizer");
+            auto tb = gr::make_top_block("synth");
             auto synth = make(false);
             auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
             sources(tb, synth);

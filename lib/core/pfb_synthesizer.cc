@@ -130,6 +130,9 @@ public:
     size_t K = 0;
     cl::Buffer taps_buffer;
     cl::Buffer input_of_bin;
+    // every bin an input, in order (N = P, the identity map): the frames are
+    // the FFT's input where they are, without the scatter pass
+    bool in_order = false;
     // for K: the inverse FFT of a call's frames and the K - 1 before them
     std::shared_ptr<fft_plan> fft;
     cl::Buffer fft_input, spectra;
@@ -158,6 +161,13 @@ public:
                      const cl::Buffer& output,
                      size_t out_offset,
                      const std::vector<cl::Event>& deps);
+    //! The branch filters of launch() over the transformed frames, after \p after.
+    cl::Event filter(const cl::CommandQueue& queue,
+                     uint64_t first_frame,
+                     size_t frames,
+                     const cl::Buffer& output,
+                     size_t out_offset,
+                     const std::vector<cl::Event>& after);
 };
 
 void pfb_synthesizer::impl::configure(std::vector<float> new_taps,
@@ -190,6 +200,9 @@ void pfb_synthesizer::impl::configure(std::vector<float> new_taps,
     std::vector<cl_int> input_of(P, -1);
     for (size_t i = 0; i < std::min(N, new_map.size()); ++i)
         input_of[new_map[i]] = static_cast<cl_int>(i);
+    bool new_in_order = N == P;
+    for (size_t b = 0; b < P; ++b)
+        new_in_order = new_in_order && input_of[b] == static_cast<cl_int>(b);
     cl::Buffer new_input_of_bin(cl_ctx,
                                 CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                 P * sizeof(cl_int),
@@ -210,6 +223,7 @@ void pfb_synthesizer::impl::configure(std::vector<float> new_taps,
     spectra = new_spectra;
     taps_buffer = new_taps_buffer;
     input_of_bin = new_input_of_bin;
+    in_order = new_in_order;
 }
 
 pfb_synthesizer::pfb_synthesizer(device_context::sptr context,
@@ -280,6 +294,11 @@ cl::Event pfb_synthesizer::impl::launch(const cl::CommandQueue& queue,
     const size_t transforms = frames + K - 1;
     std::vector<cl::Event> after = deps;
     cl::Event event;
+    if (in_order) {
+        event = fft->enqueue_at(queue, input, first, spectra, 0, after, transforms);
+        after.assign(1, event);
+        return filter(queue, first_frame, frames, output, out_offset, after);
+    }
     scatter.set("window", input);
     scatter.set("first", static_cast<cl_uint>(first));
     scatter.set("inputs", static_cast<cl_uint>(N));
@@ -296,7 +315,17 @@ cl::Event pfb_synthesizer::impl::launch(const cl::CommandQueue& queue,
     after.assign(1, event);
     event = fft->enqueue(queue, fft_input, spectra, after, transforms);
     after.assign(1, event);
+    return filter(queue, first_frame, frames, output, out_offset, after);
+}
 
+cl::Event pfb_synthesizer::impl::filter(const cl::CommandQueue& queue,
+                                        uint64_t first_frame,
+                                        size_t frames,
+                                        const cl::Buffer& output,
+                                        size_t out_offset,
+                                        const std::vector<cl::Event>& after)
+{
+    cl::Event event;
     fir.set("spectra", spectra);
     fir.set("channels", static_cast<cl_uint>(M));
     fir.set("points", static_cast<cl_uint>(P));

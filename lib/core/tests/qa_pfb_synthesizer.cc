@@ -243,7 +243,7 @@ BOOST_AUTO_TEST_CASE(in_place_against_reference)
     // The samples in another device buffer, the outputs written straight
     // into another, with output room of a few frames per call.
     uint32_t seed = 100;
-    for (const config& c : { configs()[1], configs()[4] }) {
+    for (const config& c : { configs()[0], configs()[1], configs()[4] }) {
         const std::string what = describe(c) + ", in place";
         const std::vector<float> taps = random_taps(c.taps, seed++);
         const size_t frames = 40;

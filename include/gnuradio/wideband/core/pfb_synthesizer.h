@@ -61,9 +61,11 @@ struct WIDEBAND_CORE_API pfb_synthesizer_options {
  * filters with alternating inputs, summed (kernels/pfb_synthesizer.cl).
  *
  * Each call transforms its frames and the K - 1 frames before them (kept as
- * input samples in the stream window: history (K - 1) N samples), then one
- * kernel filters: two device passes over the transformed frames. Any split of
- * the stream into calls gives the same output.
+ * input samples in the stream window: history (K - 1) N samples) with one
+ * batched inverse fft_plan, then one kernel filters. The FFT reads the frames
+ * where they are when every bin is an input in order (N = P, the identity
+ * map); otherwise a scatter pass builds its input first. Any split of the
+ * stream into calls gives the same output.
  *
  * set_taps() and set_channel_map() apply from the next call on; not
  * thread-safe, the caller serialises its calls.
