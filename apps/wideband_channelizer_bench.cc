@@ -41,7 +41,8 @@ constexpr size_t engine_windows = 2;
 constexpr size_t output_slots = 3; // output buffers in flight with transfers
 constexpr size_t input_ring = 4;   // pinned input chunks, cycled
 // What is measured on each row, in the order of the table's column groups.
-const char* const variants[] = { "engine", "per_frame", "unfused", "serial", "overlap" };
+const char* const variants[] = { "engine", "per_frame", "unfused",
+                                 "fft",    "serial",    "overlap" };
 
 // ---- command line -------------------------------------------------------
 
@@ -129,7 +130,9 @@ M channels, K taps per branch and oversampling r (D = M/r input samples per
 output frame), measured in one run beside the same channelization done as
 separate FIR, FFT and gather passes (max_fused_channels = 1) and, where the
 engine keeps a sliding history, beside the fused kernel that reads every
-frame's K*M samples (history = per_frame), a device copy
+frame's K*M samples (history = per_frame), where a few channels are rotated
+sums without the FFT (max_direct_channels, the subset and decimator rows)
+beside the FFT path (max_direct_channels = 0), a device copy
 (clEnqueueCopyBuffer, the memory ceiling) and pinned host<->device copies (the
 PCIe ceiling). Taps: a Blackman-windowed sinc low-pass of K*M taps, cut-off at
 half the channel spacing, DC gain 1.
@@ -276,8 +279,10 @@ struct row_config {
     double out_bytes() const { return 8.0 * double(outputs()) / double(decimation()); }
     // The engine's options; taps: a Blackman-windowed sinc, K*M taps, cut-off 1/(2M)
     // cycles per sample, DC gain 1.
-    core::pfb_channelizer_options
-    options(size_t max_input, size_t max_fused = 0, bool sliding = true) const
+    core::pfb_channelizer_options options(size_t max_input,
+                                          size_t max_fused = 0,
+                                          bool sliding = true,
+                                          bool direct = true) const
     {
         const std::vector<double> h = windowed_sinc(K * M, 0.5 / double(M));
         core::pfb_channelizer_options o;
@@ -291,6 +296,8 @@ struct row_config {
         o.max_fused_channels = max_fused;
         using mode = core::pfb_channelizer_options::history_mode;
         o.history = sliding ? mode::automatic : mode::per_frame;
+        if (!direct)
+            o.max_direct_channels = 0;
         return o;
     }
 };
@@ -302,13 +309,15 @@ struct result : measurement {
         check = check_stats(max_rel_err);
     }
     size_t row;
-    std::string variant; // engine, per_frame, unfused, serial, overlap, resident, devices
-    size_t devices;      // resident, devices: over this many
-    bool fused = false, sliding = false;
+    // engine, per_frame, unfused, fft, serial, overlap, resident, devices
+    std::string variant;
+    size_t devices; // resident, devices: over this many
+    bool fused = false, sliding = false, direct = false;
 
     bool device_resident() const
     {
-        return variant == "engine" || variant == "per_frame" || variant == "unfused";
+        return variant == "engine" || variant == "per_frame" || variant == "unfused" ||
+               variant == "fft";
     }
     double gsps() const { return per_second() / 1e9; }
     double gbs() const { return gsps() * bytes_per_sample; }
@@ -405,14 +414,17 @@ private:
             core::pfb_channelizer engine(d_ctx,
                                          row.options(d_opt.samples(),
                                                      variant == "unfused" ? 1 : 0,
-                                                     variant != "per_frame"));
+                                                     variant != "per_frame",
+                                                     variant != "fft"));
             m.setup_ms = ms_since(start);
             m.fused = engine.fused();
             m.sliding = engine.sliding();
+            m.direct = engine.direct();
             m.samples = engine.max_input_samples();
-            m.note = std::string(m.sliding ? "fused kernel, sliding history"
-                                 : m.fused ? "fused FIR + FFT kernel"
-                                           : "FIR, FFT plan, gather") +
+            m.note = std::string(m.direct    ? "rotated sums, no FFT"
+                                 : m.sliding ? "fused kernel, sliding history"
+                                 : m.fused   ? "fused FIR + FFT kernel"
+                                             : "FIR, FFT plan, gather") +
                      ", D=" + std::to_string(engine.decimation()) + ", " +
                      std::to_string(engine.frames_for(m.samples)) + " frames per call";
             m.check = check_engine(row, engine, d_compute, out, stride);
@@ -767,12 +779,15 @@ private:
                     ": use a smaller --samples-log2");
             cl::Buffer out(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
             d_results.push_back(measure_device_resident(index, "engine", out, frames));
+            const bool direct = d_results.back().direct;
             if (d_opt.per_frame && d_results.back().sliding)
                 d_results.push_back(
                     measure_device_resident(index, "per_frame", out, frames));
             if (d_opt.unfused)
                 d_results.push_back(
                     measure_device_resident(index, "unfused", out, frames));
+            if (direct) // beside the FFT path it replaces
+                d_results.push_back(measure_device_resident(index, "fft", out, frames));
         } catch (const std::exception&) {
             result m(index, "engine");
             m.fail();
@@ -797,6 +812,7 @@ private:
             { "engine", "engine" },
             { "per_frame", "fused, per frame" },
             { "unfused", "FIR+FFT passes" },
+            { "fft", "FFT, not direct" },
             { "serial", "transfers serial" },
             { "overlap", "transfers overlap" },
             { "devices", "multi-device" },
@@ -896,6 +912,7 @@ private:
             { "devices", [](r m) { return m.devices; }, true },
             { "fused", [](r m) { return m.fused; } },
             { "sliding", [](r m) { return m.sliding; } },
+            { "direct", [](r m) { return m.direct; } },
         } + measured<result>("samples,calls,status,median_ms,min_ms,max_ms,b2b_ms") +
                columns<result>{
                    { "Gsps", "Gsps", 8, [](r m) { return m.gsps(); } },
@@ -974,6 +991,7 @@ private:
                   [=](size_t i) -> value {
                       const result* e = engine_ran(i);
                       return !e           ? "-"
+                             : e->direct  ? "direct"
                              : e->sliding ? "sliding"
                              : e->fused   ? "fused"
                                           : "passes";
@@ -1001,6 +1019,7 @@ private:
             against_engine("per frame", "per_frame");
         if (d_opt.unfused)
             against_engine("FIR+FFT", "unfused");
+        against_engine("FFT path", "fft");
         if (d_opt.transfers) {
             auto limit = [=](size_t i) {
                 return row(i).decimation() ? value(pcie_limit_gsps(row(i), "overlap"))
@@ -1019,11 +1038,9 @@ private:
                                  { "", "%lim", 6, percent } } });
         }
         groups.push_back(error_group([=](size_t i) {
-            return std::vector<const measurement*>{ of("engine")(i),
-                                                    of("per_frame")(i),
-                                                    of("unfused")(i),
-                                                    of("serial")(i),
-                                                    of("overlap")(i) };
+            return std::vector<const measurement*>{ of("engine")(i),  of("per_frame")(i),
+                                                    of("unfused")(i), of("fft")(i),
+                                                    of("serial")(i),  of("overlap")(i) };
         }));
         harness::print_table(std::cout, groups, d_rows.size());
         print_failures(d_results, [this](const result& m) {

@@ -21,6 +21,7 @@
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/fft/fft_v.h>
 #include <gnuradio/filter/fft_filter_ccc.h>
+#include <gnuradio/filter/fft_filter_fff.h>
 #include <gnuradio/filter/firdes.h>
 #include <gnuradio/filter/freq_xlating_fir_filter.h>
 #include <gnuradio/filter/pfb_channelizer_ccf.h>
@@ -36,6 +37,7 @@
 #include <gnuradio/wideband/core/stream_config.h>
 #include <gnuradio/wideband/edge_memory.h>
 #include <gnuradio/wideband/fft_filter.h>
+#include <gnuradio/wideband/fft_filter_fff.h>
 #include <gnuradio/wideband/fft_v.h>
 #include <gnuradio/wideband/opencl_buffer.h>
 #include <gnuradio/wideband/pfb_channelizer_ccf.h>
@@ -57,7 +59,7 @@ const char* const program = "wideband_flowgraph_bench";
 const std::vector<std::string> row_groups = { "verify",  "pcie",      "source",
                                               "host-in", "chain",     "in-tree",
                                               "bank",    "decimator", "synthesizer",
-                                              "devices", "cross" };
+                                              "fff",     "devices",   "cross" };
 
 struct bench_options : common_options {
     double seconds = 3.0;
@@ -183,6 +185,10 @@ const char* const about =
             vector block between a device feed and drain; with --baseline M
             host sources -> GNU Radio's filter.pfb_synthesizer_ccf -> null
             sink. Rate: channel samples in (= samples out) per second.
+  fff       fft_filter_fff (--chain-taps random real taps, decimation 1 and
+            4) from a vector source of floats -> null sink, and between a
+            device feed and drain; with --baseline GNU Radio's fft_filter_fff
+            from the same source on 1 thread and on one per core.
   bank      for each channel-bank plan (--bank-*, as wideband_filter_bench's:
             C channels at random centres, decimation D or a mixed plan, T
             Kaiser-windowed sinc taps each): the CPU bank, source -> C of GNU
@@ -269,11 +275,13 @@ public:
 class device_feed : public gr::sync_block, public wb::opencl_block
 {
 public:
-    device_feed(core::device_context::sptr context, size_t vlen)
+    device_feed(core::device_context::sptr context,
+                size_t vlen,
+                size_t sample_bytes = sizeof(gr_complex))
         : gr::sync_block("device_feed",
                          gr::io_signature::make(0, 0, 0),
                          gr::io_signature::make(
-                             1, 1, vlen * sizeof(gr_complex), wb::opencl_buffer::type)),
+                             1, 1, int(vlen * sample_bytes), wb::opencl_buffer::type)),
           d_context(std::move(context))
     {
         set_min_output_buffer(long(feed_buffer_samples / vlen));
@@ -305,10 +313,12 @@ private:
 class device_drain : public gr::sync_block, public wb::opencl_block
 {
 public:
-    device_drain(core::device_context::sptr context, size_t vlen)
+    device_drain(core::device_context::sptr context,
+                 size_t vlen,
+                 size_t sample_bytes = sizeof(gr_complex))
         : gr::sync_block("device_drain",
                          gr::io_signature::make(
-                             1, 1, vlen * sizeof(gr_complex), wb::opencl_buffer::type),
+                             1, 1, int(vlen * sample_bytes), wb::opencl_buffer::type),
                          gr::io_signature::make(0, 0, 0)),
           d_context(std::move(context))
     {
@@ -397,6 +407,9 @@ public:
         if (d_opt.runs("synthesizer"))
             for (size_t m : d_opt.channels)
                 measure_synthesizer(m);
+        if (d_opt.runs("fff"))
+            for (int decimation : { 1, 4 })
+                measure_filter_fff(decimation);
         const bool several = d_devices.size() > 1;
         if (several && d_opt.runs("cross"))
             measure_cross_device();
@@ -641,11 +654,13 @@ private:
     void measure_alone(const std::string& name,
                        const gr::block_sptr& block,
                        size_t in_vlen,
-                       size_t out_vlen)
+                       size_t out_vlen,
+                       size_t sample_bytes = sizeof(gr_complex))
     {
         auto tb = gr::make_top_block("alone");
-        auto feed = gnuradio::make_block_sptr<device_feed>(d_ctx, in_vlen);
-        auto drain = gnuradio::make_block_sptr<device_drain>(d_ctx, out_vlen);
+        auto feed = gnuradio::make_block_sptr<device_feed>(d_ctx, in_vlen, sample_bytes);
+        auto drain =
+            gnuradio::make_block_sptr<device_drain>(d_ctx, out_vlen, sample_bytes);
         connect_in_series(tb, { feed, block, drain });
         auto edges = [&] {
             return "in: " + wb::input_memory(block) +
@@ -963,6 +978,55 @@ private:
                 std::to_string(m) + " sources -> in-tree " + name + " -> sink",
                 {},
                 double(m));
+    }
+
+    /*
+     * fft_filter_fff (--chain-taps real taps, decimation D) from a host source
+     * of random floats into a sink and between a device feed and drain; with
+     * --baseline GNU Radio's fft_filter_fff from the same source, on one
+     * thread and on one per core (its nthreads).
+     */
+    void measure_filter_fff(int decimation)
+    {
+        const std::string name = "fft_filter_fff " + std::to_string(d_opt.chain_taps) +
+                                 " taps D=" + std::to_string(decimation);
+        std::vector<float> taps(d_opt.chain_taps);
+        std::mt19937 rng(5);
+        std::normal_distribution<float> normal;
+        for (float& t : taps)
+            t = normal(rng) / float(taps.size());
+        auto source = [] {
+            std::vector<float> x(size_t(1) << 20);
+            std::mt19937 rng(6);
+            std::normal_distribution<float> normal;
+            for (float& v : x)
+                v = normal(rng);
+            return gr::blocks::vector_source_f::make(x, true);
+        };
+        auto run_host = [&](const gr::block_sptr& filter, const std::string& what) {
+            auto tb = gr::make_top_block("fff");
+            auto src = source();
+            auto sink = gr::blocks::null_sink::make(sizeof(float));
+            connect_in_series(tb, { src, filter, sink });
+            run_for(tb, filter, sink, "vector -> " + what + " -> sink");
+            d_rows.back().sample_bytes = sizeof(float);
+        };
+        auto ours = [&] {
+            return wb::fft_filter_fff::make(decimation, taps, 1, first_devices(1));
+        };
+        run_host(ours(), name);
+        const double mine = d_rows.back().msps;
+        measure_alone(name, ours(), 1, 1, sizeof(float));
+        d_rows.back().sample_bytes = sizeof(float);
+        if (!d_opt.baseline)
+            return;
+        const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+        for (int threads : { 1, cores }) {
+            run_host(gr::filter::fft_filter_fff::make(decimation, taps, threads),
+                     "in-tree " + name + " nthreads=" + std::to_string(threads));
+            d_rows.back().ratio = mine / d_rows.back().msps;
+            d_rows.back().ratio_of = "ours (host) / this";
+        }
     }
 
     /*

@@ -160,6 +160,55 @@ std::optional<sliding_shape> plan_sliding(size_t M,
     return std::nullopt;
 }
 
+/*
+ * The direct kernel (kernels/pfb_direct.cl) for a few mapped channels: runs of
+ * `run_frames` frames, `lanes` runs per work-group of lanes * lane_items
+ * work-items, the M branches in `blocks` blocks of block_branches (a work-group
+ * each, its partial sums added by a second kernel when blocks > 1).
+ */
+struct direct_shape {
+    size_t slots, run_frames, lanes, lane_items, block_branches, blocks;
+    size_t work_group_size() const { return lanes * lane_items; }
+};
+
+// The unrolled sliding history's loads and sums per branch at most.
+constexpr size_t max_direct_history = 32;
+constexpr size_t direct_group_items = 256;
+
+std::optional<direct_shape> plan_direct(size_t M,
+                                        size_t D,
+                                        size_t K,
+                                        size_t slots,
+                                        size_t max_slots,
+                                        size_t max_frames,
+                                        size_t compute_units)
+{
+    if (slots == 0 || slots > max_slots || slots >= M || M % D != 0 ||
+        K * (M / D) > max_direct_history)
+        return std::nullopt;
+    direct_shape d;
+    d.slots = slots;
+    d.run_frames = slots <= 2 ? 16 : 8; // rotated sums of every slot in registers
+    d.lane_items = std::min(M, direct_group_items);
+    d.lanes = std::max<size_t>(1, direct_group_items / M);
+    // Enough work-groups to fill the device (8 per compute unit) at the most
+    // frames of a call: the branches split into blocks where runs are too few.
+    const size_t runs = ceil_div(max_frames, d.run_frames * d.lanes);
+    const size_t wanted = ceil_div(8 * std::max<size_t>(1, compute_units), runs);
+    const size_t blocks = std::clamp<size_t>(wanted, 1, ceil_div(M, d.lane_items));
+    d.block_branches = ceil_div(ceil_div(M, blocks), d.lane_items) * d.lane_items;
+    d.blocks = ceil_div(M, d.block_branches);
+    return d;
+}
+
+size_t pow2_at_least(size_t n)
+{
+    size_t p = 1;
+    while (p < n)
+        p *= 2;
+    return p;
+}
+
 } // namespace
 
 class pfb_channelizer::impl
@@ -171,6 +220,7 @@ public:
     size_t max_input;
     size_t max_frames;
     size_t max_fused_channels;
+    size_t max_direct_channels;
     pfb_channelizer_options::history_mode history_mode;
     sample_format input_format;
 
@@ -178,7 +228,9 @@ public:
     struct kernel_set {
         bool fused = false;
         std::optional<sliding_shape> sliding; // when fused with a sliding history
-        kernel_args channelize, fir, gather;
+        std::optional<direct_shape> direct;   // the rotated sums, no FFT
+        kernel_args channelize, fir, gather, direct_finish;
+        cl::Buffer roots, partial; // when direct
         fft_pass_plan pass;
         std::shared_ptr<fft_plan> fft; // when not fused
         cl::Buffer stage_twiddles;
@@ -221,7 +273,18 @@ public:
                      size_t out_offset,
                      size_t row_stride,
                      const std::vector<cl::Event>& deps);
-    kernel_set build_kernels(size_t taps_per_branch) const;
+    kernel_set build_kernels(size_t taps_per_branch, size_t slots) const;
+    //! The direct kernel's shape for K taps per branch and S slots, if it applies.
+    std::optional<direct_shape> direct_for(size_t taps_per_branch, size_t slots) const
+    {
+        return plan_direct(M,
+                           D,
+                           taps_per_branch,
+                           slots,
+                           max_direct_channels,
+                           max_frames,
+                           ctx->info().compute_units);
+    }
     //! Frames per work-group of the sliding kernel for a call of \p frames frames.
     size_t run_frames(size_t frames) const;
     std::string options(size_t taps_per_branch) const;
@@ -238,17 +301,44 @@ std::string pfb_channelizer::impl::options(size_t taps_per_branch) const
 }
 
 pfb_channelizer::impl::kernel_set
-pfb_channelizer::impl::build_kernels(size_t taps_per_branch) const
+pfb_channelizer::impl::build_kernels(size_t taps_per_branch, size_t slots) const
 {
     const fft_device_limits limits = fft_device_limits::for_device(ctx->info());
     size_t fused_limit = max_on_chip_length(limits, false);
     if (max_fused_channels)
         fused_limit = std::min(fused_limit, max_fused_channels);
     kernel_set k;
-    k.fused = M <= fused_limit && is_codelet_smooth(M);
     const cl::Context& cl_ctx = ctx->context();
     const std::string common = options(taps_per_branch);
 
+    k.direct = direct_for(taps_per_branch, slots);
+    if (k.direct) {
+        const direct_shape& d = *k.direct;
+        const bool roots_constant = M * 8 <= ctx->info().max_constant_bytes / 2;
+        std::ostringstream o;
+        o << common << " -DOVERSAMPLING=" << M / D << " -DSLOTS=" << d.slots
+          << " -DRUN_FRAMES=" << d.run_frames << " -DLANES=" << d.lanes
+          << " -DLANE_ITEMS=" << d.lane_items
+          << " -DLANE_ITEMS_POW2=" << pow2_at_least(d.lane_items)
+          << " -DBLOCK_BRANCHES=" << d.block_branches << " -DBLOCKS=" << d.blocks
+          << " -DROOTS_SPACE=" << (roots_constant ? "__constant" : "__global");
+        k.channelize = kernel_args(*ctx, "pfb_direct.cl", o.str(), "pfb_direct");
+        if (d.blocks > 1) {
+            k.direct_finish =
+                kernel_args(*ctx, "pfb_direct.cl", o.str(), "pfb_direct_finish");
+            k.partial = cl::Buffer(
+                cl_ctx, CL_MEM_READ_WRITE, max_frames * d.slots * d.blocks * 8);
+        } else {
+            k.partial = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, 8); // unused
+        }
+        k.roots = cl::Buffer(cl_ctx,
+                             CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                             M * 8,
+                             core::stage_twiddles(M).data());
+        return k;
+    }
+
+    k.fused = M <= fused_limit && is_codelet_smooth(M);
     if (k.fused) {
         // FFT inputs come from adjacent branches (adjacent addresses); outputs are
         // rows per channel (adjacent frames) or vectors per frame (adjacent channels).
@@ -306,7 +396,15 @@ void pfb_channelizer::impl::configure(std::vector<float> new_taps,
 {
     const size_t new_k = ceil_div(new_taps.size(), M);
     check_sizes(ctx->info(), M, new_k, new_map.size(), { D, max_frames, max_input });
-    kernel_set new_kernels = window && new_k == K ? kernels : build_kernels(new_k);
+    // The kernels depend on K and, for the direct one, on the number of slots.
+    const auto direct_slots = [](const std::optional<direct_shape>& d) {
+        return d ? d->slots : 0;
+    };
+    const bool same_kernels =
+        window && new_k == K &&
+        direct_slots(direct_for(new_k, new_map.size())) == direct_slots(kernels.direct);
+    kernel_set new_kernels =
+        same_kernels ? kernels : build_kernels(new_k, new_map.size());
 
     const cl::Context& cl_ctx = ctx->context();
     std::vector<float> padded(new_k * M, 0.0f);
@@ -366,6 +464,7 @@ pfb_channelizer::pfb_channelizer(device_context::sptr context,
     im.max_input = shape.max_input;
     im.layout = options.layout;
     im.max_fused_channels = options.max_fused_channels;
+    im.max_direct_channels = options.max_direct_channels;
     im.history_mode = options.history;
     im.input_format = options.input_format;
     im.configure(options.taps, resolved_map(options.channel_map, im.M));
@@ -411,6 +510,7 @@ size_t pfb_channelizer::input_sample_bytes() const
 }
 bool pfb_channelizer::fused() const { return d_impl->kernels.fused; }
 bool pfb_channelizer::sliding() const { return d_impl->kernels.sliding.has_value(); }
+bool pfb_channelizer::direct() const { return d_impl->kernels.direct.has_value(); }
 const std::vector<size_t>& pfb_channelizer::channel_map() const { return d_impl->map; }
 const std::vector<float>& pfb_channelizer::taps() const { return d_impl->taps; }
 
@@ -503,6 +603,43 @@ cl::Event pfb_channelizer::impl::launch(const cl::CommandQueue& queue,
         k.set("out_offset", static_cast<cl_uint>(out_offset));
         k.set("out_stride", static_cast<cl_uint>(row_stride));
     };
+    if (ks.direct) {
+        const direct_shape& d = *ks.direct;
+        kernel_args& k = ks.channelize;
+        set_fir_inputs(k);
+        k.set("channel_of_slot", channel_of_slot);
+        k.set("roots", ks.roots);
+        k.set("out", output);
+        k.set("out_offset", static_cast<cl_uint>(out_offset));
+        k.set("out_stride", static_cast<cl_uint>(row_stride));
+        k.set("partial", ks.partial);
+        const size_t groups = ceil_div(frames, d.run_frames * d.lanes) * d.blocks;
+        queue.enqueueNDRangeKernel(k.ready(),
+                                   cl::NullRange,
+                                   cl::NDRange(groups * d.work_group_size()),
+                                   cl::NDRange(d.work_group_size()),
+                                   after.empty() ? nullptr : &after,
+                                   &event);
+        if (d.blocks == 1)
+            return event;
+        after.assign(1, event);
+        kernel_args& finish = ks.direct_finish;
+        finish.set("partial", ks.partial);
+        finish.set("frames", static_cast<cl_uint>(frames));
+        finish.set("rotation0", rotation0);
+        finish.set("channel_of_slot", channel_of_slot);
+        finish.set("roots", ks.roots);
+        finish.set("out", output);
+        finish.set("out_offset", static_cast<cl_uint>(out_offset));
+        finish.set("out_stride", static_cast<cl_uint>(row_stride));
+        queue.enqueueNDRangeKernel(finish.ready(),
+                                   cl::NullRange,
+                                   cl::NDRange(frames, slots),
+                                   cl::NullRange,
+                                   &after,
+                                   &event);
+        return event;
+    }
     if (ks.fused) {
         kernel_args& k = ks.channelize;
         set_fir_inputs(k);

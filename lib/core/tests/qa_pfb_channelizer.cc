@@ -165,6 +165,8 @@ struct config {
     std::vector<size_t> map;       // empty: all channels
     size_t max_input_samples = 0;  // 0: the engine's default
     size_t max_fused_channels = 0; // 1: the unfused path for every M > 1
+    // 0: the FFT for every channel map
+    size_t max_direct_channels = core::pfb_channelizer_options().max_direct_channels;
     // the test's PoCL takes per_frame by default
     core::pfb_channelizer_options::history_mode history =
         core::pfb_channelizer_options::history_mode::automatic;
@@ -186,6 +188,7 @@ core::pfb_channelizer_options make_options(const config& cfg,
     o.layout = cfg.layout;
     o.max_input_samples = cfg.max_input_samples;
     o.max_fused_channels = cfg.max_fused_channels;
+    o.max_direct_channels = cfg.max_direct_channels;
     o.history = cfg.history;
     o.input_format = cfg.input_format;
     return o;
@@ -214,9 +217,10 @@ public:
         s << core::sample_format_name(cfg.input_format) << " M=" << cfg.channels
           << " D=" << cfg.decimation << " taps=" << taps.size()
           << " K=" << ch.taps_per_branch()
-          << (ch.sliding() ? " sliding"
-              : ch.fused() ? " fused"
-                           : " unfused")
+          << (ch.direct()    ? " direct"
+              : ch.sliding() ? " sliding"
+              : ch.fused()   ? " fused"
+                             : " unfused")
           << (cfg.layout == channel_layout::channel_major ? " channel-major"
                                                           : " frame-major")
           << " outputs=" << ch.outputs() << " max_input=" << ch.max_input_samples();
@@ -328,7 +332,7 @@ private:
 
 struct stream_result {
     frames_by_slot frames;
-    bool fused, sliding;
+    bool fused, sliding, direct;
 };
 
 /*
@@ -360,7 +364,7 @@ stream_result check_stream(const config& cfg,
     BOOST_TEST_MESSAGE(e.name() << ": " << format(a));
     if (worst)
         worst->merge(a);
-    return { y, e.ch.fused(), e.ch.sliding() };
+    return { y, e.ch.fused(), e.ch.sliding(), e.ch.direct() };
 }
 
 } // namespace
@@ -493,6 +497,7 @@ BOOST_AUTO_TEST_CASE(sliding_and_per_frame_kernels)
             cfg.decimation = D;
             cfg.layout = layout;
             cfg.map = { 3, 0, M - 1, 3 };
+            cfg.max_direct_channels = 0;
             cfg.max_input_samples = 900 * D;
             const std::vector<float> taps = random_taps(ntaps, 50 + M);
             using mode = core::pfb_channelizer_options::history_mode;
@@ -511,6 +516,74 @@ BOOST_AUTO_TEST_CASE(sliding_and_per_frame_kernels)
             cfg.input_format = core::sample_format::sc8;
             BOOST_TEST(check_stream(cfg, taps, 300, 52 + M, &worst).sliding);
         }
+    BOOST_TEST_MESSAGE("worst: " << format(worst));
+}
+
+/*
+ * The direct kernel (a few channels as rotated sums, no FFT) against the
+ * reference and the FFT path: one channel (a decimator's), two and four with a
+ * repeated one, both layouts (frame-major where there are several); M = 2, small M with
+ * many runs per work-group, M = 100 (a reduction over a non-power of two), and M = 512 in
+ * calls of 16 frames, whose branches split over work-groups (the partial sums' kernel);
+ * r = 1 and 2, K * r = 32 (the most it takes), integer input, random chunks.
+ */
+BOOST_AUTO_TEST_CASE(direct_and_fft_paths)
+{
+    accuracy worst;
+    struct direct_case {
+        size_t M, D, ntaps, frames, max_frames;
+        std::vector<size_t> map;
+    };
+    const direct_case cases[] = {
+        { 2, 2, 7, 300, 40, { 1 } },
+        { 4, 4, 16 * 4 - 1, 600, 300, { 1 } },
+        { 4, 2, 8 * 4, 400, 70, { 3, 0 } },
+        { 16, 16, 32 * 16, 300, 100, { 5 } },
+        { 100, 100, 8 * 100 - 13, 120, 33, { 99, 1, 50, 1 } },
+        { 512, 512, 6 * 512, 60, 16, { 7 } },
+        { 512, 256, 5 * 512 - 100, 60, 16, { 300, 2 } },
+    };
+    uint32_t seed = 700;
+    for (const direct_case& dc : cases)
+        for (channel_layout layout :
+             { channel_layout::channel_major, channel_layout::frame_major }) {
+            // frame-major vectors where there are several slots
+            if (layout == channel_layout::frame_major && dc.map.size() == 1)
+                continue;
+            config cfg;
+            cfg.channels = dc.M;
+            cfg.decimation = dc.D;
+            cfg.layout = layout;
+            cfg.map = dc.map;
+            cfg.max_input_samples = dc.max_frames * dc.D;
+            const std::vector<float> taps = random_taps(dc.ntaps, seed);
+            const stream_result direct =
+                check_stream(cfg, taps, dc.frames, seed + 1, &worst);
+            cfg.max_direct_channels = 0;
+            const stream_result fft =
+                check_stream(cfg, taps, dc.frames, seed + 1, &worst);
+            BOOST_TEST(direct.direct, "M=" << dc.M << " D=" << dc.D << " is not direct");
+            BOOST_TEST(!fft.direct);
+            check_frames(direct.frames,
+                         fft.frames,
+                         "M=" + std::to_string(dc.M) + " direct vs FFT",
+                         2 * l2_bound);
+            seed += 10;
+        }
+    // Integers, converted as the direct kernel reads them.
+    config cfg;
+    cfg.channels = 8;
+    cfg.decimation = 4;
+    cfg.map = { 6 };
+    cfg.max_input_samples = 50 * 4;
+    cfg.input_format = core::sample_format::sc16;
+    BOOST_TEST(check_stream(cfg, random_taps(8 * 9, 790), 300, 791, &worst).direct);
+    // Beyond what it unrolls (K * r = 34), or D not dividing M: the FFT.
+    cfg.input_format = core::sample_format::fc32;
+    BOOST_TEST(!check_stream(cfg, random_taps(8 * 17, 792), 100, 793, &worst).direct);
+    cfg.decimation = 3;
+    cfg.max_input_samples = 50 * 3;
+    BOOST_TEST(!check_stream(cfg, random_taps(8 * 4, 794), 100, 795, &worst).direct);
     BOOST_TEST_MESSAGE("worst: " << format(worst));
 }
 

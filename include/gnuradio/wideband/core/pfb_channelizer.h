@@ -60,6 +60,13 @@ struct WIDEBAND_CORE_API pfb_channelizer_options {
      */
     enum class history_mode { automatic, sliding, per_frame };
     history_mode history = history_mode::automatic;
+    /*!
+     * Channel maps of at most this many channels (a decimator's one), fewer
+     * than M, are computed as rotated sums of the branch filters, without the
+     * M-point FFT, where D divides M and K * M / D is at most 32 (0: always
+     * the FFT).
+     */
+    size_t max_direct_channels = 4;
     //! The input samples: complex float, or integers taken as their values,
     //! converted as the first kernel reads them.
     sample_format input_format = sample_format::fc32;
@@ -143,6 +150,9 @@ public:
     bool fused() const;
     //! True when the fused kernel keeps each branch's history in registers.
     bool sliding() const;
+    //! Whether the mapped channels are rotated sums, without the FFT
+    //! (options.max_direct_channels).
+    bool direct() const;
     const std::vector<size_t>& channel_map() const;
     const std::vector<float>& taps() const;
 
