@@ -21,6 +21,7 @@
 
 #include <gnuradio/wideband/core/host_copy.h>
 #include <gnuradio/wideband/core/pfb_channelizer.h>
+#include <gnuradio/wideband/core/pfb_synthesizer.h>
 #include <gnuradio/wideband/core/pinned_buffer.h>
 
 #include <iostream>
@@ -61,6 +62,7 @@ struct bench_options : common_options {
     bool per_frame = true;
     bool unfused = true;
     bool transfers = true;
+    bool synthesizer = false;
 
     size_t samples() const { return size_t(1) << samples_log2; }
     // Samples per call with transfers: 2^C, at least 4 calls per sequence.
@@ -116,6 +118,8 @@ void declare_options(bench_options& o, option_table& t)
         { { "--no-unfused", &o.unfused, false }, "skip the FIR + FFT passes" },
         { { "--no-transfers", &o.transfers, false },
           "skip the host<->device measurements" },
+        { { "--synthesizer", &o.synthesizer, true },
+          "measure core::pfb_synthesizer instead (see below)" },
     });
 }
 
@@ -180,6 +184,18 @@ frame count fails.
 Rows: every M x K x r, all channels, channel-major; then for M = --extras (with
 the first K and r): all channels frame-major, and --subset channels spread over
 the band, channel-major.
+
+--synthesizer: the polyphase synthesizer engine (core::pfb_synthesizer: GNU
+Radio's pfb_synthesizer_ccf) instead, device-resident only, for every M x K
+(--oversample, --extras and the transfer options do not apply): M inputs
+(all bins, twox off), each call 2^S input samples (2^S / M frames) making as
+many output samples, timed as the channelizer's engine row. Gsps = output
+samples per second / 1e9; the byte floor is 8 B per input sample + 8 B per
+output sample (16 B per output sample here), %copy compares it with
+clEnqueueCopyBuffer as above. Taps: the same windowed sinc of K*M taps. Check:
+three calls from zero history as above, sampled outputs of sampled frames
+against the float64 frame formula (core/pfb_synthesizer.h: direct inverse DFT,
+then the branch sums).
 )";
 
 const char* const examples =
@@ -188,6 +204,8 @@ const char* const examples =
   wideband_channelizer_bench --device cpu --samples-log2 14 --channels 16,64 --reps 2
   wideband_channelizer_bench --no-transfers --csv channelizer.csv
   wideband_channelizer_bench --device gpu:all --channels 1024 --taps-per-branch 16
+  wideband_channelizer_bench --synthesizer                       M x K grid, synthesizer
+  wideband_channelizer_bench --synthesizer --device cpu --samples-log2 12 --channels 16,64 --reps 2
 )";
 
 // ---- taps and the float64 reference ------------------------------------------
@@ -209,6 +227,29 @@ std::complex<double> reference_output(const wideband_reference::sample_fn& x,
 std::vector<size_t> checked_channels(size_t n)
 {
     return sample_indices(n, { n * 7 / 11 });
+}
+
+/*
+ * Output i of frame q of a synthesizer of M channels (all M inputs, identity
+ * map, twox off) from the stream x of frames, in float64: the frame formula of
+ * core/pfb_synthesizer.h with direct inverse DFTs.
+ */
+std::complex<double> synthesizer_output(const std::function<cfloat(uint64_t)>& x,
+                                        const std::vector<float>& taps,
+                                        size_t M,
+                                        uint64_t q,
+                                        size_t i)
+{
+    const double pi = std::acos(-1.0);
+    std::complex<double> sum = 0;
+    for (size_t j = 0; j * M + i < taps.size() && j <= q; ++j) {
+        std::complex<double> y = 0;
+        for (size_t b = 0; b < M; ++b)
+            y += std::complex<double>(x((q - j) * M + b)) *
+                 std::polar(1.0, 2 * pi * double(b * i % M) / double(M));
+        sum += double(taps[j * M + i]) * y;
+    }
+    return sum;
 }
 
 // ---- rows and results ------------------------------------------------------
@@ -311,6 +352,8 @@ public:
 
     int run()
     {
+        if (d_opt.synthesizer)
+            return run_synthesizer();
         print_header();
         warm_up_device(*d_ctx, d_timer, d_opt.samples() * sizeof(cfloat));
         measure_copies(
@@ -1017,6 +1060,117 @@ private:
     }
 
     void drain() const { bench_base::drain({ &d_upload, &d_download }); }
+
+    // ---- --synthesizer ------------------------------------------------------
+
+    int run_synthesizer()
+    {
+        print_device_header(program_name, d_ctx->info());
+        std::cout << "# pfb_synthesizer, device-resident: 2^" << d_opt.samples_log2
+                  << " input samples per call (M inputs, as many output samples); "
+                  << d_opt.warmup << " warm-up calls, median of " << d_opt.reps
+                  << ", device-side timing\n# taps: Blackman-windowed sinc, K*M taps; "
+                     "check: float64 frame formula, err limit "
+                  << fmt("%g", max_rel_err) << std::endl;
+        warm_up_device(*d_ctx, d_timer, d_opt.samples() * sizeof(cfloat));
+        measure_copies(
+            "start", d_opt.samples() * sizeof(cfloat), d_opt.warmup, d_opt.reps);
+        std::vector<std::pair<row_config, result>> rows;
+        for (size_t M : d_opt.channels)
+            for (size_t K : d_opt.taps_per_branch) {
+                const row_config row{ M, K, 1, false, {} };
+                std::cout << "\nsynthesizer M=" << M << " K=" << K << std::endl;
+                rows.emplace_back(row, measure_synthesizer(row, rows.size()));
+            }
+        measure_copies("end", d_opt.samples() * sizeof(cfloat), d_opt.warmup, d_opt.reps);
+        const double ceiling = copy_ceiling_gbs(d_copies);
+        std::cout << "\nPolyphase synthesizer on " << d_ctx->info().name
+                  << ": output Gsamples/s, device-resident, 2^" << d_opt.samples_log2
+                  << " samples per call, device time, median of " << d_opt.reps
+                  << ".\nGB/s: the byte floor, 8 B in + 8 B out per output sample; "
+                     "%copy: of clEnqueueCopyBuffer's "
+                  << copy_ceiling_text(ceiling) << "\n"
+                  << pad("M", 6) << pad("K", 4) << pad("ms", 10) << pad("Gsps", 9)
+                  << pad("GB/s", 9) << pad("%copy", 7) << pad("err", 10) << "\n";
+        std::vector<result> results;
+        for (const auto& [row, m] : rows) {
+            std::cout << pad(std::to_string(row.M), 6) << pad(std::to_string(row.K), 4);
+            if (m.ok())
+                std::cout << pad(number(m.time.median_ms), 10) << pad(number(m.gsps()), 9)
+                          << pad(number(m.gbs()), 9)
+                          << pad(fmt("%.0f", 100 * m.gbs() / ceiling), 7)
+                          << pad(fmt("%.2g", m.check.rel_err()) +
+                                     (m.check.passed() ? "" : "!"),
+                                 10);
+            else
+                std::cout << "  " << m.status << ": " << m.note;
+            std::cout << "\n";
+            results.push_back(m);
+        }
+        std::cout << std::flush;
+        print_failures(results, [&](const result& m) {
+            return "synthesizer " + rows[m.row].first.describe();
+        });
+        return verdict(results, "");
+    }
+
+    result measure_synthesizer(const row_config& row, size_t index)
+    {
+        result m(index, "engine");
+        try {
+            const size_t M = row.M;
+            const std::vector<double> h = windowed_sinc(row.K * M, 0.5 / double(M));
+            core::pfb_synthesizer_options o;
+            o.channels = M;
+            o.inputs = M;
+            o.taps.assign(h.begin(), h.end());
+            o.max_input_samples = d_opt.samples();
+            const auto start = clock_type::now();
+            core::pfb_synthesizer engine(d_ctx, o);
+            m.setup_ms = ms_since(start);
+            m.samples = engine.max_input_samples();
+            m.note = "inverse FFT plan on the frames where they are, branch FIR; " +
+                     std::to_string(m.samples / M) + " frames per call";
+            const cl::Buffer out(d_ctx->context(),
+                                 CL_MEM_READ_WRITE,
+                                 engine.max_output_elements() * sizeof(cfloat));
+            auto x = [this](uint64_t k) { return d_signal[k]; };
+            m.check = check_three_calls(
+                engine,
+                M,
+                out,
+                "frames",
+                [&](size_t n) {
+                    cl::Event done;
+                    return engine.run(d_compute, n, out, {}, done) / M;
+                },
+                [&](check_stats& s, size_t frames, uint64_t first) {
+                    for (size_t f : sample_indices(frames))
+                        for (size_t i : checked_channels(M)) {
+                            cfloat got;
+                            d_compute.enqueueReadBuffer(out,
+                                                        CL_TRUE,
+                                                        (f * M + i) * sizeof(cfloat),
+                                                        sizeof got,
+                                                        &got);
+                            s.add(synthesizer_output(x, o.taps, M, first + f, i), got);
+                        }
+                });
+            m.time = time_calls(engine,
+                                m.samples,
+                                d_opt.warmup,
+                                d_opt.reps,
+                                [&](const cl::CommandQueue& q, size_t n) {
+                                    cl::Event done;
+                                    engine.run(q, n, out, {}, done);
+                                });
+        } catch (const std::exception&) {
+            m.fail();
+            drain();
+        }
+        print(m);
+        return m;
+    }
 
     bench_options d_opt;
     cl::CommandQueue d_upload, d_download; // no profiling

@@ -26,6 +26,7 @@
 #include <gnuradio/filter/freq_xlating_fir_filter.h>
 #include <gnuradio/filter/pfb_channelizer_ccf.h>
 #include <gnuradio/filter/pfb_decimator_ccf.h>
+#include <gnuradio/filter/pfb_synthesizer_ccf.h>
 #include <gnuradio/io_signature.h>
 #include <gnuradio/sync_block.h>
 #include <gnuradio/top_block.h>
@@ -41,6 +42,7 @@
 #include <gnuradio/wideband/opencl_buffer.h>
 #include <gnuradio/wideband/pfb_channelizer_ccf.h>
 #include <gnuradio/wideband/pfb_decimator_ccf.h>
+#include <gnuradio/wideband/pfb_synthesizer_ccf.h>
 
 #include <fstream>
 #include <iomanip>
@@ -54,9 +56,10 @@ namespace {
 
 const char* const program = "wideband_flowgraph_bench";
 
-const std::vector<std::string> row_groups = { "verify", "pcie",    "source", "host-in",
-                                              "chain",  "in-tree", "bank",   "decimator",
-                                              "fff",    "devices", "cross" };
+const std::vector<std::string> row_groups = { "verify",  "pcie",      "source",
+                                              "host-in", "chain",     "in-tree",
+                                              "bank",    "decimator", "synthesizer",
+                                              "fff",     "devices",   "cross" };
 
 struct bench_options : common_options {
     double seconds = 3.0;
@@ -176,6 +179,12 @@ const char* const about =
             (channel 1, K taps per branch) -> null sink, and between a device
             feed and drain; with --baseline GNU Radio's stream_to_streams +
             filter.pfb_decimator_ccf from the same source.
+  synthesizer for each --channels M: a host source of M-vectors ->
+            pfb_synthesizer_ccf (vector input, K taps per branch) -> null
+            sink; M host sources -> the block's M inputs -> null sink; the
+            vector block between a device feed and drain; with --baseline M
+            host sources -> GNU Radio's filter.pfb_synthesizer_ccf -> null
+            sink. Rate: channel samples in (= samples out) per second.
   fff       fft_filter_fff (--chain-taps random real taps, decimation 1 and
             4) from a vector source of floats -> null sink, from a host feed
             (the source's cost left out), and between a device feed and
@@ -396,6 +405,9 @@ public:
         if (d_opt.runs("decimator"))
             for (size_t m : d_opt.channels)
                 measure_decimator(m);
+        if (d_opt.runs("synthesizer"))
+            for (size_t m : d_opt.channels)
+                measure_synthesizer(m);
         if (d_opt.runs("fff"))
             for (int decimation : { 1, 4 })
                 measure_filter_fff(decimation);
@@ -900,6 +912,73 @@ private:
                 split,
                 sink,
                 d_opt.source + " -> stream_to_streams + in-tree " + name + " -> sink");
+    }
+
+    /*
+     * pfb_synthesizer_ccf (numchans m, all m inputs) from a source of m-vectors
+     * and from m sources into a sink, and between a device feed and drain;
+     * with --baseline GNU Radio's pfb_synthesizer_ccf from the m sources. The
+     * rate counts channel samples in, which with m inputs are the samples out.
+     */
+    void measure_synthesizer(size_t m)
+    {
+        const std::string name = "pfb_synthesizer_ccf M=" + std::to_string(m) +
+                                 " K=" + std::to_string(d_opt.taps_per_channel);
+        auto make = [&](bool vector_input) {
+            return wb::pfb_synthesizer_ccf::make(
+                unsigned(m), exact_taps(m), false, first_devices(1), vector_input);
+        };
+        auto sources = [&](const gr::top_block_sptr& tb, const gr::block_sptr& block) {
+            const std::vector<gr_complex> x = normal_noise(size_t(1) << 16, 3);
+            for (size_t c = 0; c < m; ++c)
+                tb->connect(gr::blocks::vector_source_c::make(x, true), 0, block, int(c));
+        };
+        {
+            auto tb = gr::make_top_block("synth");
+            auto src = gr::blocks::vector_source_c::make(
+                normal_noise(std::max<size_t>(size_t(1) << 20, m), 2), true, unsigned(m));
+            auto synth = make(true);
+            auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
+            connect_in_series(tb, { src, synth, sink });
+            run_for(
+                tb,
+                synth,
+                sink,
+                "vector source -> " + name + " vector in -> sink",
+                [&] {
+                    return "in: " + wb::input_memory(synth) +
+                           ", out: " + wb::output_memory(synth);
+                },
+                double(m));
+        }
+        {
+            auto tb = gr::make_top_block("synth");
+            auto synth = make(false);
+            auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
+            sources(tb, synth);
+            tb->connect(synth, 0, sink, 0);
+            run_for(tb,
+                    synth,
+                    sink,
+                    std::to_string(m) + " sources -> " + name + " -> sink",
+                    {},
+                    double(m));
+        }
+        measure_alone(name + " vector in", make(true), m, 1);
+        if (!d_opt.baseline)
+            return;
+        auto tb = gr::make_top_block("in-tree");
+        auto synth =
+            gr::filter::pfb_synthesizer_ccf::make(unsigned(m), exact_taps(m), false);
+        auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
+        sources(tb, synth);
+        tb->connect(synth, 0, sink, 0);
+        run_for(tb,
+                synth,
+                sink,
+                std::to_string(m) + " sources -> in-tree " + name + " -> sink",
+                {},
+                double(m));
     }
 
     /*

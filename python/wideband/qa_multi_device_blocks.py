@@ -6,7 +6,7 @@
 #
 
 """
-pfb_channelizer_ccf, pfb_decimator_ccf, fft_filter_ccc, fft_vcc,
+pfb_channelizer_ccf, pfb_decimator_ccf, pfb_synthesizer_ccf, fft_filter_ccc, fft_vcc,
 freq_xlating_fft_filter_ccc and channel_bank_ccc on a device string that names several devices ("cpu:all"):
 consecutive chunks go to the devices in turn, and every output sample must
 still match the float64 reference in order, across random work() chunkings,
@@ -28,6 +28,7 @@ from stream_qa_helpers import gate, never_zero, random_chunks, wait_for
 import qa_fft_filter
 import qa_freq_xlating_fft_filter_ccc as qa_xlating
 import qa_pfb_channelizer_ccf
+import qa_pfb_synthesizer_ccf
 from qa_pfb_channelizer_ccf import CHUNK, assert_same_channel
 
 DEVICES = "cpu:all"
@@ -301,6 +302,44 @@ class qa_multi_device_blocks(gr_unittest.TestCase):
             self.assertEqual(len(data), len(x) // decim, form)
             assert_same_channel(data[:frames], expect[:frames, 3], f"{form}, before")
             assert_same_channel(data[frames:], expect[frames:, 6], f"{form}, after")
+
+    def test_010_synthesizer_streams_and_vectors(self):
+        """The synthesizer (twox, every bin) on its 2M streams (interleaved
+        on the host) and on one input of vectors, with new taps between
+        chunks: the frame parity twox follows and the kept frames carry over
+        from one device's chunk to the next's."""
+        M = 8
+        P = 2 * M
+        old = qa_pfb_synthesizer_ccf.random_taps(self.rng, 5 * M + 3)
+        new = qa_pfb_synthesizer_ccf.random_taps(self.rng, 4 * M)
+        count = int(2.6 * CHUNK) // M  # frames: 2.6 chunks of output
+        frames = never_zero(self.rng, count * P).reshape(count, P)
+        before = CHUNK // M
+        vector = self.several(wideband.pfb_synthesizer_ccf(M, old, True, DEVICES, True))
+        streams = wideband.pfb_synthesizer_ccf(M, old, True, DEVICES)
+        src = blocks.vector_source_c(frames.ravel().tolist(), False, P)
+        hold = gate(before, vlen=P)
+        v2ss = blocks.vector_to_streams(gr.sizeof_gr_complex, P)
+        sinks = [blocks.vector_sink_c() for _ in range(2)]
+        self.tb.connect(src, hold, vector, sinks[0])
+        self.tb.connect(hold, v2ss)
+        for i in range(P):
+            self.tb.connect((v2ss, i), (streams, i))
+        self.tb.connect(streams, sinks[1])
+        self.tb.start()
+        wait_for(self, lambda: vector.nitems_read(0) >= before and
+                 streams.nitems_read(0) >= before)
+        for block in (vector, streams):
+            block.set_taps(new)
+        hold.opened.set()
+        self.tb.wait()
+        identity = list(range(P))
+        expect = qa_pfb_synthesizer_ccf.reference(
+            frames, M, True, [(0, old, identity, 0), (before, new, identity, 0)])
+        for form, sink in zip(("vectors", "streams"), sinks):
+            data = np.array(sink.data())
+            self.assertEqual(len(data), count * M, form)
+            qa_pfb_synthesizer_ccf.assert_same_output(data, expect, form)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ void bind_fft_v(py::module& m);
 void bind_freq_xlating_fft_filter_ccc(py::module& m);
 void bind_pfb_channelizer_ccf(py::module& m);
 void bind_pfb_decimator_ccf(py::module& m);
+void bind_pfb_synthesizer_ccf(py::module& m);
 void bind_thread_errors(py::module& m);
 void bind_work_error(py::module& m);
 
@@ -32,6 +33,7 @@ PYBIND11_MODULE(wideband_python, m)
     bind_freq_xlating_fft_filter_ccc(m);
     bind_pfb_channelizer_ccf(m);
     bind_pfb_decimator_ccf(m);
+    bind_pfb_synthesizer_ccf(m);
     bind_thread_errors(m);
     bind_work_error(m);
 }
