@@ -30,6 +30,7 @@ BOUND = {
     "fft_filter_fff.h": {},
     "fft_v.h": {"fft_v": ["fft_vcc", "fft_vfc"]},
     "freq_xlating_fft_filter_ccc.h": {},
+    "pfb_arb_resampler_ccf.h": {},
     "pfb_channelizer_ccf.h": {},
     "pfb_decimator_ccf.h": {},
     "thread_errors.h": {},
@@ -100,6 +101,10 @@ class qa_docstrings(gr_unittest.TestCase):
             (wideband.pfb_decimator_ccf,
              ("drop-in for gnuradio.filter.pfb_decimator_ccf",
               "use_fft_filters: the in-tree block's choice", "changes nothing here")),
+            (wideband.pfb_arb_resampler_ccf,
+             ("drop-in for gnuradio.filter.pfb_arb_resampler_ccf",
+              "phase recurrence in its single-precision arithmetic",
+              "It runs on one device")),
             (wideband.fft_filter_ccf,
              ("FIR filter by fast convolution on an OpenCL device",
               "nthreads: ignored", "the device third")),
@@ -119,7 +124,7 @@ class qa_docstrings(gr_unittest.TestCase):
 
     def test_003_every_bound_method_is_documented(self):
         documented = {name for name, _, _, _ in self.docs}
-        self.assertEqual(len(self.classes), 8)
+        self.assertEqual(len(self.classes), 9)
         for cls in self.classes:
             for name, member in vars(cls).items():
                 if name.startswith("_"):

@@ -60,7 +60,8 @@ def cpp_flowgraph(path):
     literal complex and real taps, a firdes design as complex taps (for the
     FFT filter, the frequency-translating filter and the channel bank), taps
     per channel, a channel map, vector outputs, an inverse FFT with a
-    window, an FFT of real vectors, a decimator's channel and flags."""
+    window, an FFT of real vectors, a decimator's channel and flags, a
+    resampler's taps given and designed (empty taps)."""
 
     def block(name, block_id, **parameters):
         return dict(name=name, id=block_id, parameters=parameters,
@@ -99,6 +100,12 @@ def cpp_flowgraph(path):
             block("decimator", "wideband_pfb_decimator_ccf", decim="3",
                   taps="[0.5, 1.0, 0.5, 0.25]", channel="2", fft_filts="False"),
             block("decimator_sink", "blocks_null_sink", type="complex", vlen="1"),
+            block("resampler_design", "wideband_pfb_arb_resampler_ccf", rrate="0.6144",
+                  taps="[]", nfilts="32", atten="80", samp_delay="0", device='""'),
+            block("resampler_list", "wideband_pfb_arb_resampler_ccf", rrate="2.5",
+                  taps="[0.5, 1.0, 0.5, 0.25]", nfilts="4", atten="100",
+                  samp_delay="0", device='""'),
+            block("resampler_sink", "blocks_null_sink", type="complex", vlen="1"),
             block("fft", "wideband_fft_vcc", fft_size="4", forward="False",
                   window="window.blackmanharris(4)", shift="True"),
             block("sink", "blocks_null_sink", type="complex", vlen="4"),
@@ -122,6 +129,9 @@ def cpp_flowgraph(path):
                      ["bank_one_list", "0", "channelizer", "0"],
                      ["bank_one_list", "0", "decimator", "0"],
                      ["decimator", "0", "decimator_sink", "0"],
+                     ["bank_one_list", "0", "resampler_design", "0"],
+                     ["resampler_design", "0", "resampler_list", "0"],
+                     ["resampler_list", "0", "resampler_sink", "0"],
                      ["channelizer", "0", "fft", "0"], ["fft", "0", "sink", "0"],
                      ["real_source", "0", "real_fft", "0"], ["real_fft", "0", "real_sink", "0"],
                      ["real_stream", "0", "real_filter", "0"],
@@ -197,7 +207,8 @@ class qa_grc_blocks(grc_testcase):
         source = self.path(os.path.join("cpp_templates", "cpp_templates.cpp"))
         with open(source) as f:
             code = f.read()
-        self.assertEqual(code.count("gr::wideband::"), 13)
+        self.assertEqual(code.count("gr::wideband::"), 15)
+        self.assertEqual(code.count("gr::wideband::pfb_arb_resampler_ccf::make("), 2)
         self.assertIn("gr::wideband::fft_filter_fff::make(", code)
         self.assertIn("gr::wideband::fft_vfc::make(8, true", code)
         check = subprocess.run(["c++", "-std=c++17", "-fsyntax-only",
