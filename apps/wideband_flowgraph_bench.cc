@@ -24,6 +24,7 @@
 #include <gnuradio/filter/firdes.h>
 #include <gnuradio/filter/freq_xlating_fir_filter.h>
 #include <gnuradio/filter/pfb_channelizer_ccf.h>
+#include <gnuradio/filter/pfb_arb_resampler_ccf.h>
 #include <gnuradio/filter/pfb_decimator_ccf.h>
 #include <gnuradio/io_signature.h>
 #include <gnuradio/sync_block.h>
@@ -38,6 +39,7 @@
 #include <gnuradio/wideband/fft_v.h>
 #include <gnuradio/wideband/opencl_buffer.h>
 #include <gnuradio/wideband/pfb_channelizer_ccf.h>
+#include <gnuradio/wideband/pfb_arb_resampler_ccf.h>
 #include <gnuradio/wideband/pfb_decimator_ccf.h>
 
 #include <fstream>
@@ -54,7 +56,7 @@ const char* const program = "wideband_flowgraph_bench";
 
 const std::vector<std::string> row_groups = { "verify",  "pcie",    "source", "host-in",
                                               "chain",   "in-tree", "bank",   "decimator",
-                                              "devices", "cross" };
+                                              "arb_resampler", "devices", "cross" };
 
 struct bench_options : common_options {
     double seconds = 3.0;
@@ -174,6 +176,10 @@ const char* const about =
             (channel 1, K taps per branch) -> null sink, and between a device
             feed and drain; with --baseline GNU Radio's stream_to_streams +
             filter.pfb_decimator_ccf from the same source.
+  arb_resampler  for the rates 0.6144, 1/3.7, 2.5: source ->
+            pfb_arb_resampler_ccf (32 filters of K taps) -> null sink, and
+            between a device feed and drain (input Msps); with --baseline GNU
+            Radio's filter.pfb_arb_resampler_ccf from the same source.
   bank      for each channel-bank plan (--bank-*, as wideband_filter_bench's:
             C channels at random centres, decimation D or a mixed plan, T
             Kaiser-windowed sinc taps each): the CPU bank, source -> C of GNU
@@ -385,6 +391,9 @@ public:
         if (d_opt.runs("decimator"))
             for (size_t m : d_opt.channels)
                 measure_decimator(m);
+        if (d_opt.runs("arb_resampler"))
+            for (float rate : { 0.6144f, 1.0f / 3.7f, 2.5f })
+                measure_arb_resampler(rate);
         const bool several = d_devices.size() > 1;
         if (several && d_opt.runs("cross"))
             measure_cross_device();
@@ -884,6 +893,52 @@ private:
                 split,
                 sink,
                 d_opt.source + " -> stream_to_streams + in-tree " + name + " -> sink");
+    }
+
+    /*
+     * pfb_arb_resampler_ccf (32 filters of --taps-per-channel taps) at `rate`
+     * from the source into a sink and between a device feed and drain; with
+     * --baseline the in-tree pfb_arb_resampler_ccf on the host's core.
+     */
+    void measure_arb_resampler(float rate)
+    {
+        const std::string name = "pfb_arb_resampler_ccf rate=" + harness::fmt("%.4f", rate) +
+                                 " T=" + std::to_string(d_opt.taps_per_channel);
+        // A low-pass at 32 times the input rate, cut at the lower rate's band.
+        const std::vector<float> taps = [&] {
+            std::vector<float> t = gr::filter::firdes::low_pass_2(
+                32.0,
+                32.0,
+                0.4 * std::min(1.0f, rate),
+                0.1 * std::min(1.0f, rate),
+                80,
+                gr::fft::window::WIN_BLACKMAN_hARRIS);
+            t.resize(32 * d_opt.taps_per_channel, 0.0f);
+            return t;
+        }();
+        auto make = [&] {
+            return wb::pfb_arb_resampler_ccf::make(rate, taps, 32, first_devices(1));
+        };
+        {
+            auto tb = gr::make_top_block("resampler");
+            auto src = make_source();
+            auto resampler = make();
+            auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
+            connect_in_series(tb, { src, resampler, sink });
+            run_for(tb, resampler, sink, d_opt.source + " -> " + name + " -> sink", [&] {
+                return "in: " + wb::input_memory(resampler) +
+                       ", out: " + wb::output_memory(resampler);
+            });
+        }
+        measure_alone(name, make(), 1, 1);
+        if (!d_opt.baseline)
+            return;
+        auto tb = gr::make_top_block("in-tree");
+        auto src = make_source();
+        auto resampler = gr::filter::pfb_arb_resampler_ccf::make(rate, taps, 32);
+        auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
+        connect_in_series(tb, { src, resampler, sink });
+        run_for(tb, resampler, sink, d_opt.source + " -> in-tree " + name + " -> sink");
     }
 
     /*

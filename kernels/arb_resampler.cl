@@ -17,7 +17,9 @@
  * interval-th output; work-item n replays the recurrence from its checkpoint
  * for n % interval steps, in the host's float operations: acc += flt_rate
  * (IEEE addition, correctly rounded here as on the host), and, acc being in
- * [0, 2), floor(acc) and fmodf(acc, 1) as a compare and an exact subtraction.
+ * [0, 2), floor(acc) and fmodf(acc, 1) as a compare and an exact subtraction;
+ * the filter index's wrap as the host does it (dec_rate split into whole
+ * inputs and a rest below filters: one compare, no division).
  * Nothing here may be contracted or reassociated (no -cl-fast-relaxed-math,
  * -cl-unsafe-math-optimizations or -cl-mad-enable in the build options).
  */
@@ -30,7 +32,8 @@ __kernel void arb_resample(__global const float2* window,
                            __global const float* diff_taps,   // R x T, reversed
                            uint taps_per_filter,
                            uint filters,
-                           uint dec_rate,
+                           uint whole_inputs, // dec_rate / filters
+                           uint rest,         // dec_rate % filters
                            float flt_rate,
                            uint interval,
                            uint outputs,
@@ -45,12 +48,12 @@ __kernel void arb_resample(__global const float2* window,
     for (uint s = n % interval; s > 0; --s) {
         acc += flt_rate;
         const uint whole = acc >= 1.0f ? 1u : 0u;
-        j += dec_rate + whole;
         acc = whole ? acc - 1.0f : acc;
-        if (j >= filters) {
-            offset += j / filters;
-            j %= filters;
-        }
+        // j += dec_rate + whole; offset += j / filters; j %= filters
+        j += rest + whole;
+        const uint wrap = j >= filters ? 1u : 0u;
+        j -= wrap * filters;
+        offset += whole_inputs + wrap;
     }
     __global const float2* x = window + offset;
     __global const float* h = taps + (size_t)j * taps_per_filter;

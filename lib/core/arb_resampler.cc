@@ -169,30 +169,31 @@ public:
         uint64_t input = phase.input;
         unsigned j = phase.filter;
         float acc = phase.acc;
-        const unsigned dec = dec_rate, filters_n = R;
+        // j += dec_rate + floor(acc), then input += j / R and j %= R, with
+        // dec_rate = whole_inputs * R + rest: as j < R and rest + 1 <= R, the
+        // wrap is at most one subtraction (no division in the loop).
+        const unsigned filters_n = R, whole_inputs = dec_rate / R, rest = dec_rate % R;
         const float flt = flt_rate;
-        const size_t mask = interval - 1;
         size_t n = 0;
         while (input < end && n < most) {
-            if ((n & mask) == 0) {
-                cl_uint4 c;
-                c.s[0] = cl_uint(input - position);
-                c.s[1] = j;
-                float a = acc;
-                std::memcpy(&c.s[2], &a, sizeof a);
-                c.s[3] = 0;
-                points[n / interval] = c;
-            }
-            ++n;
-            acc += flt;
-            // floor(acc) and fmodf(acc, 1) for acc in [0, 2)
-            const unsigned whole = acc >= 1.0f ? 1u : 0u;
-            j += dec + whole;
-            if (whole)
-                acc -= 1.0f;
-            if (j >= filters_n) {
-                input += j / filters_n;
-                j %= filters_n;
+            // n is a multiple of the interval here: a checkpoint, then its outputs.
+            cl_uint4 c;
+            c.s[0] = cl_uint(input - position);
+            c.s[1] = j;
+            std::memcpy(&c.s[2], &acc, sizeof acc);
+            c.s[3] = 0;
+            points[n / interval] = c;
+            for (const size_t group_end = std::min(n + interval, most);
+                 n < group_end && input < end;
+                 ++n) {
+                acc += flt;
+                // floor(acc) and fmodf(acc, 1) for acc in [0, 2)
+                const unsigned whole = acc >= 1.0f ? 1u : 0u;
+                acc = whole ? acc - 1.0f : acc;
+                j += rest + whole;
+                const unsigned wrap = j >= filters_n ? 1u : 0u;
+                j -= wrap * filters_n;
+                input += whole_inputs + wrap;
             }
         }
         if (input < end)
@@ -392,7 +393,8 @@ size_t arb_resampler::run(const cl::CommandQueue& queue,
         k.set("diff_taps", im.diff_filters);
         k.set("taps_per_filter", cl_uint(im.T));
         k.set("filters", cl_uint(im.R));
-        k.set("dec_rate", cl_uint(im.dec_rate));
+        k.set("whole_inputs", cl_uint(im.dec_rate / im.R));
+        k.set("rest", cl_uint(im.dec_rate % im.R));
         k.set("flt_rate", im.flt_rate);
         k.set("interval", cl_uint(im.interval));
         k.set("outputs", cl_uint(outputs));
