@@ -20,8 +20,8 @@
 #include "bench/cpu_peers.h"
 #include "reference.h"
 
-#include <gnuradio/wideband/core/batched_convolution.h>
 #include <gnuradio/wideband/core/arb_resampler.h>
+#include <gnuradio/wideband/core/batched_convolution.h>
 #include <gnuradio/wideband/core/channel_bank.h>
 #include <gnuradio/wideband/core/fft_filter.h>
 #include <gnuradio/wideband/core/host_copy.h>
@@ -447,12 +447,15 @@ struct arb_result : measurement {
     arb_result(float r, size_t t) : rate(r), taps_per_filter(t) {}
     float rate;
     size_t taps_per_filter;
-    double outputs = 0;                // per timed call, on average
+    double outputs = 0;                    // per timed call, on average
     double host_ns_per_output = nan_value; // the host's recurrence
 
     double in_gsps() const { return per_second() / 1e9; }
     double out_gsps() const { return outputs / (time.median_ms * 1e-3) / 1e9; }
-    double gbs() const { return 8.0 * (double(samples) + outputs) / (time.median_ms * 1e-3) / 1e9; }
+    double gbs() const
+    {
+        return 8.0 * (double(samples) + outputs) / (time.median_ms * 1e-3) / 1e9;
+    }
 };
 
 // The rates of the arbitrary resampler rows: 100 to 61.44 Msps, 1/3.7, 2.5.
@@ -955,7 +958,8 @@ private:
             const double cut = 0.5 * std::min(1.0, double(rate)) / 32.0;
             for (size_t k = 0; k < ntaps; ++k) {
                 const double t = double(k) - double(ntaps - 1) / 2.0;
-                const double sinc = t == 0 ? 2 * cut : std::sin(2 * M_PI * cut * t) / (M_PI * t);
+                const double sinc =
+                    t == 0 ? 2 * cut : std::sin(2 * M_PI * cut * t) / (M_PI * t);
                 const double w = 0.5 - 0.5 * std::cos(2 * M_PI * (k + 0.5) / ntaps);
                 o.taps.push_back(float(32.0 * sinc * w));
             }
@@ -1009,8 +1013,9 @@ private:
      * its output count and every output against the in-tree kernel's loops
      * (float recurrence, float64 sums), and the output after them untouched.
      */
-    check_stats
-    check_arb(core::arb_resampler& engine, const core::arb_resampler_options& o, const cl::Buffer& out)
+    check_stats check_arb(core::arb_resampler& engine,
+                          const core::arb_resampler_options& o,
+                          const cl::Buffer& out)
     {
         check_stats c;
         const size_t n = std::min<size_t>(engine.max_input_samples(), 1 << 14);
@@ -1083,7 +1088,8 @@ private:
             }
             std::cout << cell(number(a.in_gsps()), 10) << cell(number(a.out_gsps()), 10)
                       << cell(number(a.gbs()), 9)
-                      << cell(ceiling > 0 ? fmt("%.0f", 100.0 * a.gbs() / ceiling) : "-", 7)
+                      << cell(ceiling > 0 ? fmt("%.0f", 100.0 * a.gbs() / ceiling) : "-",
+                              7)
                       << cell(fmt("%.3f", a.host_ns_per_output), 12)
                       << cell(number(1.0 / a.host_ns_per_output), 11) << "  "
                       << a.check.text() << "\n";

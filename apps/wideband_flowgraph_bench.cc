@@ -23,8 +23,8 @@
 #include <gnuradio/filter/fft_filter_ccc.h>
 #include <gnuradio/filter/firdes.h>
 #include <gnuradio/filter/freq_xlating_fir_filter.h>
-#include <gnuradio/filter/pfb_channelizer_ccf.h>
 #include <gnuradio/filter/pfb_arb_resampler_ccf.h>
+#include <gnuradio/filter/pfb_channelizer_ccf.h>
 #include <gnuradio/filter/pfb_decimator_ccf.h>
 #include <gnuradio/io_signature.h>
 #include <gnuradio/sync_block.h>
@@ -38,8 +38,8 @@
 #include <gnuradio/wideband/fft_filter.h>
 #include <gnuradio/wideband/fft_v.h>
 #include <gnuradio/wideband/opencl_buffer.h>
-#include <gnuradio/wideband/pfb_channelizer_ccf.h>
 #include <gnuradio/wideband/pfb_arb_resampler_ccf.h>
+#include <gnuradio/wideband/pfb_channelizer_ccf.h>
 #include <gnuradio/wideband/pfb_decimator_ccf.h>
 
 #include <fstream>
@@ -54,9 +54,10 @@ namespace {
 
 const char* const program = "wideband_flowgraph_bench";
 
-const std::vector<std::string> row_groups = { "verify",  "pcie",    "source", "host-in",
-                                              "chain",   "in-tree", "bank",   "decimator",
-                                              "arb_resampler", "devices", "cross" };
+const std::vector<std::string> row_groups = { "verify",  "pcie",      "source",
+                                              "host-in", "chain",     "in-tree",
+                                              "bank",    "decimator", "arb_resampler",
+                                              "devices", "cross" };
 
 struct bench_options : common_options {
     double seconds = 3.0;
@@ -902,17 +903,18 @@ private:
      */
     void measure_arb_resampler(float rate)
     {
-        const std::string name = "pfb_arb_resampler_ccf rate=" + harness::fmt("%.4f", rate) +
-                                 " T=" + std::to_string(d_opt.taps_per_channel);
+        const std::string name =
+            "pfb_arb_resampler_ccf rate=" + harness::fmt("%.4f", rate) +
+            " T=" + std::to_string(d_opt.taps_per_channel);
         // A low-pass at 32 times the input rate, cut at the lower rate's band.
         const std::vector<float> taps = [&] {
-            std::vector<float> t = gr::filter::firdes::low_pass_2(
-                32.0,
-                32.0,
-                0.4 * std::min(1.0f, rate),
-                0.1 * std::min(1.0f, rate),
-                80,
-                gr::fft::window::WIN_BLACKMAN_hARRIS);
+            std::vector<float> t =
+                gr::filter::firdes::low_pass_2(32.0,
+                                               32.0,
+                                               0.4 * std::min(1.0f, rate),
+                                               0.1 * std::min(1.0f, rate),
+                                               80,
+                                               gr::fft::window::WIN_BLACKMAN_hARRIS);
             t.resize(32 * d_opt.taps_per_channel, 0.0f);
             return t;
         }();

@@ -28,7 +28,8 @@ core::arb_resampler_options engine_options(float rate,
     options.rate = rate;
     options.taps = taps;
     options.filter_size = filter_size;
-    options.max_input_samples = core::stream_config::for_device(device).max_input_samples(1);
+    options.max_input_samples =
+        core::stream_config::for_device(device).max_input_samples(1);
     return options;
 }
 
@@ -108,9 +109,8 @@ pfb_arb_resampler_ccf_impl::pfb_arb_resampler_ccf_impl(float rate,
     const float accum = d_delay * flt_rate;
     const int accum_int = static_cast<int>(accum);
     const float accum_frac = accum - accum_int;
-    const int end_filter = static_cast<int>(
-        std::lround(fmodf(d_filter + d_delay * dec_rate + accum_int,
-                          static_cast<float>(filter_size))));
+    const int end_filter = static_cast<int>(std::lround(fmodf(
+        d_filter + d_delay * dec_rate + accum_int, static_cast<float>(filter_size))));
     d_est_phase_change = d_filter - (end_filter + accum_frac);
 }
 

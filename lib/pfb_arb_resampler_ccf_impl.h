@@ -46,8 +46,8 @@ private:
     void apply_settings(core::arb_resampler& engine) override;
 
     const unsigned int d_filter_size;
-    int d_delay;                // the in-tree group delay, of the constructor's settings
-    float d_est_phase_change;   // the in-tree phase offset's, likewise
+    int d_delay;              // the in-tree group delay, of the constructor's settings
+    float d_est_phase_change; // the in-tree phase offset's, likewise
 
     // under settings_mutex()
     float d_rate;

@@ -104,7 +104,8 @@ public:
             return uint64_t(p << -shift);
         if (shift > 118) // k * rate < 1/4
             return 0;
-        return uint64_t((p + (static_cast<unsigned __int128>(1) << (shift - 1))) >> shift);
+        return uint64_t((p + (static_cast<unsigned __int128>(1) << (shift - 1))) >>
+                        shift);
     }
 
 private:

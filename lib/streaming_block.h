@@ -19,9 +19,9 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <numeric>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -160,20 +160,22 @@ protected:
      * (core::stream_engine::variable_ratio(): a resampler), constructed with
      * items {1, 1}: \p rate output items per input item on average, from the
      * next chunk on (call it under settings_mutex(), from the constructor or a
-     * setter). It sets GNU Radio's relative_rate (to 12 bits; see below), as the in-tree resamplers
-     * do, and the tags go where GNU Radio's propagation at that relative rate
-     * puts them (stream_tags::set_relative_rate()). Such a stream runs on one
-     * device: the block refuses several (the phase at a split point depends
-     * on the whole stream before it).
+     * setter). It sets GNU Radio's relative_rate, as the in-tree resamplers
+     * do (to 12 bits, see below), and the tags go where GNU Radio's
+     * propagation puts them at the exact rate
+     * (stream_tags::set_relative_rate()). Such a stream runs on one device:
+     * the block refuses several (the phase at a split point depends on the
+     * whole stream before it).
      */
     void set_variable_rate(float rate)
     {
         if (d_contexts.size() > 1)
             throw std::invalid_argument(
-                this->name() + ": runs on one device (its number of outputs per "
-                               "input depends on the stream, whose phase a split "
-                               "over devices would need at every split point); "
-                               "give one device, not " +
+                this->name() +
+                ": runs on one device (its number of outputs per "
+                "input depends on the stream, whose phase a split "
+                "over devices would need at every split point); "
+                "give one device, not " +
                 std::to_string(d_contexts.size()));
         // GNU Radio sizes a single-mapped output buffer (opencl_buffer) to a
         // multiple of the relative rate's numerator and the output multiple:

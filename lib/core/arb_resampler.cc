@@ -234,8 +234,7 @@ void arb_resampler::check_arguments(const arb_resampler_options& o)
         fail("checkpoint_interval must be a power of two");
 }
 
-void arb_resampler::check_fits(const device_info& device,
-                               const arb_resampler_options& o)
+void arb_resampler::check_fits(const device_info& device, const arb_resampler_options& o)
 {
     check_arguments(o);
     const size_t T = taps_per_filter_for(o.taps.size(), o.filter_size);

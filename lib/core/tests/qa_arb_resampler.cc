@@ -79,7 +79,8 @@ std::vector<cdouble> reference(const std::vector<cfloat>& x,
     unsigned dec = unsigned(std::floor(float(R) / rate));
     float flt = float(R) / rate - float(dec);
     float acc = 0.0f;
-    unsigned j = start_filter < 0 ? unsigned((taps.size() / 2) % R) : unsigned(start_filter);
+    unsigned j =
+        start_filter < 0 ? unsigned((taps.size() / 2) % R) : unsigned(start_filter);
     auto filters = [&](const std::vector<float>& t) {
         const size_t T = (t.size() + R - 1) / R;
         std::vector<float> p(t);
@@ -159,8 +160,8 @@ std::vector<cfloat> run_engine(core::arb_resampler& engine,
         y.insert(y.end(), got.begin(), got.begin() + produced);
         for (size_t k = produced; k < got.size(); ++k)
             BOOST_CHECK_MESSAGE(is_poison(got[k]),
-                                "call writes element " << k << " past its "
-                                                       << produced << " outputs");
+                                "call writes element " << k << " past its " << produced
+                                                       << " outputs");
     }
     return y;
 }
@@ -286,16 +287,18 @@ BOOST_AUTO_TEST_CASE(bounds_and_rejected_options)
 {
     const std::vector<float> taps = random_taps(64, 13);
     const auto info = context()->info();
-    check_rejected([&] { core::arb_resampler::check_fits(info, options(0.0f, taps, 32, 64)); },
-                   { "rate" });
+    check_rejected(
+        [&] { core::arb_resampler::check_fits(info, options(0.0f, taps, 32, 64)); },
+        { "rate" });
     check_rejected(
         [&] { core::arb_resampler::check_fits(info, options(-1.0f, taps, 32, 64)); },
         { "rate" });
     check_rejected(
         [&] { core::arb_resampler::check_fits(info, options(NAN, taps, 32, 64)); },
         { "rate" });
-    check_rejected([&] { core::arb_resampler::check_fits(info, options(1.0f, {}, 32, 64)); },
-                   { "taps" });
+    check_rejected(
+        [&] { core::arb_resampler::check_fits(info, options(1.0f, {}, 32, 64)); },
+        { "taps" });
     check_rejected(
         [&] { core::arb_resampler::check_fits(info, options(1.0f, taps, 0, 64)); },
         { "filter_size" });

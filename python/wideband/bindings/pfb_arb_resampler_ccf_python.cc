@@ -32,7 +32,8 @@ void bind_pfb_arb_resampler_ccf(py::module& m)
         .def("taps", &pfb_arb_resampler_ccf::taps, doc::taps)
         .def("print_taps", &pfb_arb_resampler_ccf::print_taps, doc::print_taps)
         .def("set_rate", &pfb_arb_resampler_ccf::set_rate, py::arg("rate"), doc::set_rate)
-        .def("set_phase", &pfb_arb_resampler_ccf::set_phase, py::arg("ph"), doc::set_phase)
+        .def(
+            "set_phase", &pfb_arb_resampler_ccf::set_phase, py::arg("ph"), doc::set_phase)
         .def("phase", &pfb_arb_resampler_ccf::phase, doc::phase)
         .def("interpolation_rate",
              &pfb_arb_resampler_ccf::interpolation_rate,

@@ -36,15 +36,15 @@ namespace core {
  * subtraction; IEEE float addition is the same on every conforming device).
  */
 struct WIDEBAND_CORE_API arb_resampler_phase {
-    uint64_t input = 0; //!< the stream sample the next output ends at
+    uint64_t input = 0;  //!< the stream sample the next output ends at
     unsigned filter = 0; //!< j, in [0, R)
-    float acc = 0.0f;   //!< the interpolation point, in [0, 1)
+    float acc = 0.0f;    //!< the interpolation point, in [0, 1)
 };
 
 //! What an arb_resampler is built with.
 struct WIDEBAND_CORE_API arb_resampler_options {
-    float rate = 1.0f;       //!< output samples per input sample, > 0, finite
-    std::vector<float> taps; //!< prototype filter at R times the input rate, not empty
+    float rate = 1.0f;         //!< output samples per input sample, > 0, finite
+    std::vector<float> taps;   //!< prototype filter at R times the input rate, not empty
     unsigned filter_size = 32; //!< R, the number of filters, >= 1
     size_t max_input_samples = 0; //!< per call; 0: stream_config's for the device
     /*!
@@ -92,7 +92,8 @@ public:
     //! What the constructor checks of \p options alone (no device).
     static void check_arguments(const arb_resampler_options& options);
     //! What the constructor checks, without a device context.
-    static void check_fits(const device_info& device, const arb_resampler_options& options);
+    static void check_fits(const device_info& device,
+                           const arb_resampler_options& options);
 
     //! dec_rate and flt_rate of \p rate with \p filter_size filters, as the
     //! in-tree kernel computes them.
