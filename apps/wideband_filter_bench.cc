@@ -20,6 +20,7 @@
 #include "bench/cpu_peers.h"
 #include "reference.h"
 
+#include <gnuradio/wideband/core/arb_resampler.h>
 #include <gnuradio/wideband/core/batched_convolution.h>
 #include <gnuradio/wideband/core/channel_bank.h>
 #include <gnuradio/wideband/core/fft_filter.h>
@@ -84,8 +85,10 @@ struct bench_options : common_options {
     double fftw_plan_seconds = 0.5;
     bool fftw_same_size = false;
     bank_plans banks; // the --bank-* options
+    std::vector<size_t> arb_taps_per_filter = { 8, 16 };
     time_limit limit;
     bool filter = true, conv = true, bank = true, transfers = true, fftw = have_fftw;
+    bool arb = true;
     bool copy_out = true; // with transfers: copy each chunk's output off the pipeline
 
     size_t samples() const { return size_t(1) << samples_log2; }
@@ -171,10 +174,15 @@ void declare_options(bench_options& o, option_table& t)
     });
     o.banks.declare(t);
     t.add({
+        { { "--arb-taps-per-filter", "LIST", &o.arb_taps_per_filter, 1, 4096 },
+          "arbitrary resampler: taps per filter (32 filters)" },
+    });
+    t.add({
         o.limit.option("row, cell or bank plan"),
         { { "--no-filter", &o.filter, false }, "skip the FIR filter rows" },
         { { "--no-conv", &o.conv, false }, "skip the batched convolution grid" },
         { { "--no-bank", &o.bank, false }, "skip the channel bank" },
+        { { "--no-arb", &o.arb, false }, "skip the arbitrary resampler" },
         { { "--no-transfers", &o.transfers, false }, "skip the FIR rows with transfers" },
         { { "--no-copy-out", &o.copy_out, false },
           "with transfers, read the outputs in the pipeline's pinned buffers instead of "
@@ -226,6 +234,16 @@ cut-off 0.4/D cycles per sample, DC gain 1; complex input uniform in [-1, 1)):
           --cpu-reps within --cpu-budget seconds.
   x       GPU throughput / FFTW throughput: device-resident (dev) and the faster
           transfer column (xfer).
+
+Arbitrary resampler (core::arb_resampler, gnuradio.filter.pfb_arb_resampler_ccf):
+rates 0.6144, 1/3.7 and 2.5, 32 filters of --arb-taps-per-filter taps each,
+device-resident calls of the channel bank's sample count on the test stream,
+device time (the kernel, the schedule's upload and the window's carry-over);
+in and out Gsps; GB/s counts 8 B per input and 8 B per output (the byte floor),
+%copy of clEnqueueCopyBuffer's rate. host ns/out: the host's replay of the
+phase recurrence per output (run() before it enqueues, apart from the device
+time), which bounds a stream at 1/that outputs per second. Checked: the first
+call's outputs from zero history against the in-tree loops in float64.
 
 Batched convolution, as a matrix: P = M x J pairs (--pairs), each a signal of
 L = N points with its own filter of S = N points (N: --conv-sizes), giving
@@ -424,6 +442,25 @@ struct bank_result : measurement {
     double gsps() const { return per_second() / 1e9; }
 };
 
+// The arbitrary resampler at one rate and taps per filter, device-resident.
+struct arb_result : measurement {
+    arb_result(float r, size_t t) : rate(r), taps_per_filter(t) {}
+    float rate;
+    size_t taps_per_filter;
+    double outputs = 0;                    // per timed call, on average
+    double host_ns_per_output = nan_value; // the host's recurrence
+
+    double in_gsps() const { return per_second() / 1e9; }
+    double out_gsps() const { return outputs / (time.median_ms * 1e-3) / 1e9; }
+    double gbs() const
+    {
+        return 8.0 * (double(samples) + outputs) / (time.median_ms * 1e-3) / 1e9;
+    }
+};
+
+// The rates of the arbitrary resampler rows: 100 to 61.44 Msps, 1/3.7, 2.5.
+const float arb_rates[] = { 0.6144f, 1.0f / 3.7f, 2.5f };
+
 // A speed-up in at most 5 characters.
 std::string ratio_text(double x)
 {
@@ -490,12 +527,18 @@ public:
         }
         const std::vector<bank_plan> plans =
             d_opt.bank ? d_opt.banks.plans() : std::vector<bank_plan>();
-        d_progress = progress(d_rows.size() + plans.size() +
+        const size_t arb_rows =
+            d_opt.arb ? std::size(arb_rates) * d_opt.arb_taps_per_filter.size() : 0;
+        d_progress = progress(d_rows.size() + plans.size() + arb_rows +
                               (d_opt.conv ? d_opt.conv_sizes.size() : 0));
         for (size_t i = 0; i < d_rows.size(); ++i)
             measure_filter_row(i);
         for (const bank_plan& plan : plans)
             measure_bank_plan(plan);
+        if (d_opt.arb)
+            for (float rate : arb_rates)
+                for (size_t T : d_opt.arb_taps_per_filter)
+                    measure_arb(rate, T);
         if (d_opt.conv)
             for (size_t N : d_opt.conv_sizes)
                 measure_conv_size(N);
@@ -516,6 +559,8 @@ public:
             print_device_scaling();
         if (!d_banks.empty())
             print_bank_table();
+        if (!d_arbs.empty())
+            print_arb_table();
         if (d_opt.conv)
             print_conv_table();
 
@@ -526,6 +571,8 @@ public:
             all.insert(all.end(), { &c.gpu, &c.cpu });
         for (const auto& b : d_banks)
             all.insert(all.end(), { &b, &b.filter });
+        for (const auto& a : d_arbs)
+            all.push_back(&a);
         std::cout << "total " << fmt("%.0f s", ms_since(d_start) / 1e3) << std::endl;
         return verdict(all, not_run);
     }
@@ -881,6 +928,172 @@ private:
                     d_filter.push_back(measure_filter_transfers(index, c, n, true));
         if (d_opt.fftw)
             d_filter.push_back(measure_filter_fftw(index, gpu_fft));
+    }
+
+    // ---- arbitrary resampler ---------------------------------------------------
+
+    /*
+     * core::arb_resampler at `rate` with 32 filters of T taps: checked
+     * (check_arb), then calls of bank_samples() samples on the test stream in
+     * its input windows, device time; the host's recurrence timed apart, over
+     * the same calls (the engine's schedule_seconds()).
+     */
+    void measure_arb(float rate, size_t T)
+    {
+        arb_result& m = d_arbs.emplace_back(rate, T);
+        if (d_opt.limit.reached()) {
+            m.set_status("not run", d_opt.limit.note());
+            return;
+        }
+        std::cout << "\narbitrary resampler: rate " << rate << ", 32 filters of " << T
+                  << " taps" << d_progress.step() << std::endl;
+        const size_t samples = bank_samples();
+        try {
+            core::arb_resampler_options o;
+            o.rate = rate;
+            o.filter_size = 32;
+            o.max_input_samples = samples;
+            // A windowed sinc at 32 times the input rate, cut at the lower rate.
+            const size_t ntaps = 32 * T;
+            const double cut = 0.5 * std::min(1.0, double(rate)) / 32.0;
+            for (size_t k = 0; k < ntaps; ++k) {
+                const double t = double(k) - double(ntaps - 1) / 2.0;
+                const double sinc =
+                    t == 0 ? 2 * cut : std::sin(2 * M_PI * cut * t) / (M_PI * t);
+                const double w = 0.5 - 0.5 * std::cos(2 * M_PI * (k + 0.5) / ntaps);
+                o.taps.push_back(float(32.0 * sinc * w));
+            }
+            const auto start = clock_type::now();
+            auto engine = std::make_unique<core::arb_resampler>(d_ctx, o);
+            m.setup_ms = ms_since(start);
+            m.samples = samples;
+            const cl::Buffer out = output_buffer(engine->max_output_elements());
+            m.check = check_arb(*engine, o, out);
+            // A fresh engine on the test stream in both input windows (a call
+            // of no samples moves to the next one), as for the bank.
+            engine = std::make_unique<core::arb_resampler>(d_ctx, o);
+            for (size_t w = 0; w < engine->input_regions(); ++w) {
+                const auto region = engine->input_region();
+                write_region(
+                    d_compute, region, signal(region.capacity), region.capacity, true);
+                cl::Event done;
+                engine->run(d_compute, 0, out, {}, done);
+            }
+            d_compute.finish();
+            const double host_before = engine->schedule_seconds();
+            const uint64_t outputs_before = engine->outputs_scheduled();
+            size_t calls = 0;
+            m.time = d_timer.measure(
+                [&](const cl::CommandQueue& q) {
+                    cl::Event done;
+                    engine->run(q, samples, out, {}, done);
+                    ++calls;
+                },
+                {},
+                d_opt.warmup,
+                d_opt.reps);
+            const double outputs = double(engine->outputs_scheduled() - outputs_before);
+            m.outputs = outputs / double(std::max<size_t>(calls, 1));
+            m.host_ns_per_output =
+                (engine->schedule_seconds() - host_before) * 1e9 / std::max(outputs, 1.0);
+            m.note = fmt("%.0f outputs per call", m.outputs);
+        } catch (const std::exception&) {
+            m.fail();
+            drain();
+        }
+        m.print("arb device-resident",
+                number(m.in_gsps()) + " Gsps in, " + number(m.out_gsps()) +
+                    " Gsps out, host " + fmt("%.2f", m.host_ns_per_output) +
+                    " ns per output",
+                true);
+    }
+
+    /*
+     * One call of up to 2^14 samples from zero history into NaN-filled `out`:
+     * its output count and every output against the in-tree kernel's loops
+     * (float recurrence, float64 sums), and the output after them untouched.
+     */
+    check_stats check_arb(core::arb_resampler& engine,
+                          const core::arb_resampler_options& o,
+                          const cl::Buffer& out)
+    {
+        check_stats c;
+        const size_t n = std::min<size_t>(engine.max_input_samples(), 1 << 14);
+        const cfloat* x = signal(n);
+        const std::vector<cfloat> nan(engine.max_output_elements(),
+                                      cfloat(std::nanf(""), std::nanf("")));
+        d_compute.enqueueWriteBuffer(out, CL_TRUE, 0, nan.size() * 8, nan.data());
+        write_region(d_compute, engine.input_region(), x, n);
+        cl::Event done;
+        const size_t produced = engine.run(d_compute, n, out, {}, done);
+        done.wait();
+        std::vector<cfloat> y(std::min(produced + 1, nan.size()));
+        d_compute.enqueueReadBuffer(out, CL_TRUE, 0, y.size() * 8, y.data());
+        // The in-tree pfb_arb_resampler::filter() over x.
+        const unsigned R = o.filter_size;
+        const size_t T = (o.taps.size() + R - 1) / R;
+        std::vector<float> h(o.taps), dh(o.taps.size(), 0.0f);
+        for (size_t k = 0; k + 1 < o.taps.size(); ++k)
+            dh[k] = -1.0f * o.taps[k] + 1.0f * o.taps[k + 1];
+        h.resize(T * R, 0.0f);
+        dh.resize(T * R, 0.0f);
+        const unsigned dec = unsigned(std::floor(float(R) / o.rate));
+        const float flt = float(R) / o.rate - float(dec);
+        float acc = 0.0f;
+        unsigned j = unsigned((o.taps.size() / 2) % R);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i += j / R, j %= R)
+            for (; j < R; ++k) {
+                std::complex<double> o0 = 0, o1 = 0;
+                for (size_t m = 0; m < T && m <= i; ++m) {
+                    o0 += double(h[m * R + j]) * std::complex<double>(x[i - m]);
+                    o1 += double(dh[m * R + j]) * std::complex<double>(x[i - m]);
+                }
+                if (k < produced)
+                    c.add(o0 + o1 * double(acc), y[k]);
+                acc += flt;
+                j += dec + unsigned(std::floor(acc));
+                acc = std::fmod(acc, 1.0f);
+            }
+        if (produced != k)
+            c.fail(std::to_string(produced) + " outputs, expected " + std::to_string(k));
+        if (y.size() > produced && !std::isnan(y[produced].real()))
+            c.fail("an output written past the call's outputs");
+        return c;
+    }
+
+    void print_arb_table() const
+    {
+        const double ceiling = copy_ceiling_gbs(d_copies);
+        std::cout << "\nArbitrary resampler (core::arb_resampler, 32 filters) on "
+                  << d_ctx->info().name << ": device-resident, " << bank_samples()
+                  << " input samples per call, device time, median of " << d_opt.reps
+                  << ".\nGB/s counts 8 B per input + 8 B per output (the byte floor); "
+                     "%copy: of clEnqueueCopyBuffer's "
+                  << copy_ceiling_text(ceiling)
+                  << ".\nhost ns/out: the host's phase recurrence per output (not in the "
+                     "device time); it bounds a stream at 1/that outputs per second.\n";
+        const auto cell = [](const std::string& text, int width) {
+            return std::string(size_t(std::max(0, width - int(text.size()))), ' ') + text;
+        };
+        std::cout << cell("rate", 8) << cell("T", 5) << cell("in Gsps", 10)
+                  << cell("out Gsps", 10) << cell("GB/s", 9) << cell("%copy", 7)
+                  << cell("host ns/out", 12) << cell("host Gsps", 11) << "  check\n";
+        for (const arb_result& a : d_arbs) {
+            std::cout << cell(fmt("%.4f", a.rate), 8)
+                      << cell(std::to_string(a.taps_per_filter), 5);
+            if (!a.ok()) {
+                std::cout << "  " << a.status << ": " << a.note << "\n";
+                continue;
+            }
+            std::cout << cell(number(a.in_gsps()), 10) << cell(number(a.out_gsps()), 10)
+                      << cell(number(a.gbs()), 9)
+                      << cell(ceiling > 0 ? fmt("%.0f", 100.0 * a.gbs() / ceiling) : "-",
+                              7)
+                      << cell(fmt("%.3f", a.host_ns_per_output), 12)
+                      << cell(number(1.0 / a.host_ns_per_output), 11) << "  "
+                      << a.check.text() << "\n";
+        }
     }
 
     // ---- channel bank --------------------------------------------------------
@@ -1797,6 +2010,7 @@ private:
     std::vector<conv_cell> d_cells;
     std::deque<bank_result> d_banks;
     size_t d_rows_not_run = 0, d_cells_not_run = 0, d_banks_not_run = 0;
+    std::deque<arb_result> d_arbs;
 };
 
 } // namespace

@@ -17,9 +17,11 @@
 #include <gnuradio/wideband/opencl_buffer.h>
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,7 +40,9 @@ namespace wideband {
  * (pipelined_work) or, on device-resident edges, the engine's
  * run_in_place(),
  * settings applied between chunks, tags (input item k to output item
- * floor(k * output / input) of every output, stream_tags), start(), stop(),
+ * floor(k * output / input) of every output, stream_tags; for an engine of
+ * variable ratio GNU Radio's relative-rate placement, set_variable_rate()),
+ * start(), stop(),
  * forecast(), check_topology() and latency(). A block whose signature
  * allows several inputs gets them as one stream split by stream_to_streams
  * (see inputs_connected()).
@@ -149,6 +153,54 @@ protected:
         const size_t chunk_outputs =
             std::max<size_t>(1, max_input_items() / items.input * items.output);
         this->set_output_multiple(int(chunk_outputs));
+    }
+
+    /*!
+     * \brief For a block whose engine is of variable ratio
+     * (core::stream_engine::variable_ratio(): a resampler), constructed with
+     * items {1, 1}: \p rate output items per input item on average, from the
+     * next chunk on (call it under settings_mutex(), from the constructor or a
+     * setter). It sets GNU Radio's relative_rate, as the in-tree resamplers
+     * do (to 12 bits, see below), and the tags go where GNU Radio's
+     * propagation puts them at the exact rate
+     * (stream_tags::set_relative_rate()). Such a stream runs on one device:
+     * the block refuses several (the phase at a split point depends on the
+     * whole stream before it).
+     */
+    void set_variable_rate(float rate)
+    {
+        if (d_contexts.size() > 1)
+            throw std::invalid_argument(
+                this->name() +
+                ": runs on one device (its number of outputs per "
+                "input depends on the stream, whose phase a split "
+                "over devices would need at every split point); "
+                "give one device, not " +
+                std::to_string(d_contexts.size()));
+        // GNU Radio sizes a single-mapped output buffer (opencl_buffer) to a
+        // multiple of the relative rate's numerator and the output multiple:
+        // the exact fraction of a float rate would make that numerator
+        // enormous, so the relative rate is the rate to 12 bits, n / 2^k,
+        // and the output multiple a multiple of n. (The tags use the exact
+        // rate.)
+        uint64_t den = 1;
+        while (double(rate) * double(den) < 4096.0 && den < (uint64_t(1) << 52))
+            den *= 2;
+        uint64_t num = std::max<uint64_t>(1, uint64_t(std::llround(double(rate) * den)));
+        const uint64_t common = std::gcd(num, den);
+        num /= common;
+        den /= common;
+        this->set_relative_rate(num, den);
+        // The output multiple of the first rate: GNU Radio reads it while
+        // the flowgraph runs.
+        if (d_variable_rate == 0.0f) {
+            const double chunk_outputs = double(max_input_items()) * double(rate);
+            const uint64_t multiples = uint64_t(std::ceil(chunk_outputs / double(num)));
+            this->set_output_multiple(
+                int(std::clamp<uint64_t>(multiples * num, 1, uint64_t(1) << 30)));
+        }
+        d_variable_rate = rate;
+        d_settings_changed = true;
     }
 
     //! A new engine on \p context with the current settings (when the
@@ -348,6 +400,8 @@ private:
         if (d_stream_begins) {
             bind_ports(output_items.size());
             d_tags.restart(this->nitems_read(0), this->nitems_written(0));
+            if (d_variable_rate > 0.0f)
+                d_tags.set_relative_rate(double(d_variable_rate));
             d_stream_output_starts.clear();
             d_output_tags.clear();
             for (size_t o = 0; o < output_items.size(); ++o)
@@ -372,6 +426,8 @@ private:
             if (d_settings_changed) {
                 for (const auto& engine : d_engines)
                     apply_settings(*engine);
+                if (d_variable_rate > 0.0f)
+                    d_tags.set_relative_rate(double(d_variable_rate));
                 d_settings_changed = false;
             }
         }
@@ -517,6 +573,7 @@ private:
 
     mutable std::mutex d_settings_mutex; // the block's settings against the work thread
     bool d_settings_changed = false;
+    float d_variable_rate = 0.0f; // set_variable_rate(), 0 for a fixed ratio
 
     std::vector<std::unique_ptr<Engine>> d_engines; // one per device, while running
     std::unique_ptr<core::multi_device_pipeline> d_pipeline;

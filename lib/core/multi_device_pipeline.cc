@@ -146,6 +146,11 @@ multi_device_pipeline::multi_device_pipeline(
                  "): configure every engine alike");
     }
     const bool split = engines.size() > 1;
+    for (size_t i = 0; split && i < engines.size(); ++i)
+        if (engines[i]->variable_ratio())
+            fail("engine " + std::to_string(i) +
+                 " makes a number of outputs that depends on the stream "
+                 "(variable_ratio()): its stream runs on one device");
     for (size_t i = 0; i < engines.size(); ++i)
         d_lanes.emplace_back(new lane(contexts[i], *engines[i], depth, split));
     d_last_history = engines[0]->history_samples();

@@ -61,7 +61,8 @@ def cpp_flowgraph(path):
     FFT filter, the frequency-translating filter and the channel bank), taps
     per channel, a channel map, vector outputs, an inverse FFT with a
     window, an FFT of real vectors, a decimator's channel and flags, a
-    synthesizer's vector input, twox and channel map."""
+    synthesizer's vector input, twox and channel map, a resampler's taps given
+    and designed (empty taps)."""
 
     def block(name, block_id, **parameters):
         return dict(name=name, id=block_id, parameters=parameters,
@@ -105,6 +106,12 @@ def cpp_flowgraph(path):
                   taps="[0.5, 1.0, 0.5, 0.25]", twox="True", ch_map="[7, 0, 3]",
                   vector_input="True"),
             block("synthesizer_sink", "blocks_null_sink", type="complex", vlen="1"),
+            block("resampler_design", "wideband_pfb_arb_resampler_ccf", rrate="0.6144",
+                  taps="[]", nfilts="32", atten="80", samp_delay="0", device='""'),
+            block("resampler_list", "wideband_pfb_arb_resampler_ccf", rrate="2.5",
+                  taps="[0.5, 1.0, 0.5, 0.25]", nfilts="4", atten="100",
+                  samp_delay="0", device='""'),
+            block("resampler_sink", "blocks_null_sink", type="complex", vlen="1"),
             block("fft", "wideband_fft_vcc", fft_size="4", forward="False",
                   window="window.blackmanharris(4)", shift="True"),
             block("sink", "blocks_null_sink", type="complex", vlen="4"),
@@ -130,6 +137,9 @@ def cpp_flowgraph(path):
                      ["decimator", "0", "decimator_sink", "0"],
                      ["synthesizer_source", "0", "synthesizer", "0"],
                      ["synthesizer", "0", "synthesizer_sink", "0"],
+                     ["bank_one_list", "0", "resampler_design", "0"],
+                     ["resampler_design", "0", "resampler_list", "0"],
+                     ["resampler_list", "0", "resampler_sink", "0"],
                      ["channelizer", "0", "fft", "0"], ["fft", "0", "sink", "0"],
                      ["real_source", "0", "real_fft", "0"], ["real_fft", "0", "real_sink", "0"],
                      ["real_stream", "0", "real_filter", "0"],
@@ -205,7 +215,8 @@ class qa_grc_blocks(grc_testcase):
         source = self.path(os.path.join("cpp_templates", "cpp_templates.cpp"))
         with open(source) as f:
             code = f.read()
-        self.assertEqual(code.count("gr::wideband::"), 14)
+        self.assertEqual(code.count("gr::wideband::"), 16)
+        self.assertEqual(code.count("gr::wideband::pfb_arb_resampler_ccf::make("), 2)
         self.assertIn("gr::wideband::fft_filter_fff::make(", code)
         self.assertIn("gr::wideband::fft_vfc::make(8, true", code)
         self.assertIn("gr::wideband::pfb_synthesizer_ccf::make(", code)

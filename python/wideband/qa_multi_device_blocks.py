@@ -11,7 +11,7 @@ freq_xlating_fft_filter_ccc and channel_bank_ccc on a device string that names s
 consecutive chunks go to the devices in turn, and every output sample must
 still match the float64 reference in order, across random work() chunkings,
 settings changed while running (taps, channel map, centres), tags, and complex
-integer input.
+integer input. pfb_arb_resampler_ccf refuses several devices.
 
 ctest runs this with POCL_DEVICES="pthread pthread", which makes PoCL expose
 two CPU devices; with one device the tests skip. The streams are several chunks
@@ -340,6 +340,13 @@ class qa_multi_device_blocks(gr_unittest.TestCase):
             data = np.array(sink.data())
             self.assertEqual(len(data), count * M, form)
             qa_pfb_synthesizer_ccf.assert_same_output(data, expect, form)
+    def test_011_arb_resampler_refuses_several_devices(self):
+        """The arbitrary resampler runs on one device: its phase at a split of
+        the stream depends on all of the stream before it."""
+        self.several(wideband.fft_filter_ccc(1, [1.0], DEVICES))
+        with self.assertRaisesRegex(ValueError, "pfb_arb_resampler_ccf: runs on one "
+                                                "device .* not 2"):
+            wideband.pfb_arb_resampler_ccf(0.6144, [1.0] * 64, 32, DEVICES)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@
 #include "conv_check.h"
 #include "stream_chunks.h"
 
+#include <gnuradio/wideband/core/arb_resampler.h>
 #include <gnuradio/wideband/core/fft_filter.h>
 #include <gnuradio/wideband/core/fft_stream.h>
 #include <gnuradio/wideband/core/multi_device_pipeline.h>
@@ -579,6 +580,16 @@ BOOST_AUTO_TEST_CASE(invalid_engines_and_calls)
     check_rejected(build(contexts, { a.get(), a.get() }), { "appears twice" });
     check_rejected(build(contexts, { a.get(), decimating.get() }),
                    { "engine 1 differs", "input samples per step 3 vs 1" });
+    // Engines whose outputs per input depend on the stream are not split: the
+    // phase at a split point depends on all of the stream before it.
+    core::arb_resampler_options ro;
+    ro.rate = 0.6144f;
+    ro.taps.assign(64, 0.01f);
+    ro.max_input_samples = 700;
+    core::arb_resampler r0(contexts[0], ro), r1(contexts[1], ro);
+    check_rejected(build(contexts, { &r0, &r1 }), { "variable_ratio", "one device" });
+    core::multi_device_pipeline one({ contexts[0] }, { &r0 });
+    BOOST_TEST(one.devices() == 1u);
 
     core::multi_device_pipeline p(contexts, { a.get(), b.get() });
     BOOST_TEST(!p.oldest_ready());

@@ -14,6 +14,7 @@ void bind_edge_memory(py::module& m);
 void bind_fft_filter(py::module& m);
 void bind_fft_v(py::module& m);
 void bind_freq_xlating_fft_filter_ccc(py::module& m);
+void bind_pfb_arb_resampler_ccf(py::module& m);
 void bind_pfb_channelizer_ccf(py::module& m);
 void bind_pfb_decimator_ccf(py::module& m);
 void bind_pfb_synthesizer_ccf(py::module& m);
@@ -31,6 +32,7 @@ PYBIND11_MODULE(wideband_python, m)
     bind_fft_filter(m);
     bind_fft_v(m);
     bind_freq_xlating_fft_filter_ccc(m);
+    bind_pfb_arb_resampler_ccf(m);
     bind_pfb_channelizer_ccf(m);
     bind_pfb_decimator_ccf(m);
     bind_pfb_synthesizer_ccf(m);

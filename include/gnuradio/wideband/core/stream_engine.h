@@ -26,8 +26,10 @@ namespace core {
 // (input_sample_bytes(): complex float, or the integer samples radios deliver)
 // and writes output elements of any size, a fixed number per output step of a
 // fixed number of input samples (step(): decimating, interpolating or any
-// rational ratio). Chunks reach an engine through its own input region (run()),
-// or, on a device-resident stream, are read where they are (run_in_place()).
+// rational ratio), or a number that depends on the stream (variable_ratio(): a
+// resampler at an irrational rate). Chunks reach an engine through its own input
+// region (run()), or, on a device-resident stream, are read where they are
+// (run_in_place()).
 
 /*!
  * \brief An engine's output step: \p input input samples make \p output
@@ -59,8 +61,19 @@ public:
     virtual size_t input_sample_bytes() const { return 8; }
     //! Bytes of an output element (8: complex float).
     virtual size_t output_element_bytes() const { return 8; }
-    //! Input samples per output step and the output elements it makes.
+    /*!
+     * Input samples per output step and the output elements it makes. For an
+     * engine of variable_ratio(): {1, the most output elements one input
+     * sample can make}, a bound for buffer sizes only.
+     */
     virtual stream_ratio step() const = 0;
+    /*!
+     * \brief Whether the outputs of a call depend on the stream, not only on its
+     * length (a resampler at an irrational rate): the caller learns them from
+     * run(), output positions do not follow from input positions, and the
+     * stream cannot be split over several engines (multi_device_pipeline).
+     */
+    virtual bool variable_ratio() const { return false; }
 
     //! Where the next call's new samples go.
     virtual region input_region() const = 0;
