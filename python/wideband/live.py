@@ -1,0 +1,594 @@
+#
+# Copyright 2026 gr-wideband authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+
+"""gnuradio.wideband.live: the parts of a channelizer that runs from a receiver
+without end (wideband_channelize --source; docs/deployment.md).
+
+  * parse_source() and build_source(): the input, through GNU Radio's own
+    blocks -- soapy:ARGS (gr-soapy), uhd:ARGS (gr-uhd), osmosdr:ARGS
+    (gr-osmosdr, optional), zmq:tcp://HOST:PORT (gr-zeromq PULL, tags
+    passed) and file:PATH (played at its rate through a throttle);
+  * LossLog: the input's time line. rx_time tags (UHD gives one at the start
+    and after every overflow; a ZeroMQ sender passes its radio's) set the time
+    of an input sample; a tag whose time is later than the samples before it
+    account for is a gap of that many lost samples, one that is earlier a
+    time jump back. Our own back-pressure (the source blocked by a full
+    buffer) is counted there too. Without rx_time tags, the host clock when
+    the first sample arrived dates the stream, and gaps cannot be seen;
+  * InputMonitor: a sink beside the channelizer on the source's output that
+    reads the tags and counts the samples, without touching them;
+  * SegmentedSigMFSink: one channel's SigMF recording rolled into segments,
+    each with core:datetime, core:global_index (the stream's index of its first
+    sample: continuous across segments) and the LossLog's events as annotations;
+  * Status: a report every N seconds, on stderr and as JSON lines.
+"""
+
+import datetime
+import json
+import math
+import os
+import re
+import threading
+import time
+
+import numpy as np
+
+SIGMF_VERSION = "1.0.0"
+EXTENSION = {"name": "wideband", "version": "1.0.0", "optional": True}
+
+SOURCE_KINDS = ("soapy", "uhd", "osmosdr", "zmq", "file")
+RADIO_KINDS = ("soapy", "uhd", "osmosdr")
+# Sample formats on the wire: GNU Radio item size and the channelizer's input_type.
+FORMATS = {"fc32": (8, "fc32"), "sc16": (4, "sc16")}
+ZMQ_TIMEOUT_MS = 100
+
+
+class SourceError(Exception):
+    """A source that cannot be used as given (the message says why)."""
+
+
+class SourceSpec:
+    """--source KIND:ARGS with the radio's settings: rate (Hz), freq (Hz, or
+    None), gain (dB, or None), antenna (or None), sample_format (fc32 or
+    sc16: complex int16 where the source offers it)."""
+
+    def __init__(self, kind, args, rate, freq=None, gain=None, antenna=None,
+                 sample_format="fc32"):
+        self.kind, self.args, self.rate = kind, args, rate
+        self.freq, self.gain, self.antenna = freq, gain, antenna
+        self.sample_format = sample_format
+
+    @property
+    def itemsize(self):
+        return FORMATS[self.sample_format][0]
+
+    @property
+    def input_type(self):
+        return FORMATS[self.sample_format][1]
+
+
+def parse_source(text, rate, freq=None, gain=None, antenna=None, sample_format="fc32"):
+    """SourceSpec of 'KIND:ARGS'; raises SourceError for a malformed one."""
+    kind, sep, args = text.partition(":")
+    if not sep or kind not in SOURCE_KINDS:
+        raise SourceError("--source %r: wants KIND:ARGS, KIND one of %s"
+                          % (text, ", ".join(SOURCE_KINDS)))
+    if sample_format not in FORMATS:
+        raise SourceError("sample format %r: one of %s" % (sample_format, ", ".join(FORMATS)))
+    if rate is None or not rate > 0 or not math.isfinite(rate):
+        raise SourceError("--source %s wants --rate, the input's sample rate in Hz" % kind)
+    if kind == "osmosdr" and sample_format != "fc32":
+        raise SourceError("osmosdr gives complex float only: --source-format fc32")
+    if kind == "zmq":
+        if not re.match(r"^(tcp://[^:/\s]+:\d+|ipc://\S+)$", args):
+            raise SourceError("--source zmq:%s: wants zmq:tcp://HOST:PORT (the sender's PUSH "
+                              "socket) or zmq:ipc://PATH" % args)
+    elif kind == "file":
+        if not args:
+            raise SourceError("--source file: wants file:PATH")
+        if not os.path.isfile(args):
+            raise SourceError("--source file:%s: no such file" % args)
+        if os.path.getsize(args) % FORMATS[sample_format][0]:
+            raise SourceError("--source file:%s: not a whole number of %s samples"
+                              % (args, sample_format))
+    if kind not in RADIO_KINDS and (gain is not None or antenna is not None):
+        raise SourceError("--gain and --antenna go to a radio (soapy, uhd, osmosdr), "
+                          "not to a %s source" % kind)
+    return SourceSpec(kind, args, float(rate), freq, gain, antenna, sample_format)
+
+
+class Recipe:
+    """How a source block is made: module (under gnuradio, or top level for
+    osmosdr), factory (a name in it), args of the factory, then calls
+    [(method, args)] on the block. Built by build(); inspected by the tests."""
+
+    def __init__(self, module, factory, args, calls, package):
+        self.module, self.factory, self.args, self.calls = module, factory, args, calls
+        self.package = package  # what provides the module, for the error message
+
+    def import_module(self):
+        import importlib
+        try:
+            if self.module == "osmosdr":
+                return importlib.import_module("osmosdr")
+            return importlib.import_module("gnuradio." + self.module)
+        except ImportError as e:
+            raise SourceError("%s sources need %s, which is not installed here (%s)"
+                              % (self.module, self.package, e))
+
+    def build(self):
+        mod = self.import_module()
+        try:
+            if self.factory == "usrp_source":
+                args = (self.args[0], mod.stream_args(**self.args[1]))
+            else:
+                args = self.args
+            block = getattr(mod, self.factory)(*args)
+            for method, margs in self.calls:
+                getattr(block, method)(*margs)
+        except (RuntimeError, ValueError, KeyError, LookupError) as e:
+            raise SourceError("cannot open the %s source %r: %s"
+                              % (self.module, self.args[0], " ".join(str(e).split())))
+        return block
+
+
+def recipe(spec):
+    """The Recipe of a radio's source block for spec (soapy, uhd, osmosdr)."""
+    if spec.kind == "soapy":
+        # gr-soapy 3.10: source(device, type, nchan, dev_args, stream_args,
+        # tune_args, other_settings); the device string holds driver=...
+        calls = [("set_sample_rate", (0, spec.rate))]
+        if spec.freq is not None:
+            calls.append(("set_frequency", (0, spec.freq)))
+        if spec.gain is not None:
+            calls += [("set_gain_mode", (0, False)), ("set_gain", (0, spec.gain))]
+        if spec.antenna is not None:
+            calls.append(("set_antenna", (0, spec.antenna)))
+        return Recipe("soapy", "source", (spec.args, spec.sample_format, 1, "", "", [""], [""]),
+                      calls, "gr-soapy (GNU Radio's soapy component)")
+    if spec.kind == "uhd":
+        # sc16: complex int16 on the host side as on the wire.
+        calls = [("set_samp_rate", (spec.rate,))]
+        if spec.freq is not None:
+            calls.append(("set_center_freq", (spec.freq, 0)))
+        if spec.gain is not None:
+            calls.append(("set_gain", (spec.gain, 0)))
+        if spec.antenna is not None:
+            calls.append(("set_antenna", (spec.antenna, 0)))
+        return Recipe("uhd", "usrp_source",
+                      (spec.args, {"cpu_format": spec.sample_format, "otw_format": "sc16",
+                                   "channels": [0]}),
+                      calls, "gr-uhd (GNU Radio's uhd component)")
+    if spec.kind == "osmosdr":
+        calls = [("set_sample_rate", (spec.rate,))]
+        if spec.freq is not None:
+            calls.append(("set_center_freq", (spec.freq, 0)))
+        if spec.gain is not None:
+            calls += [("set_gain_mode", (False, 0)), ("set_gain", (spec.gain, 0))]
+        if spec.antenna is not None:
+            calls.append(("set_antenna", (spec.antenna, 0)))
+        return Recipe("osmosdr", "source", (spec.args,), calls,
+                      "gr-osmosdr (Debian package gr-osmosdr; an optional dependency)")
+    raise ValueError("no radio recipe for %s" % spec.kind)
+
+
+def build_source(spec):
+    """(first, last, rx_time) of the GNU Radio blocks producing spec's
+    samples (items of spec.itemsize); rx_time: whether the source may tag
+    rx_time (UHD; a ZeroMQ sender that passes its radio's tags)."""
+    from gnuradio import blocks
+    if spec.kind in RADIO_KINDS:
+        block = recipe(spec).build()
+        return block, block, spec.kind == "uhd"
+    if spec.kind == "zmq":
+        from gnuradio import zeromq
+        try:
+            block = zeromq.pull_source(spec.itemsize, 1, spec.args, ZMQ_TIMEOUT_MS, True, -1)
+        except RuntimeError as e:
+            raise SourceError("cannot connect to %s: %s" % (spec.args, e))
+        return block, block, True
+    src = blocks.file_source(spec.itemsize, spec.args, False)
+    throttle = blocks.throttle(spec.itemsize, spec.rate, True)
+    return src, throttle, False
+
+
+# ---------------------------------------------------------------------------
+# The input's time line and what it lost
+# ---------------------------------------------------------------------------
+
+
+class Event:
+    """A loss or discontinuity at input sample index: kind ("gap",
+    "time_jump_back", "backpressure"), lost (samples, 0 if unknown), host
+    (host clock, Unix seconds, when it was seen) and comment."""
+
+    def __init__(self, kind, index, lost, host, comment):
+        self.kind, self.index, self.lost, self.host, self.comment = \
+            kind, index, lost, host, comment
+
+    def as_dict(self):
+        return {"kind": self.kind, "index": self.index, "lost": self.lost,
+                "host_time": iso(self.host), "comment": self.comment}
+
+
+class LossLog:
+    """The input stream's time line (input sample index -> time) and its
+    events, shared by the monitor (which writes) and the sinks and status
+    (which read) across GNU Radio's threads."""
+
+    def __init__(self, rate, tolerance=1):
+        self.rate = float(rate)
+        self.tolerance = tolerance  # samples of disagreement taken as rounding
+        self.lock = threading.Lock()
+        self.refs = []  # [(index, secs, frac)]: rx_time tags, in order
+        self.host_start = None  # host clock when the first sample arrived
+        self.seen = 0  # input samples the monitor has passed
+        self.events = []
+        self.lost = 0
+
+    @property
+    def time_source(self):
+        return "rx_time" if self.refs else "host clock"
+
+    def first_samples(self, host_now):
+        with self.lock:
+            if self.host_start is None:
+                self.host_start = host_now
+
+    def advance(self, seen):
+        with self.lock:
+            self.seen = seen
+
+    def on_rx_time(self, index, secs, frac, host_now=None):
+        """An rx_time tag: input sample index was taken at secs + frac."""
+        host_now = time.time() if host_now is None else host_now
+        with self.lock:
+            if self.refs:
+                i0, s0, f0 = self.refs[-1]
+                # In samples, exactly enough: whole seconds as integers.
+                late = round(((secs - s0) + (frac - f0)) * self.rate) - (index - i0)
+                if late > self.tolerance:
+                    self._add(Event("gap", index, late, host_now,
+                                    "%d input samples lost before input sample %d (rx_time "
+                                    "%s)" % (late, index, iso(secs + frac))))
+                elif late < -self.tolerance:
+                    self._add(Event("time_jump_back", index, 0, host_now,
+                                    "rx_time went back by %d samples at input sample %d (%s)"
+                                    % (-late, index, iso(secs + frac))))
+            self.refs.append((index, int(secs), float(frac)))
+
+    def add(self, kind, index, lost, comment, host_now=None):
+        with self.lock:
+            self._add(Event(kind, index, lost, time.time() if host_now is None else host_now,
+                            comment))
+
+    def _add(self, event):
+        self.events.append(event)
+        self.lost += event.lost
+
+    def time_of(self, index):
+        """Unix time (secs, frac) of input sample index: from the last rx_time
+        tag at or before it (the first one for samples before it), else from
+        the host clock when the first sample arrived; None before that."""
+        with self.lock:
+            ref = None
+            for r in self.refs:
+                if r[0] <= index or ref is None:
+                    ref = r
+                if r[0] > index:
+                    break
+            if ref is None:
+                if self.host_start is None:
+                    return None
+                ref = (0, int(self.host_start), self.host_start - int(self.host_start))
+        i0, s0, f0 = ref
+        t = f0 + (index - i0) / self.rate
+        whole = math.floor(t)
+        return s0 + whole, t - whole
+
+    def events_in(self, first, end):
+        """The events at input indices first <= index < end."""
+        with self.lock:
+            return [e for e in self.events if first <= e.index < end]
+
+    def snapshot(self):
+        with self.lock:
+            return self.seen, len(self.events), self.lost
+
+
+def iso(t):
+    """ISO 8601 UTC with microseconds of Unix time t (float, or (secs, frac))."""
+    if isinstance(t, tuple):
+        secs, frac = t
+    else:
+        secs = math.floor(t)
+        frac = t - secs
+    micro = int(round(frac * 1e6))
+    if micro >= 1000000:
+        secs, micro = secs + 1, micro - 1000000
+    d = datetime.datetime.fromtimestamp(secs, datetime.timezone.utc).replace(microsecond=micro)
+    return d.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def rx_time_value(value):
+    """(secs, frac) of an rx_time tag's value (pmt tuple of uint64, double)."""
+    from gnuradio import gr  # noqa: F401 (pmt comes with it)
+    import pmt
+    return int(pmt.to_uint64(pmt.tuple_ref(value, 0))), float(pmt.to_double(
+        pmt.tuple_ref(value, 1)))
+
+
+def make_monitor(itemsize, loss):
+    """InputMonitor for items of itemsize bytes (8: fc32, 4: sc16)."""
+    from gnuradio import gr
+    import pmt
+
+    rx_time = pmt.intern("rx_time")
+
+    class InputMonitor(gr.sync_block):
+        """Sink beside the channelizer: reads rx_time tags, counts samples."""
+
+        def __init__(self):
+            gr.sync_block.__init__(self, "wideband_input_monitor",
+                                   [np.complex64 if itemsize == 8 else np.uint32], [])
+
+        def work(self, input_items, output_items):
+            n = len(input_items[0])
+            start = self.nitems_read(0)
+            if start == 0 and n:
+                loss.first_samples(time.time())
+            for tag in self.get_tags_in_window(0, 0, n, rx_time):
+                secs, frac = rx_time_value(tag.value)
+                loss.on_rx_time(tag.offset, secs, frac)
+            loss.advance(start + n)
+            return n
+
+    return InputMonitor()
+
+
+# ---------------------------------------------------------------------------
+# Segmented SigMF recordings
+# ---------------------------------------------------------------------------
+
+
+class SegmentWriter:
+    """One channel's recording in segments: BASE-NNNNNN.sigmf-data and
+    .sigmf-meta, segment_samples samples each (the last one shorter).
+
+    Channel sample k stands for input sample k * decimation: its time and
+    the events there come from loss (LossLog). A segment's metadata is written
+    once the monitor has passed the segment's end in the input (no later event
+    can fall in it) or at close(); its data file is written as the samples
+    come. Thread: GNU Radio's, one per channel (write), the main one (close)."""
+
+    def __init__(self, folder, base, sample_rate, frequency, decimation, segment_samples,
+                 loss, description, recorder):
+        self.folder, self.base = folder, base
+        self.sample_rate, self.frequency = sample_rate, frequency
+        self.decimation, self.segment_samples = decimation, segment_samples
+        self.loss, self.description, self.recorder = loss, description, recorder
+        self.written = 0  # channel samples so far
+        self.segment = 0  # number of the current segment
+        self.file = None
+        self.pending = []  # segments closed, metadata not yet written: (number, start, count)
+        self.paths = []  # (meta, data) of every segment written
+        self.power_sum, self.power_count = 0.0, 0
+        self.lock = threading.Lock()
+
+    def name(self, number):
+        return os.path.join(self.folder, "%s-%06d" % (self.base, number))
+
+    def write(self, samples):
+        """Appends samples (complex64), rolling segments at their boundaries."""
+        with self.lock:
+            pos = 0
+            while pos < len(samples):
+                start = self.segment * self.segment_samples
+                if self.file is None:
+                    self.file = open(self.name(self.segment) + ".sigmf-data", "wb")
+                room = start + self.segment_samples - self.written
+                piece = samples[pos:pos + room]
+                self.file.write(piece.tobytes())
+                self.written += len(piece)
+                pos += len(piece)
+                if self.written == start + self.segment_samples:
+                    self._close_segment()
+            if len(samples):
+                self.power_sum += float(np.vdot(samples, samples).real)
+                self.power_count += len(samples)
+            self._write_ready(final=False)
+
+    def _close_segment(self):
+        self.file.close()
+        self.file = None
+        start = self.segment * self.segment_samples
+        self.pending.append((self.segment, start, self.written - start))
+        self.segment += 1
+
+    def _write_ready(self, final):
+        seen = self.loss.snapshot()[0]
+        while self.pending:
+            number, start, count = self.pending[0]
+            if not final and seen < (start + count) * self.decimation:
+                break
+            self._write_meta(number, start, count, last=final and len(self.pending) == 1)
+            self.pending.pop(0)
+
+    def _write_meta(self, number, start, count, last):
+        """last: the recording's last segment, which takes the events after its
+        last sample as well (at its last sample)."""
+        d = self.decimation
+        t = self.loss.time_of(start * d)
+        capture = {"core:sample_start": 0, "core:global_index": start,
+                   "core:frequency": self.frequency}
+        if t is not None:
+            capture["core:datetime"] = iso(t)
+        annotations = []
+        end = (start + count) * d if not last else 1 << 62
+        for e in self.loss.events_in(start * d, end):
+            annotations.append({
+                "core:sample_start": min(e.index // d - start, max(count - 1, 0)),
+                "core:label": e.kind,
+                "core:comment": "%s (host clock %s)" % (e.comment, iso(e.host)),
+                "wideband:input_index": e.index,
+                "wideband:lost_samples": e.lost,
+            })
+        meta = {
+            "global": {
+                "core:datatype": "cf32_le",
+                "core:sample_rate": self.sample_rate,
+                "core:version": SIGMF_VERSION,
+                "core:num_channels": 1,
+                "core:description": "%s; segment %d; core:datetime from %s" % (
+                    self.description, number, self.loss.time_source),
+                "core:recorder": self.recorder,
+                "core:extensions": [EXTENSION],
+                "wideband:time_source": self.loss.time_source,
+                "wideband:segment": number,
+                "wideband:decimation": d,
+            },
+            "captures": [capture],
+            "annotations": annotations,
+        }
+        path = self.name(number) + ".sigmf-meta"
+        with open(path + ".tmp", "w", encoding="utf-8") as f:
+            json.dump(meta, f, indent=2)
+            f.write("\n")
+        os.replace(path + ".tmp", path)
+        self.paths.append((path, self.name(number) + ".sigmf-data"))
+
+    def close(self):
+        """Closes the current segment and writes every metadata file left."""
+        with self.lock:
+            if self.file is not None:
+                self._close_segment()
+            self._write_ready(final=True)
+
+    def take_power(self):
+        """Mean |x|^2 since the last call (None if no samples)."""
+        with self.lock:
+            s, n = self.power_sum, self.power_count
+            self.power_sum, self.power_count = 0.0, 0
+        return s / n if n else None
+
+
+def make_sink(writer):
+    """A GNU Radio sink of complex64 items writing them through writer."""
+    from gnuradio import gr
+
+    class SegmentedSigMFSink(gr.sync_block):
+        def __init__(self):
+            gr.sync_block.__init__(self, "wideband_segmented_sigmf_sink", [np.complex64], [])
+            self.writer = writer
+
+        def work(self, input_items, output_items):
+            self.writer.write(input_items[0])
+            return len(input_items[0])
+
+    return SegmentedSigMFSink()
+
+
+def segment_samples(sample_rate, seconds=None, nbytes=None):
+    """Channel samples per segment from --segment-seconds or --segment-bytes
+    (8 bytes per cf32 sample); at least 1."""
+    if seconds is not None:
+        return max(1, int(round(seconds * sample_rate)))
+    if nbytes is not None:
+        return max(1, int(nbytes) // 8)
+    raise ValueError("segment_samples wants seconds or nbytes")
+
+
+# ---------------------------------------------------------------------------
+# Status
+# ---------------------------------------------------------------------------
+
+
+class Status:
+    """A report every interval seconds: input samples and the rate achieved
+    against nominal, per-channel power, lost samples and events, our own
+    back-pressure, the channelizer's time per work call (GNU Radio's
+    performance counters, when on). Lines on stream (stderr); JSON lines to
+    json_file and a ZeroMQ PUB socket (pub) when given."""
+
+    def __init__(self, nominal_rate, loss, writers, keys, interval, stream=None,
+                 json_file=None, pub=None, chan=None):
+        self.nominal, self.loss = nominal_rate, loss
+        self.writers, self.keys, self.interval = writers, keys, interval
+        self.stream, self.json_file, self.pub, self.chan = stream, json_file, pub, chan
+        self.t_last = None
+        self.seen_last = 0
+        self.backpressure_s = 0.0
+        self.held = None  # since when (monotonic) the source's buffer is full
+
+    def poll_backpressure(self, now, fullness, index):
+        """Our own back-pressure: fullness (0..1) of the source's output
+        buffer (GNU Radio's performance counter), index the source's samples
+        so far. A full buffer holds the source back (a radio then overflows);
+        each episode (from 95% full until below 50%) is an event of the
+        LossLog, its time counted in backpressure_s."""
+        if self.held is None and fullness >= 0.95:
+            self.held = now
+            self.loss.add("backpressure", index, 0,
+                          "input buffer full from input sample %d: the source was held back "
+                          "(a radio overflows; its rx_time then shows the gap)" % index)
+        elif self.held is not None:
+            self.backpressure_s += now - self.held
+            self.held = now if fullness >= 0.5 else None
+
+    def due(self, now):
+        if self.t_last is None:
+            self.t_last = now
+            return False
+        return now - self.t_last >= self.interval
+
+    def report(self, now, final=False):
+        seen, nevents, lost = self.loss.snapshot()
+        dt = max(now - (self.t_last if self.t_last is not None else now), 1e-9)
+        rate = (seen - self.seen_last) / dt
+        self.t_last, self.seen_last = now, seen
+        powers = {}
+        for key, w in zip(self.keys, self.writers):
+            p = w.take_power()
+            powers[str(key)] = None if p is None else round(10 * math.log10(p), 2) \
+                if p > 0 else float("-inf")
+        work_ms = None
+        if self.chan is not None:
+            try:
+                from gnuradio import gr
+                work_ms = self.chan.pc_work_time_avg() / gr.high_res_timer_tps() * 1e3
+            except (AttributeError, RuntimeError):
+                work_ms = None
+        record = {
+            "time": iso(time.time()), "final": final,
+            "input_samples": seen, "input_rate": rate, "nominal_rate": self.nominal,
+            "rate_ratio": rate / self.nominal, "lost_samples": lost, "events": nevents,
+            "backpressure_s": round(self.backpressure_s, 3),
+            "time_source": self.loss.time_source,
+            "work_ms_per_call": work_ms, "power_db": powers,
+        }
+        if self.stream is not None:
+            shown = ", ".join("%s %s" % (k, "-" if v is None else "%.1f" % v)
+                              for k, v in list(powers.items())[:8])
+            self.stream.write(
+                "status: %s input samples, %.3f Msamples/s (%.1f%% of nominal), lost %d "
+                "(%d events), back-pressure %.1f s%s; power dB: %s%s\n" % (
+                    seen, rate / 1e6, 100 * rate / self.nominal, lost, nevents,
+                    self.backpressure_s,
+                    "" if work_ms is None else ", %.2f ms per channelizer call" % work_ms,
+                    shown, ", ..." if len(powers) > 8 else ""))
+            self.stream.flush()
+        line = json.dumps(record, allow_nan=False if all(
+            v is None or math.isfinite(v) for v in powers.values()) else True)
+        if self.json_file is not None:
+            self.json_file.write(line + "\n")
+            self.json_file.flush()
+        if self.pub is not None:
+            import zmq
+            try:
+                self.pub.send_string(line, zmq.NOBLOCK)
+            except zmq.Again:
+                pass  # PUB drops for slow subscribers; the next report follows
+        return record
