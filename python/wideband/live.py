@@ -315,7 +315,6 @@ def iso(t):
 
 def rx_time_value(value):
     """(secs, frac) of an rx_time tag's value (pmt tuple of uint64, double)."""
-    from gnuradio import gr  # noqa: F401 (pmt comes with it)
     import pmt
     return int(pmt.to_uint64(pmt.tuple_ref(value, 0))), float(pmt.to_double(
         pmt.tuple_ref(value, 1)))
@@ -508,7 +507,7 @@ def segment_samples(sample_rate, seconds=None, nbytes=None):
 
 class Status:
     """A report every interval seconds: input samples and the rate achieved
-    against nominal, per-channel power, lost samples and events, our own
+    against nominal, per-channel power and samples written, lost samples and events, our own
     back-pressure, the channelizer's time per work call (GNU Radio's
     performance counters, when on). Lines on stream (stderr); JSON lines to
     json_file and a ZeroMQ PUB socket (pub) when given."""
@@ -549,8 +548,9 @@ class Status:
         dt = max(now - (self.t_last if self.t_last is not None else now), 1e-9)
         rate = (seen - self.seen_last) / dt
         self.t_last, self.seen_last = now, seen
-        powers = {}
+        powers, written = {}, {}
         for key, w in zip(self.keys, self.writers):
+            written[str(key)] = w.written
             p = w.take_power()
             powers[str(key)] = None if p is None else round(10 * math.log10(p), 2) \
                 if p > 0 else float("-inf")
@@ -567,7 +567,7 @@ class Status:
             "rate_ratio": rate / self.nominal, "lost_samples": lost, "events": nevents,
             "backpressure_s": round(self.backpressure_s, 3),
             "time_source": self.loss.time_source,
-            "work_ms_per_call": work_ms, "power_db": powers,
+            "work_ms_per_call": work_ms, "power_db": powers, "channel_samples": written,
         }
         if self.stream is not None:
             shown = ", ".join("%s %s" % (k, "-" if v is None else "%.1f" % v)

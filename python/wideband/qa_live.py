@@ -303,6 +303,7 @@ class qa_status(gr_unittest.TestCase):
         self.assertEqual(rec["backpressure_s"], 1.0)
         self.assertAlmostEqual(rec["power_db"]["a"], -20.0, places=3)  # |0.1|^2
         self.assertIsNone(rec["power_db"]["b"])  # taken by a
+        self.assertEqual(rec["channel_samples"], {"a": 10, "b": 10})
         self.assertEqual(json.loads(js.getvalue()), rec)
         self.assertRegex(err.getvalue(), r"^status: 500000 input samples, 0\.200 Msamples/s "
                                          r"\(20\.0% of nominal\), lost 500 \(2 events\)")
