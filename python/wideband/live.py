@@ -513,11 +513,11 @@ class Status:
     json_file and a ZeroMQ PUB socket (pub) when given."""
 
     def __init__(self, nominal_rate, loss, writers, keys, interval, stream=None,
-                 json_file=None, pub=None, chan=None):
+                 json_file=None, pub=None, chan=None, start=None):
         self.nominal, self.loss = nominal_rate, loss
         self.writers, self.keys, self.interval = writers, keys, interval
         self.stream, self.json_file, self.pub, self.chan = stream, json_file, pub, chan
-        self.t_last = None
+        self.t_last = start  # monotonic time the first interval starts (None: at due())
         self.seen_last = 0
         self.backpressure_s = 0.0
         self.held = None  # since when (monotonic) the source's buffer is full
