@@ -1141,10 +1141,18 @@ class Live(Case):
                                    self.path("x.npy"), self.path("tags.json")])
         self.addCleanup(lambda: (sender.kill(), sender.wait(30)))
         out_port = consecutive_free_ports(2)
+        # The status also on a PUB socket, for a monitoring system.
+        import zmq
+        status_port = consecutive_free_ports(1)
+        sub = zmq.Context.instance().socket(zmq.SUB)
+        self.addCleanup(sub.close, 0)
+        sub.setsockopt_string(zmq.SUBSCRIBE, "")
+        sub.connect("tcp://127.0.0.1:%d" % status_port)
         app = self.start_app("--source", "zmq:tcp://127.0.0.1:%d" % port, "--rate", rate,
                              "--freq", "100M", "-c", self.M, "-l", "0,1", "-o", self.path("out"),
                              "--segment-seconds", 0.1, "--zmq", "tcp://127.0.0.1:%d" % out_port,
-                             "--status-interval", 0.5, "--status-json", self.path("st.json"))
+                             "--status-interval", 0.5, "--status-json", self.path("st.json"),
+                             "--status-zmq", "tcp://127.0.0.1:%d" % status_port)
         # Consumers of the channels (the app waits for them: nothing dropped).
         from gnuradio import blocks, gr, zeromq
         tb = gr.top_block()
@@ -1174,6 +1182,11 @@ class Live(Case):
             final = json.loads(f.read().splitlines()[-1])
         self.assertTrue(final["final"])
         self.assertEqual((final["lost_samples"], final["events"]), (gap, 1))
+        published = []
+        while sub.poll(2000):
+            published.append(json.loads(sub.recv_string()))
+        self.assertTrue(published)
+        self.assertEqual(published[-1], final)
         seg = 25000  # 0.1 s at 250 ksamples/s
         for c in (0, 1):
             metas, x = self.segments(self.path("out"), "zmq_ch%04d" % c)

@@ -552,8 +552,8 @@ class Status:
         for key, w in zip(self.keys, self.writers):
             written[str(key)] = w.written
             p = w.take_power()
-            powers[str(key)] = None if p is None else round(10 * math.log10(p), 2) \
-                if p > 0 else float("-inf")
+            # Strict JSON has no -Infinity: all-zero samples are null as well.
+            powers[str(key)] = round(10 * math.log10(p), 2) if p else None
         work_ms = None
         if self.chan is not None:
             try:
@@ -580,8 +580,7 @@ class Status:
                     "" if work_ms is None else ", %.2f ms per channelizer call" % work_ms,
                     shown, ", ..." if len(powers) > 8 else ""))
             self.stream.flush()
-        line = json.dumps(record, allow_nan=False if all(
-            v is None or math.isfinite(v) for v in powers.values()) else True)
+        line = json.dumps(record, allow_nan=False)
         if self.json_file is not None:
             self.json_file.write(line + "\n")
             self.json_file.flush()
