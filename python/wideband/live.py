@@ -23,7 +23,9 @@ without end (wideband_channelize --source; docs/deployment.md).
   * SegmentedSigMFSink: one channel's SigMF recording rolled into segments,
     each with core:datetime, core:global_index (the stream's index of its first
     sample: continuous across segments) and the LossLog's events as annotations;
-  * Status: a report every N seconds, on stderr and as JSON lines.
+  * Status: a report every N seconds, on stderr and as JSON lines;
+  * Station: the flowgraph of these around a channelizer, run until the source
+    ends or SIGINT/SIGTERM, every recording then closed with its metadata.
 """
 
 import datetime
@@ -46,7 +48,11 @@ FORMATS = {"fc32": (8, "fc32"), "sc16": (4, "sc16")}
 ZMQ_TIMEOUT_MS = 100
 
 
-class SourceError(Exception):
+class LiveError(Exception):
+    """A live run that cannot go on as asked (the message says why)."""
+
+
+class SourceError(LiveError):
     """A source that cannot be used as given (the message says why)."""
 
 
@@ -513,11 +519,11 @@ class Status:
     json_file and a ZeroMQ PUB socket (pub) when given."""
 
     def __init__(self, nominal_rate, loss, writers, keys, interval, stream=None,
-                 json_file=None, pub=None, chan=None, start=None):
+                 json_file=None, pub=None, chan=None):
         self.nominal, self.loss = nominal_rate, loss
         self.writers, self.keys, self.interval = writers, keys, interval
         self.stream, self.json_file, self.pub, self.chan = stream, json_file, pub, chan
-        self.t_last = start  # monotonic time the first interval starts (None: at due())
+        self.t_last = None  # monotonic time the interval began (None: at the first due())
         self.seen_last = 0
         self.backpressure_s = 0.0
         self.held = None  # since when (monotonic) the source's buffer is full
@@ -591,3 +597,133 @@ class Status:
             except zmq.Again:
                 pass  # PUB drops for slow subscribers; the next report follows
         return record
+
+
+def open_status_outputs(json_path=None, zmq_endpoint=None):
+    """(file, PUB socket) for Status: json_path opened to append, a ZeroMQ
+    PUB socket bound to zmq_endpoint; None for those not given."""
+    json_file = pub = None
+    try:
+        if json_path:
+            json_file = open(json_path, "a", encoding="utf-8")
+    except OSError as e:
+        raise LiveError("status file %s: %s" % (json_path, e.strerror or e))
+    if zmq_endpoint:
+        try:
+            import zmq
+            pub = zmq.Context.instance().socket(zmq.PUB)
+            pub.bind(zmq_endpoint)
+        except Exception as e:  # ImportError, zmq.ZMQError
+            raise LiveError("status on ZeroMQ %s: %s" % (zmq_endpoint, e))
+    return json_file, pub
+
+
+# ---------------------------------------------------------------------------
+# The station: source -> channelizer -> recordings, until stopped
+# ---------------------------------------------------------------------------
+
+
+class StopRequest:
+    """SIGINT and SIGTERM: a flag the run's loop reads (the flowgraph is then
+    stopped and every recording closed), not an exception."""
+
+    def __init__(self):
+        import signal
+        self.signal = None
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self.on_signal)
+
+    def on_signal(self, signum, frame):
+        import signal
+        self.signal = signal.Signals(signum).name
+
+
+class Channel:
+    """One output of the channelizer as the station records it: key (its name
+    in the status), base (file name), sample_rate, frequency, description."""
+
+    def __init__(self, key, base, sample_rate, frequency, description):
+        self.key, self.base, self.description = key, base, description
+        self.sample_rate, self.frequency = sample_rate, frequency
+
+
+class Station:
+    """source (spec) -> block (a channelizer whose output i is channels[i]) ->
+    a SegmentWriter per output, and extra_sinks[i] (a ZeroMQ PUSH socket, say)
+    on output i, beside the input monitor."""
+
+    POLL_SECONDS = 0.05
+    STOP_SECONDS = 10
+
+    def __init__(self, spec, block, channels, folder, recorder, segment_seconds=None,
+                 segment_bytes=None, extra_sinks=()):
+        from gnuradio import gr
+        # GNU Radio's performance counters (work time, buffer fullness) are
+        # read from the environment when the flowgraph starts (prefs.set_bool
+        # is not).
+        os.environ.setdefault("GR_CONF_PERFCOUNTERS_ON", "True")
+        self.spec, self.block, self.channels = spec, block, channels
+        self.first, self.last, _ = build_source(spec)
+        self.loss = LossLog(spec.rate)
+        self.writers = [SegmentWriter(
+            folder, ch.base, ch.sample_rate, ch.frequency, int(round(spec.rate / ch.sample_rate)),
+            segment_samples(ch.sample_rate, segment_seconds, segment_bytes), self.loss,
+            ch.description, recorder) for ch in channels]
+        # Python blocks: referenced here for as long as the flowgraph runs.
+        self.sinks = [make_sink(w) for w in self.writers]
+        self.monitor = make_monitor(spec.itemsize, self.loss)
+        self.tb = tb = gr.top_block("wideband_station")
+        if self.first is not self.last:
+            tb.connect(self.first, self.last)
+        tb.connect(self.last, block)
+        tb.connect(self.last, self.monitor)
+        for i, sink in enumerate(self.sinks):
+            tb.connect((block, i), sink)
+        for i, sink in enumerate(extra_sinks):
+            tb.connect((block, i), sink)
+
+    def run(self, status, failure, log):
+        """Runs until the source ends or SIGINT/SIGTERM, or failure() (a
+        callable) says why it cannot go on; reports status, log(line) each
+        event. Then stops the flowgraph and closes every recording. Returns
+        (the signal's name or None, the failure or None, the final status);
+        stuck tells whether the flowgraph's threads failed to stop."""
+        stop = StopRequest()
+        shown = 0
+        failed = None
+        tb = self.tb
+        status.t_last = time.monotonic()  # the source streams from tb.start()
+        tb.start()
+        waiter = threading.Thread(target=tb.wait, daemon=True)
+        waiter.start()
+        try:
+            while waiter.is_alive() and stop.signal is None:
+                waiter.join(self.POLL_SECONDS)
+                now = time.monotonic()
+                try:
+                    fullness = self.last.pc_output_buffers_full(0)
+                except (AttributeError, RuntimeError):
+                    fullness = 0.0
+                status.poll_backpressure(now, fullness, self.last.nitems_written(0))
+                for e in self.loss.events[shown:]:
+                    log("%s at input sample %d (%s): %s" % (e.kind, e.index, iso(e.host),
+                                                             e.comment))
+                    shown += 1
+                if status.interval and status.due(now):
+                    status.report(now)
+                failed = failure()
+                if failed:
+                    break
+        finally:
+            tb.stop()
+            waiter.join(self.STOP_SECONDS)
+            for w in self.writers:
+                w.close()
+            for e in self.loss.events[shown:]:
+                log("%s at input sample %d (%s): %s" % (e.kind, e.index, iso(e.host),
+                                                         e.comment))
+            record = status.report(time.monotonic(), final=True)
+        self.stuck = waiter.is_alive()  # GNU Radio's threads would keep the process
+        if self.stuck and not failed:
+            failed = "the flowgraph did not stop within %d s" % self.STOP_SECONDS
+        return stop.signal, failed or failure(), record

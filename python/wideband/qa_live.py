@@ -273,6 +273,38 @@ class qa_segments(gr_unittest.TestCase):
         np.testing.assert_array_equal(np.concatenate(data), x)
 
 
+class qa_station(gr_unittest.TestCase):
+
+    def test_file_to_its_end(self):
+        """A Station around a stand-in channelizer (keep one in 2: D = 2)."""
+        d = tempfile.mkdtemp(prefix="qa_live_")
+        try:
+            x = (np.arange(40000) * (1 - 1j)).astype(np.complex64)
+            x.tofile(os.path.join(d, "in.cf32"))
+            spec = live.parse_source("file:" + os.path.join(d, "in.cf32"), 200e3)
+            os.mkdir(os.path.join(d, "out"))
+            station = live.Station(spec, blocks.keep_one_in_n(gr.sizeof_gr_complex, 2),
+                                   [live.Channel("a", "a", 100e3, 5e6, "stand-in")],
+                                   os.path.join(d, "out"), "qa", segment_seconds=0.05)
+            js = io.StringIO()
+            status = live.Status(200e3, station.loss, station.writers, ["a"], 0.05,
+                                 json_file=js)
+            lines = []
+            signal, failure, record = station.run(status, lambda: None, lines.append)
+            self.assertEqual((signal, failure, station.stuck), (None, None, False))
+            self.assertEqual(lines, [])
+            self.assertEqual((record["input_samples"], record["final"]), (40000, True))
+            self.assertEqual(record["channel_samples"], {"a": 20000})
+            self.assertGreater(len(js.getvalue().splitlines()), 1)  # reports while running
+            w = station.writers[0]
+            self.assertEqual(w.decimation, 2)
+            self.assertEqual(len(w.paths), 4)  # 5000 samples each
+            y = np.concatenate([np.fromfile(p, np.complex64) for _, p in w.paths])
+            np.testing.assert_array_equal(y, x[1::2])
+        finally:
+            shutil.rmtree(d)
+
+
 class qa_status(gr_unittest.TestCase):
 
     def test_report(self):
