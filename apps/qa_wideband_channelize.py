@@ -1229,8 +1229,14 @@ class Live(Case):
                              "--status-json", self.path("st.json"))
         # Two segments of 20000 samples done in each channel.
         self.wait_status(app, self.path("st.json"), lambda r: all(
+            v >= 30000 for v in r["channel_samples"].values()))
+        # The uniform channelizer's list cannot change: said, and the run goes on.
+        app.send_signal(signal.SIGHUP)
+        self.wait_status(app, self.path("st.json"), lambda r: all(
             v >= 50000 for v in r["channel_samples"].values()))
         out, err = self.stop_app(app, signal.SIGTERM)
+        self.assertIn("SIGHUP: ignored: the channel list of the uniform channelizer cannot "
+                      "change while it runs", err)
         # No loss; back-pressure events (the channelizer, on a loaded CPU,
         # behind the file's rate) are possible.
         stopped = re.search(r"stopped: +by SIGTERM; \d+ input samples, 0 lost in (\d+) events "
@@ -1294,6 +1300,56 @@ class Live(Case):
             ref = np.fromfile(self.path("batch", name + ".sigmf-data"), np.complex64)
             self.assertEqual(len(y), len(ref))
             self.assertLess(relative_l2(y, ref), 1e-5, name)
+
+    def test_channel_bank_retuned_on_sighup(self):
+        """SIGHUP reloads the plan: the channel whose centre changed is retuned
+        where the bank's freq tag says, a new segment starts there with the new
+        centre and a retune annotation; the other channel goes on untouched."""
+        import signal
+        rate, n = 1e6, 2000000
+        x = self.signal(n, seed=13)  # the carrier at +250 kHz
+        raw = self.path("iq.cf32")
+        x.tofile(raw)
+        plan = self.path("plan.csv")
+        with open(plan, "w") as f:
+            f.write("name,offset,rate\nup,250k,50k\nmid,0,100k\n")
+        app = self.start_app("--source", "file:" + raw, "--rate", rate, "--freq", "10M",
+                             "--plan", plan, "-o", self.path("out"), "--segment-seconds", 0.5,
+                             "--status-interval", 0.2, "--status-json", self.path("st.json"))
+        self.wait_status(app, self.path("st.json"), lambda r: r["channel_samples"]["up"] >= 5000)
+        with open(plan, "w") as f:
+            f.write("name,offset,rate\nup,-250k,50k\nmid,0,100k\n")
+        app.send_signal(signal.SIGHUP)
+        out = app.stdout.read()
+        self.assertEqual(app.wait(300), 0, out)
+        with open(self.errpath) as f:
+            err = f.read()
+        self.assertIn("SIGHUP: channel up retuned to 9.75", err)
+        self.assertRegex(out, r"stopped: +end of the source; %d input samples" % n)
+        metas, y = self.segments(self.path("out"), "up")
+        self.assertEqual(len(y), n // 20)
+        # Back-pressure (the bank behind the file's rate on a loaded CPU) may be
+        # annotated as well.
+        def retunes(meta):
+            return [a for a in meta["annotations"] if a["core:label"] != "backpressure"]
+        retuned = [m for m in metas if retunes(m)]
+        self.assertEqual(len(retuned), 1, [m["annotations"] for m in metas])
+        self.assertEqual(len(retunes(retuned[0])), 1)
+        a = retunes(retuned[0])[0]
+        self.assertEqual((a["core:label"], a["core:sample_start"], a["wideband:frequency"]),
+                         ("retune", 0, 9.75e6))
+        k = retuned[0]["captures"][0]["core:global_index"]
+        self.assertGreater(k, 0)
+        self.assertLess(k, len(y) - 2000)
+        for m in metas:
+            self.assertEqual(m["captures"][0]["core:frequency"],
+                             10.25e6 if m["captures"][0]["core:global_index"] < k else 9.75e6)
+        # The carrier up to the retune, noise from its filter's start-up on.
+        self.assertGreater(float(np.mean(np.abs(y[max(0, k - 500):k]) ** 2)), 0.1)
+        self.assertLess(float(np.mean(np.abs(y[k + 200:k + 2000]) ** 2)), 0.01)
+        metas, y = self.segments(self.path("out"), "mid")
+        self.assertEqual([retunes(m) for m in metas], [[]] * len(metas))
+        self.assertEqual(len(y), n // 10)
 
     def test_mistakes(self):
         raw = self.path("iq.cf32")

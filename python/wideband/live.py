@@ -361,7 +361,9 @@ def make_monitor(itemsize, loss):
 
 class SegmentWriter:
     """One channel's recording in segments: BASE-NNNNNN.sigmf-data and
-    .sigmf-meta, segment_samples samples each (the last one shorter).
+    .sigmf-meta, segment_samples samples each (the last one shorter), and a
+    new segment where the channel is retuned (retune()): a segment has one
+    centre frequency.
 
     Channel sample k stands for input sample k * decimation: its time and
     the events there come from loss (LossLog). A segment's metadata is written
@@ -377,8 +379,12 @@ class SegmentWriter:
         self.loss, self.description, self.recorder = loss, description, recorder
         self.written = 0  # channel samples so far
         self.segment = 0  # number of the current segment
+        self.start = 0  # the current segment's first sample
+        self.notes = []  # the current segment's own annotations
         self.file = None
-        self.pending = []  # segments closed, metadata not yet written: (number, start, count)
+        # Segments closed, metadata not yet written: (number, start, count,
+        # frequency, annotations).
+        self.pending = []
         self.paths = []  # (meta, data) of every segment written
         self.power_sum, self.power_count = 0.0, 0
         self.lock = threading.Lock()
@@ -386,52 +392,69 @@ class SegmentWriter:
     def name(self, number):
         return os.path.join(self.folder, "%s-%06d" % (self.base, number))
 
-    def write(self, samples):
-        """Appends samples (complex64), rolling segments at their boundaries."""
+    def write(self, samples, retunes=()):
+        """Appends samples (complex64), rolling segments at their boundaries;
+        retunes: [(index in samples, new centre frequency, comment)], in
+        order, where the channel's centre changes."""
         with self.lock:
             pos = 0
-            while pos < len(samples):
-                start = self.segment * self.segment_samples
-                if self.file is None:
-                    self.file = open(self.name(self.segment) + ".sigmf-data", "wb")
-                room = start + self.segment_samples - self.written
-                piece = samples[pos:pos + room]
-                self.file.write(piece.tobytes())
-                self.written += len(piece)
-                pos += len(piece)
-                if self.written == start + self.segment_samples:
-                    self._close_segment()
+            for at, frequency, comment in list(retunes) + [(len(samples), None, None)]:
+                while pos < at:
+                    if self.file is None:
+                        self.file = open(self.name(self.segment) + ".sigmf-data", "wb")
+                    piece = samples[pos:min(at, pos + self.start + self.segment_samples -
+                                            self.written)]
+                    self.file.write(piece.tobytes())
+                    self.written += len(piece)
+                    pos += len(piece)
+                    if self.written == self.start + self.segment_samples:
+                        self._close_segment()
+                if frequency is not None:
+                    self._retune(frequency, comment)
             if len(samples):
                 self.power_sum += float(np.vdot(samples, samples).real)
                 self.power_count += len(samples)
             self._write_ready(final=False)
 
+    def _retune(self, frequency, comment):
+        if self.written > self.start:
+            self._close_segment()
+        self.notes.append({"core:sample_start": 0, "core:label": "retune",
+                           "core:comment": "centre %.9g Hz (was %.9g Hz)%s"
+                                           % (frequency, self.frequency, comment or ""),
+                           "wideband:frequency": frequency})
+        self.frequency = frequency
+
     def _close_segment(self):
-        self.file.close()
-        self.file = None
-        start = self.segment * self.segment_samples
-        self.pending.append((self.segment, start, self.written - start))
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+        self.pending.append((self.segment, self.start, self.written - self.start,
+                             self.frequency, self.notes))
         self.segment += 1
+        self.start = self.written
+        self.notes = []
 
     def _write_ready(self, final):
         seen = self.loss.snapshot()[0]
         while self.pending:
-            number, start, count = self.pending[0]
+            number, start, count, frequency, notes = self.pending[0]
             if not final and seen < (start + count) * self.decimation:
                 break
-            self._write_meta(number, start, count, last=final and len(self.pending) == 1)
+            self._write_meta(number, start, count, frequency, notes,
+                             last=final and len(self.pending) == 1)
             self.pending.pop(0)
 
-    def _write_meta(self, number, start, count, last):
+    def _write_meta(self, number, start, count, frequency, notes, last):
         """last: the recording's last segment, which takes the events after its
         last sample as well (at its last sample)."""
         d = self.decimation
         t = self.loss.time_of(start * d)
         capture = {"core:sample_start": 0, "core:global_index": start,
-                   "core:frequency": self.frequency}
+                   "core:frequency": frequency}
         if t is not None:
             capture["core:datetime"] = iso(t)
-        annotations = []
+        annotations = list(notes)
         end = (start + count) * d if not last else 1 << 62
         for e in self.loss.events_in(start * d, end):
             annotations.append({
@@ -468,7 +491,7 @@ class SegmentWriter:
     def close(self):
         """Closes the current segment and writes every metadata file left."""
         with self.lock:
-            if self.file is not None:
+            if self.written > self.start:
                 self._close_segment()
             self._write_ready(final=True)
 
@@ -480,9 +503,14 @@ class SegmentWriter:
         return s / n if n else None
 
 
-def make_sink(writer):
-    """A GNU Radio sink of complex64 items writing them through writer."""
+def make_sink(writer, center_freq=0.0):
+    """A GNU Radio sink of complex64 items writing them through writer. A
+    "freq" tag (channel_bank_ccc's, where a new centre applies: the offset
+    from the input's centre_freq) retunes the recording there."""
     from gnuradio import gr
+    import pmt
+
+    freq = pmt.intern("freq")
 
     class SegmentedSigMFSink(gr.sync_block):
         def __init__(self):
@@ -490,8 +518,13 @@ def make_sink(writer):
             self.writer = writer
 
         def work(self, input_items, output_items):
-            self.writer.write(input_items[0])
-            return len(input_items[0])
+            n = len(input_items[0])
+            start = self.nitems_read(0)
+            retunes = [(tag.offset - start, center_freq + pmt.to_double(tag.value), "")
+                       for tag in sorted(self.get_tags_in_window(0, 0, n, freq),
+                                         key=lambda tag: tag.offset)]
+            self.writer.write(input_items[0], retunes)
+            return n
 
     return SegmentedSigMFSink()
 
@@ -625,17 +658,49 @@ def open_status_outputs(json_path=None, zmq_endpoint=None):
 
 class StopRequest:
     """SIGINT and SIGTERM: a flag the run's loop reads (the flowgraph is then
-    stopped and every recording closed), not an exception."""
+    stopped and every recording closed), not an exception; SIGHUP: another
+    flag (reload), which the loop clears."""
 
     def __init__(self):
         import signal
         self.signal = None
+        self.reload = False
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, self.on_signal)
+        signal.signal(signal.SIGHUP, self.on_hup)
 
     def on_signal(self, signum, frame):
         import signal
         self.signal = signal.Signals(signum).name
+
+    def on_hup(self, signum, frame):
+        self.reload = True
+
+
+def plan_changes(old, new):
+    """What a reloaded channel plan changes live (channel_plan.Channel lists,
+    matched by name): ([(output index, new channel)] to retune -- a new centre
+    or filter at the same decimation, taps no longer than the longest the
+    bank started with -- and [why, for each change that needs a restart])."""
+    longest = max(len(c.taps) for c in old)
+    by_name = {c.name: c for c in new}
+    retunes, refused = [], []
+    for i, c in enumerate(old):
+        n = by_name.get(c.name)
+        if n is None:
+            refused.append("channel %s removed: needs a restart" % c.name)
+        elif n.decimation != c.decimation:
+            refused.append("channel %s: decimation %d -> %d needs a restart"
+                           % (c.name, c.decimation, n.decimation))
+        elif len(n.taps) > longest:
+            refused.append("channel %s: %d taps, more than the %d the bank started with: "
+                           "needs a restart" % (c.name, len(n.taps), longest))
+        elif n.offset != c.offset or not np.array_equal(n.taps, c.taps):
+            retunes.append((i, n))
+    names = {c.name for c in old}
+    refused += ["channel %s added: needs a restart" % c.name for c in new
+                if c.name not in names]
+    return retunes, refused
 
 
 class Channel:
@@ -670,7 +735,7 @@ class Station:
             segment_samples(ch.sample_rate, segment_seconds, segment_bytes), self.loss,
             ch.description, recorder) for ch in channels]
         # Python blocks: referenced here for as long as the flowgraph runs.
-        self.sinks = [make_sink(w) for w in self.writers]
+        self.sinks = [make_sink(w, spec.freq or 0.0) for w in self.writers]
         self.monitor = make_monitor(spec.itemsize, self.loss)
         self.tb = tb = gr.top_block("wideband_station")
         if self.first is not self.last:
@@ -682,12 +747,14 @@ class Station:
         for i, sink in enumerate(extra_sinks):
             tb.connect((block, i), sink)
 
-    def run(self, status, failure, log):
+    def run(self, status, failure, log, reload=None):
         """Runs until the source ends or SIGINT/SIGTERM, or failure() (a
         callable) says why it cannot go on; reports status, log(line) each
-        event. Then stops the flowgraph and closes every recording. Returns
-        (the signal's name or None, the failure or None, the final status);
-        stuck tells whether the flowgraph's threads failed to stop."""
+        event; on SIGHUP calls reload() (None: says it has nothing to
+        reload), which returns lines to log. Then stops the flowgraph and
+        closes every recording. Returns (the signal's name or None, the
+        failure or None, the final status); stuck tells whether the
+        flowgraph's threads failed to stop."""
         stop = StopRequest()
         shown = 0
         failed = None
@@ -711,6 +778,10 @@ class Station:
                     shown += 1
                 if status.interval and status.due(now):
                     status.report(now)
+                if stop.reload:
+                    stop.reload = False
+                    for line in (reload() if reload else ["SIGHUP: nothing to reload"]):
+                        log(line)
                 failed = failure()
                 if failed:
                     break

@@ -251,6 +251,76 @@ class qa_segments(gr_unittest.TestCase):
         self.assertAlmostEqual(w.take_power(), 1.0)
         self.assertIsNone(w.take_power())
 
+    def test_retunes_start_segments(self):
+        """A retune closes the segment where it applies; segments then count
+        their samples from their own start; a freq tag (the offset from the
+        input's centre) in a flowgraph does the same."""
+        log = live.LossLog(1000.0)
+        log.first_samples(0.0)
+        w = live.SegmentWriter(self.dir, "r", 1000.0, 100.0, 1, 10, log, "d", "qa")
+        x = np.arange(40, dtype=np.float32).astype(np.complex64)
+        w.write(x[:13], [(3, 150.0, "")])  # 0..2 at 100 Hz, then 150 Hz from sample 3
+        w.write(x[13:25], [(0, 150.0, ", again"), (7, 200.0, "")])  # 20: 200 Hz
+        w.write(x[25:])
+        log.advance(40)
+        w.close()
+        metas, data = self.read(w)
+        self.assertEqual([len(d) for d in data], [3, 10, 7, 10, 10])
+        np.testing.assert_array_equal(np.concatenate(data), x)
+        self.assertEqual([m["captures"][0]["core:global_index"] for m in metas],
+                         [0, 3, 13, 20, 30])
+        self.assertEqual([m["captures"][0]["core:frequency"] for m in metas],
+                         [100.0, 150.0, 150.0, 200.0, 200.0])
+        self.assertEqual([[(a["core:label"], a["core:sample_start"], a["wideband:frequency"])
+                           for a in m["annotations"]] for m in metas],
+                         [[], [("retune", 0, 150.0)], [("retune", 0, 150.0)],
+                          [("retune", 0, 200.0)], []])
+        self.assertEqual(metas[1]["annotations"][0]["core:comment"],
+                         "centre 150 Hz (was 100 Hz)")
+
+        def freq_tag(offset, value):
+            return gr.tag_utils.python_to_tag((offset, pmt.intern("freq"),
+                                               pmt.from_double(value)))
+        folder = os.path.join(self.dir, "fg")
+        os.mkdir(folder)
+        log = live.LossLog(1e3)
+        w = live.SegmentWriter(folder, "t", 1e3, 1e6 + 10.0, 1, 1000, log, "d", "qa")
+        x = np.ones(2500, np.complex64)
+        src = blocks.vector_source_c(x, False, 1, [freq_tag(1700, -20.0), freq_tag(400, 30.0)])
+        sink, mon = live.make_sink(w, 1e6), live.make_monitor(8, log)
+        tb = gr.top_block()
+        tb.connect(src, sink)
+        tb.connect(src, mon)
+        tb.run()
+        w.close()
+        metas, data = self.read(w)
+        self.assertEqual([len(d) for d in data], [400, 1000, 300, 800])
+        self.assertEqual([m["captures"][0]["core:frequency"] for m in metas],
+                         [1e6 + 10, 1e6 + 30, 1e6 + 30, 1e6 - 20])
+
+    def test_plan_changes(self):
+        from types import SimpleNamespace as C
+        old = [C(name="a", offset=0.0, decimation=4, taps=np.ones(8)),
+               C(name="b", offset=1e3, decimation=2, taps=np.ones(16)),
+               C(name="c", offset=2e3, decimation=2, taps=np.ones(4)),
+               C(name="d", offset=3e3, decimation=2, taps=np.ones(4))]
+        new = [C(name="a", offset=0.0, decimation=4, taps=np.ones(8)),  # unchanged
+               C(name="b", offset=-1e3, decimation=2, taps=np.ones(16)),  # retuned
+               C(name="c", offset=2e3, decimation=2, taps=np.ones(12)),  # new filter
+               C(name="d", offset=3e3, decimation=3, taps=np.ones(4)),
+               C(name="e", offset=0.0, decimation=2, taps=np.ones(4))]
+        retunes, refused = live.plan_changes(old, new)
+        self.assertEqual([(i, c.name) for i, c in retunes], [(1, "b"), (2, "c")])
+        self.assertEqual(refused, ["channel d: decimation 2 -> 3 needs a restart",
+                                   "channel e added: needs a restart"])
+        retunes, refused = live.plan_changes(old, new[:1] + [C(name="b", offset=0.0,
+                                                              decimation=2,
+                                                              taps=np.ones(17))])
+        self.assertEqual(retunes, [])
+        self.assertEqual(refused, ["channel b: 17 taps, more than the 16 the bank started "
+                                   "with: needs a restart", "channel c removed: needs a restart",
+                                   "channel d removed: needs a restart"])
+
     def test_segment_sizes(self):
         self.assertEqual(live.segment_samples(2e6, seconds=1.5), 3000000)
         self.assertEqual(live.segment_samples(2e6, nbytes=8000001), 1000000)
