@@ -215,10 +215,6 @@ class Event:
         self.kind, self.index, self.lost, self.host, self.comment = \
             kind, index, lost, host, comment
 
-    def as_dict(self):
-        return {"kind": self.kind, "index": self.index, "lost": self.lost,
-                "host_time": iso(self.host), "comment": self.comment}
-
 
 class LossLog:
     """The input stream's time line (input sample index -> time) and its

@@ -97,6 +97,10 @@ class qa_sources(gr_unittest.TestCase):
         with self.assertRaisesRegex(live.SourceError,
                                     "cannot open the soapy source 'driver=qa_no_such_driver'"):
             live.build_source(live.parse_source("soapy:driver=qa_no_such_driver", 2e6))
+        # UHD: the stream arguments built (sc16), no such device.
+        with self.assertRaisesRegex(live.SourceError, "cannot open the uhd source 'type=qa_none': "
+                                                      ".*No devices found"):
+            live.build_source(live.parse_source("uhd:type=qa_none", 2e6, sample_format="sc16"))
 
     def test_file_source_plays_at_its_rate(self):
         path = os.path.join(self.dir, "x.cf32")
