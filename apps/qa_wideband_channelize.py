@@ -1223,15 +1223,27 @@ class Live(Case):
         iq[0::2] = np.round(x.real * 16384)
         iq[1::2] = np.round(x.imag * 16384)
         iq.tofile(raw)
+        control = "tcp://127.0.0.1:%d" % consecutive_free_ports(1)
         app = self.start_app("--source", "file:" + raw, "--source-format", "sc16", "--rate", rate,
                              "-c", self.M, "-l", "1,3", "-o", self.path("out"),
                              "--segment-bytes", 160000, "--status-interval", 0.3,
-                             "--status-json", self.path("st.json"))
+                             "--status-json", self.path("st.json"), "--control", control)
         # Two segments of 20000 samples done in each channel.
         self.wait_status(app, self.path("st.json"), lambda r: all(
             v >= 30000 for v in r["channel_samples"].values()))
-        # The uniform channelizer's list cannot change: said, and the run goes on.
+        # The uniform channelizer's list cannot change: said, and the run goes on;
+        # the same asked on the control socket.
         app.send_signal(signal.SIGHUP)
+        import zmq
+        req = zmq.Context.instance().socket(zmq.REQ)
+        self.addCleanup(req.close, 0)
+        req.connect(control)
+        req.send_string("reload")
+        self.assertTrue(req.poll(60000), "no reply from --control")
+        reply = json.loads(req.recv_string())
+        self.assertEqual(len(reply), 1)
+        self.assertRegex(reply[0], r"^control: reload: ignored: the channel list of the uniform "
+                                   r"channelizer cannot change while it runs")
         self.wait_status(app, self.path("st.json"), lambda r: all(
             v >= 50000 for v in r["channel_samples"].values()))
         out, err = self.stop_app(app, signal.SIGTERM)

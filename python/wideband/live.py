@@ -628,6 +628,17 @@ class Status:
         return record
 
 
+def open_control(endpoint):
+    """A ZeroMQ REP socket bound to endpoint for Station.run's control."""
+    try:
+        import zmq
+        control = zmq.Context.instance().socket(zmq.REP)
+        control.bind(endpoint)
+    except Exception as e:  # ImportError, zmq.ZMQError
+        raise LiveError("control on ZeroMQ %s: %s" % (endpoint, e))
+    return control
+
+
 def open_status_outputs(json_path=None, zmq_endpoint=None):
     """(file, PUB socket) for Status: json_path opened to append, a ZeroMQ
     PUB socket bound to zmq_endpoint; None for those not given."""
@@ -743,12 +754,13 @@ class Station:
         for i, sink in enumerate(extra_sinks):
             tb.connect((block, i), sink)
 
-    def run(self, status, failure, log, reload=None):
+    def run(self, status, failure, log, reload=None, control=None):
         """Runs until the source ends or SIGINT/SIGTERM, or failure() (a
         callable) says why it cannot go on; reports status, log(line) each
-        event; on SIGHUP calls reload() (None: says it has nothing to
-        reload), which returns lines to log. Then stops the flowgraph and
-        closes every recording. Returns (the signal's name or None, the
+        event; on SIGHUP, or the request "reload" on control (a ZeroMQ REP
+        socket, answered with the lines as a JSON list), calls reload(), which
+        returns lines to log (None: there is nothing to reload). Then stops
+        the flowgraph and closes every recording. Returns (the signal's name or None, the
         failure or None, the final status); stuck tells whether the
         flowgraph's threads failed to stop."""
         stop = StopRequest()
@@ -776,8 +788,10 @@ class Station:
                     status.report(now)
                 if stop.reload:
                     stop.reload = False
-                    for line in (reload() if reload else ["SIGHUP: nothing to reload"]):
+                    for line in self.reloaded(reload, "SIGHUP"):
                         log(line)
+                if control is not None:
+                    self.serve(control, reload, log)
                 failed = failure()
                 if failed:
                     break
@@ -794,3 +808,27 @@ class Station:
         if self.stuck and not failed:
             failed = "the flowgraph did not stop within %d s" % self.STOP_SECONDS
         return stop.signal, failed or failure(), record
+
+    @staticmethod
+    def reloaded(reload, why):
+        return ["%s: %s" % (why, line) for line in (reload() if reload else
+                                                     ["nothing to reload"])]
+
+    @staticmethod
+    def serve(control, reload, log):
+        """Answers a request waiting on control (REP), if any: "reload" as
+        SIGHUP does (the reply: its lines, a JSON list); else an error."""
+        import zmq
+        try:
+            request = control.recv_string(zmq.NOBLOCK).strip()
+        except zmq.Again:
+            return
+        except UnicodeDecodeError:
+            request = None
+        if request == "reload":
+            lines = Station.reloaded(reload, "control: reload")
+            for line in lines:
+                log(line)
+        else:
+            lines = ["control: unknown request %r (known: reload)" % (request,)]
+        control.send_string(json.dumps(lines))

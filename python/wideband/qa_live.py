@@ -379,6 +379,40 @@ class qa_station(gr_unittest.TestCase):
             shutil.rmtree(d)
 
 
+class qa_control(gr_unittest.TestCase):
+
+    def test_reload_request(self):
+        import zmq
+        ctx = zmq.Context.instance()
+        rep = live.open_control("inproc://qa_live_control")
+        req = ctx.socket(zmq.REQ)
+        try:
+            req.connect("inproc://qa_live_control")
+            logged = []
+            live.Station.serve(rep, lambda: ["x", "y"], logged.append)  # nothing waiting
+            self.assertEqual(logged, [])
+            req.send_string("reload")
+            self.assertTrue(rep.poll(5000))
+            live.Station.serve(rep, lambda: ["x", "y"], logged.append)
+            self.assertEqual(json.loads(req.recv_string()),
+                             ["control: reload: x", "control: reload: y"])
+            self.assertEqual(logged, ["control: reload: x", "control: reload: y"])
+            req.send_string("retune everything")
+            self.assertTrue(rep.poll(5000))
+            live.Station.serve(rep, None, logged.append)
+            self.assertEqual(json.loads(req.recv_string()),
+                             ["control: unknown request 'retune everything' (known: reload)"])
+            req.send_string("reload")
+            self.assertTrue(rep.poll(5000))
+            live.Station.serve(rep, None, logged.append)
+            self.assertEqual(json.loads(req.recv_string()), ["control: reload: nothing to reload"])
+        finally:
+            req.close(0)
+            rep.close(0)
+        with self.assertRaisesRegex(live.LiveError, "control on ZeroMQ nonsense"):
+            live.open_control("nonsense")
+
+
 class qa_status(gr_unittest.TestCase):
 
     def test_report(self):
