@@ -400,7 +400,7 @@ class SegmentWriter:
                         self.file = open(self.name(self.segment) + ".sigmf-data", "wb")
                     piece = samples[pos:min(at, pos + self.start + self.segment_samples -
                                             self.written)]
-                    self.file.write(piece.tobytes())
+                    self.file.write(piece)  # its buffer: no copy
                     self.written += len(piece)
                     pos += len(piece)
                     if self.written == self.start + self.segment_samples:
