@@ -36,8 +36,8 @@ class qa_sources(gr_unittest.TestCase):
 
     def test_parse(self):
         s = live.parse_source("zmq:tcp://10.0.0.2:5555", 2e6, freq=100e6)
-        self.assertEqual((s.kind, s.args, s.rate, s.freq, s.itemsize), ("zmq", "tcp://10.0.0.2:5555",
-                                                                         2e6, 100e6, 8))
+        self.assertEqual((s.kind, s.args, s.rate, s.freq, s.itemsize),
+                         ("zmq", "tcp://10.0.0.2:5555", 2e6, 100e6, 8))
         s = live.parse_source("uhd:type=b200,serial=31", 10e6, sample_format="sc16")
         self.assertEqual((s.kind, s.args, s.itemsize, s.input_type), ("uhd", "type=b200,serial=31",
                                                                       4, "sc16"))
