@@ -722,13 +722,15 @@ class Channel:
 class Station:
     """source (spec) -> block (a channelizer whose output i is channels[i]) ->
     a SegmentWriter per output, and extra_sinks[i] (a ZeroMQ PUSH socket, say)
-    on output i, beside the input monitor."""
+    on output i, beside the input monitor. input_buffer: samples, at least,
+    between the source and the channelizer (what absorbs the channelizer's
+    and the disks' hiccups before the source is held back)."""
 
     POLL_SECONDS = 0.05
     STOP_SECONDS = 10
 
     def __init__(self, spec, block, channels, folder, recorder, segment_seconds=None,
-                 segment_bytes=None, extra_sinks=()):
+                 segment_bytes=None, extra_sinks=(), input_buffer=None):
         from gnuradio import gr
         # GNU Radio's performance counters (work time, buffer fullness) are
         # read from the environment when the flowgraph starts (prefs.set_bool
@@ -736,6 +738,8 @@ class Station:
         os.environ.setdefault("GR_CONF_PERFCOUNTERS_ON", "True")
         self.spec, self.block, self.channels = spec, block, channels
         self.first, self.last, _ = build_source(spec)
+        if input_buffer:
+            self.last.set_min_output_buffer(int(input_buffer))
         self.loss = LossLog(spec.rate)
         self.writers = [SegmentWriter(
             folder, ch.base, ch.sample_rate, ch.frequency, int(round(spec.rate / ch.sample_rate)),

@@ -359,7 +359,9 @@ class qa_station(gr_unittest.TestCase):
             os.mkdir(os.path.join(d, "out"))
             station = live.Station(spec, blocks.keep_one_in_n(gr.sizeof_gr_complex, 2),
                                    [live.Channel("a", "a", 100e3, 5e6, "stand-in")],
-                                   os.path.join(d, "out"), "qa", segment_seconds=0.05)
+                                   os.path.join(d, "out"), "qa", segment_seconds=0.05,
+                                   input_buffer=50000)
+            self.assertEqual(station.last.min_output_buffer(0), 50000)
             js = io.StringIO()
             status = live.Status(200e3, station.loss, station.writers, ["a"], 0.05,
                                  json_file=js)
