@@ -1019,7 +1019,8 @@ class Faults(Case):
 
 # A sender on another "host": a GNU Radio flowgraph pushing complex64 samples
 # with their rx_time tags (pass_tags) to a PUSH socket, as a radio host would.
-# argv: port rate samples.npy tags.json (offset, secs, frac per tag)
+# argv: port rate samples.npy tags.json (offset, secs, frac per tag) [raw: no
+# pass_tags]
 SENDER = """
 import json, sys, time
 import numpy as np, pmt
@@ -1031,7 +1032,8 @@ with open(tags) as f:
         pmt.from_uint64(s), pmt.from_double(fr)))) for o, s, fr in json.load(f)]
 tb = gr.top_block()
 src = blocks.vector_source_c(x, False, 1, tags)
-push = zeromq.push_sink(gr.sizeof_gr_complex, 1, "tcp://127.0.0.1:%d" % port, 100, True, -1)
+push = zeromq.push_sink(gr.sizeof_gr_complex, 1, "tcp://127.0.0.1:%d" % port, 100,
+                       sys.argv[5:] != ["raw"], -1)
 tb.connect(src, blocks.throttle(gr.sizeof_gr_complex, rate, True), push)
 tb.run()
 time.sleep(3600)  # keeps the socket until the test ends it
@@ -1213,6 +1215,40 @@ class Live(Case):
                 self.assertGreater(p, 0.1)
             else:
                 self.assertLess(p, 0.01)
+
+    def test_zmq_sender_without_tags(self):
+        """A sender of raw samples: refused with a hint, unless --no-source-tags
+        (then dated by the host clock)."""
+        import signal
+        rate, n = 1e6, 200000
+        np.save(self.path("x.npy"), self.signal(n, seed=17))
+        with open(self.path("tags.json"), "w") as f:
+            json.dump([], f)
+        ports = []
+        for _ in range(2):
+            ports.append(consecutive_free_ports(1))
+            sender = subprocess.Popen([sys.executable, "-c", SENDER, str(ports[-1]), str(rate),
+                                       self.path("x.npy"), self.path("tags.json"), "raw"])
+            self.addCleanup(lambda s=sender: (s.kill(), s.wait(30)))
+        app = self.start_app("--source", "zmq:tcp://127.0.0.1:%d" % ports[0], "--rate", rate,
+                             "-c", self.M, "-l", "1", "-o", self.path("o1"))
+        out = app.stdout.read()
+        self.assertEqual(app.wait(300), 1, out)
+        with open(self.errpath) as f:
+            err = f.read()
+        self.assertIn("the ZeroMQ sender does not pass tags: turn Pass Tags on in its PUSH "
+                      "sink, or give --no-source-tags", err)
+        app = self.start_app("--source", "zmq:tcp://127.0.0.1:%d" % ports[1], "--rate", rate,
+                             "--no-source-tags", "-c", self.M, "-l", "1", "-o", self.path("o2"),
+                             "--status-interval", 0.3, "--status-json", self.path("st.json"))
+        self.wait_status(app, self.path("st.json"),
+                         lambda r: r["channel_samples"]["1"] == n // self.M)
+        out, err = self.stop_app(app, signal.SIGTERM)
+        self.assertRegex(out, r"stopped: +by SIGTERM; %d input samples, 0 lost in 0 events "
+                              r"\(time from host clock\)" % n)
+        metas, y = self.segments(self.path("o2"), "zmq_ch0001")
+        self.assertEqual(len(y), n // self.M)
+        self.assertGreater(float(np.mean(np.abs(y[100:]) ** 2)), 0.1)  # the carrier
 
     def test_file_source_sigterm_mid_stream_sc16(self):
         import signal

@@ -59,13 +59,14 @@ class SourceError(LiveError):
 class SourceSpec:
     """--source KIND:ARGS with the radio's settings: rate (Hz), freq (Hz, or
     None), gain (dB, or None), antenna (or None), sample_format (fc32 or
-    sc16: complex int16 where the source offers it)."""
+    sc16: complex int16 where the source offers it); tags: whether a ZeroMQ
+    sender passes GNU Radio's tags (its messages then have a tag header)."""
 
     def __init__(self, kind, args, rate, freq=None, gain=None, antenna=None,
-                 sample_format="fc32"):
+                 sample_format="fc32", tags=True):
         self.kind, self.args, self.rate = kind, args, rate
         self.freq, self.gain, self.antenna = freq, gain, antenna
-        self.sample_format = sample_format
+        self.sample_format, self.tags = sample_format, tags
 
     @property
     def itemsize(self):
@@ -76,7 +77,8 @@ class SourceSpec:
         return FORMATS[self.sample_format][1]
 
 
-def parse_source(text, rate, freq=None, gain=None, antenna=None, sample_format="fc32"):
+def parse_source(text, rate, freq=None, gain=None, antenna=None, sample_format="fc32",
+                 tags=True):
     """SourceSpec of 'KIND:ARGS'; raises SourceError for a malformed one."""
     kind, sep, args = text.partition(":")
     if not sep or kind not in SOURCE_KINDS:
@@ -103,7 +105,9 @@ def parse_source(text, rate, freq=None, gain=None, antenna=None, sample_format="
     if kind not in RADIO_KINDS and (gain is not None or antenna is not None):
         raise SourceError("--gain and --antenna go to a radio (soapy, uhd, osmosdr), "
                           "not to a %s source" % kind)
-    return SourceSpec(kind, args, float(rate), freq, gain, antenna, sample_format)
+    if not tags and kind != "zmq":
+        raise SourceError("--no-source-tags is for a ZeroMQ sender, not a %s source" % kind)
+    return SourceSpec(kind, args, float(rate), freq, gain, antenna, sample_format, tags)
 
 
 class Recipe:
@@ -192,10 +196,11 @@ def build_source(spec):
     if spec.kind == "zmq":
         from gnuradio import zeromq
         try:
-            block = zeromq.pull_source(spec.itemsize, 1, spec.args, ZMQ_TIMEOUT_MS, True, -1)
+            block = zeromq.pull_source(spec.itemsize, 1, spec.args, ZMQ_TIMEOUT_MS, spec.tags,
+                                       -1)
         except RuntimeError as e:
             raise SourceError("cannot connect to %s: %s" % (spec.args, e))
-        return block, block, True
+        return block, block, spec.tags
     src = blocks.file_source(spec.itemsize, spec.args, False)
     throttle = blocks.throttle(spec.itemsize, spec.rate, True)
     return src, throttle, False

@@ -55,7 +55,9 @@ class qa_sources(gr_unittest.TestCase):
                 ("file:" + path, 1e6, {}, "not a whole number of fc32"),  # 20 bytes
                 ("file:/no/such", 1e6, {}, "no such file"),
                 ("osmosdr:rtl=0", 1e6, {"sample_format": "sc16"}, "complex float only"),
-                ("uhd:", 1e6, {"sample_format": "cs8"}, "sample format")):
+                ("uhd:", 1e6, {"sample_format": "cs8"}, "sample format"),
+                ("file:" + path, 1e6, {"sample_format": "sc16", "tags": False},
+                 "--no-source-tags is for a ZeroMQ sender")):
             with self.assertRaisesRegex(live.SourceError, why, msg=text):
                 live.parse_source(text, rate, **kw)
 
