@@ -1068,7 +1068,7 @@ class Live(Case):
                     self.fail("the program ended (%d):\n%s" % (app.returncode, f.read()))
             if os.path.exists(path):
                 with open(path) as f:
-                    lines = f.read().splitlines()
+                    lines = f.read().split("\n")[:-1]  # complete lines only
                 if lines and done(json.loads(lines[-1])):
                     return json.loads(lines[-1])
             time.sleep(0.2)
@@ -1302,6 +1302,26 @@ class Live(Case):
             self.assertEqual([meta["captures"][0]["core:global_index"] for meta in metas],
                              list(range(0, len(y), 20000)))
             np.testing.assert_allclose(y, ref[c][:len(y)], rtol=0, atol=1e-5)
+
+    def test_recordings_cannot_be_written(self):
+        """The output folder gone mid-run: exit status 1, one line naming the
+        file and why (no Python frames)."""
+        rate, n = 50e3, 1000000
+        raw = self.path("iq.cf32")
+        self.signal(n).tofile(raw)
+        app = self.start_app("--source", "file:" + raw, "--rate", rate, "-c", self.M,
+                             "-o", self.path("out"), "--segment-seconds", 0.1,
+                             "--status-interval", 0.3, "--status-json", self.path("st.json"))
+        self.wait_status(app, self.path("st.json"),
+                         lambda r: r["channel_samples"]["0"] >= 10000)
+        shutil.rmtree(self.path("out"))
+        out = app.stdout.read()
+        self.assertEqual(app.wait(120), 1, out)
+        with open(self.errpath) as f:
+            err = [line for line in f.read().splitlines() if not line.startswith("status:")]
+        self.assertEqual(len(err), 1, err)
+        self.assertRegex(err[0], r"^wideband_channelize: .*No such file or directory.*out/file_ch")
+        self.assertNotIn(" At: ", err[0])
 
     def test_file_source_to_its_end(self):
         rate, n = 2e6, 400000

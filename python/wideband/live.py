@@ -807,8 +807,13 @@ class Station:
         finally:
             tb.stop()
             waiter.join(self.STOP_SECONDS)
-            for w in self.writers:
-                w.close()
+            unwritten = None  # the first recording that could not be closed
+            for w in self.writers:  # every one, whatever the others do
+                try:
+                    w.close()
+                except OSError as e:
+                    unwritten = unwritten or "cannot write %s: %s" % (
+                        e.filename or w.name(w.segment), e.strerror or e)
             for e in self.loss.events[shown:]:
                 log("%s at input sample %d (%s): %s" % (e.kind, e.index, iso(e.host),
                                                          e.comment))
@@ -816,6 +821,7 @@ class Station:
         self.stuck = waiter.is_alive()  # GNU Radio's threads would keep the process
         if self.stuck and not failed:
             failed = "the flowgraph did not stop within %d s" % self.STOP_SECONDS
+        failed = failed or unwritten
         return stop.signal, failed or failure(), record
 
     @staticmethod
