@@ -230,7 +230,10 @@ class LossLog:
         self.rate = float(rate)
         self.tolerance = tolerance  # samples of disagreement taken as rounding
         self.lock = threading.Lock()
-        self.refs = []  # [(index, secs, frac)]: rx_time tags, in order
+        # [(index, secs, frac)]: the first rx_time tag and those after a
+        # discontinuity, in order (a tag that agrees with the one before adds
+        # nothing: the list stays short however long the run).
+        self.refs = []
         self.host_start = None  # host clock when the first sample arrived
         self.seen = 0  # input samples the monitor has passed
         self.events = []
@@ -257,11 +260,13 @@ class LossLog:
                 i0, s0, f0 = self.refs[-1]
                 # In samples, exactly enough: whole seconds as integers.
                 late = round(((secs - s0) + (frac - f0)) * self.rate) - (index - i0)
-                if late > self.tolerance:
+                if abs(late) <= self.tolerance:
+                    return
+                if late > 0:
                     self._add(Event("gap", index, late, host_now,
                                     "%d input samples lost before input sample %d (rx_time "
                                     "%s)" % (late, index, iso(secs + frac))))
-                elif late < -self.tolerance:
+                else:
                     self._add(Event("time_jump_back", index, 0, host_now,
                                     "rx_time went back by %d samples at input sample %d (%s)"
                                     % (-late, index, iso(secs + frac))))
@@ -635,11 +640,14 @@ class Status:
 
 def open_control(endpoint):
     """A ZeroMQ REP socket bound to endpoint for Station.run's control."""
+    control = None
     try:
         import zmq
         control = zmq.Context.instance().socket(zmq.REP)
         control.bind(endpoint)
     except Exception as e:  # ImportError, zmq.ZMQError
+        if control is not None:
+            control.close(0)
         raise LiveError("control on ZeroMQ %s: %s" % (endpoint, e))
     return control
 
@@ -659,6 +667,10 @@ def open_status_outputs(json_path=None, zmq_endpoint=None):
             pub = zmq.Context.instance().socket(zmq.PUB)
             pub.bind(zmq_endpoint)
         except Exception as e:  # ImportError, zmq.ZMQError
+            if pub is not None:
+                pub.close(0)
+            if json_file is not None:
+                json_file.close()
             raise LiveError("status on ZeroMQ %s: %s" % (zmq_endpoint, e))
     return json_file, pub
 

@@ -140,6 +140,8 @@ class qa_loss_log(gr_unittest.TestCase):
                          [("gap", 2000, 137), ("gap", 3000, 5), ("time_jump_back", 4000, 0)])
         self.assertEqual(log.lost, 142)
         self.assertEqual(log.time_source, "rx_time")
+        # The tag that agreed with the first one is not kept.
+        self.assertEqual([r[0] for r in log.refs], [0, 2000, 3000, 4000])
         self.assertEqual(log.events_in(2000, 3000)[0].index, 2000)
         self.assertEqual(len(log.events_in(0, 2000)), 0)
         # Time of a sample: from the last tag at or before it.
