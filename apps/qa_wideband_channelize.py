@@ -1392,7 +1392,8 @@ class Live(Case):
         self.assertEqual(app.wait(300), 0, out)
         with open(self.errpath) as f:
             err = f.read()
-        self.assertIn("SIGHUP: channel up retuned to 9.75", err)
+        self.assertRegex(err, r"SIGHUP: plan .*plan\.csv: channel up retuned to 9750000 Hz "
+                              r"\(\d+ taps\) from the next chunk")
         self.assertRegex(out, r"stopped: +end of the source; %d input samples" % n)
         metas, y = self.segments(self.path("out"), "up")
         self.assertEqual(len(y), n // 20)

@@ -727,6 +727,25 @@ def plan_changes(old, new):
     return retunes, refused
 
 
+def retune_bank(bank, plan, new):
+    """Applies what plan_changes(plan, new) allows to bank (channel_bank_ccc:
+    from its next chunk, a "freq" tag where) and to plan (the list, in
+    place); returns lines that say what was done and what was not."""
+    retunes, refused = plan_changes(plan, new)
+    lines = list(refused)
+    for i, c in retunes:
+        # Each call applies from the next chunk: both may fall on two chunks
+        # in a row (two retune annotations).
+        if not np.array_equal(c.taps, plan[i].taps):
+            bank.set_taps(i, [complex(t) for t in c.taps])
+        if c.offset != plan[i].offset:
+            bank.set_center_freq(i, c.offset)
+        lines.append("channel %s retuned to %.9g Hz (%d taps) from the next chunk"
+                     % (c.name, c.frequency, len(c.taps)))
+        plan[i] = c
+    return lines
+
+
 class Channel:
     """One output of the channelizer as the station records it: key (its name
     in the status), base (file name), sample_rate, frequency, description."""

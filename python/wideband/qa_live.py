@@ -321,6 +321,21 @@ class qa_segments(gr_unittest.TestCase):
         self.assertEqual([(i, c.name) for i, c in retunes], [(1, "b"), (2, "c")])
         self.assertEqual(refused, ["channel d: decimation 2 -> 3 needs a restart",
                                    "channel e added: needs a restart"])
+        # Applied to a bank: only what changed, and the plan follows.
+        calls = []
+        bank = C(set_taps=lambda i, t: calls.append(("taps", i, len(t))),
+                 set_center_freq=lambda i, f: calls.append(("freq", i, f)))
+        for c in new:
+            c.frequency = 1e6 + c.offset
+        plan = list(old)
+        lines = live.retune_bank(bank, plan, new)
+        self.assertEqual(calls, [("freq", 1, -1e3), ("taps", 2, 12)])
+        self.assertEqual([c.name for c in plan], ["a", "b", "c", "d"])
+        self.assertIs(plan[1], new[1])
+        self.assertIs(plan[3], old[3])
+        self.assertEqual(lines, refused + ["channel b retuned to 999000 Hz (16 taps) from the "
+                                           "next chunk", "channel c retuned to 1002000 Hz (12 "
+                                           "taps) from the next chunk"])
         retunes, refused = live.plan_changes(old, new[:1] + [C(name="b", offset=0.0,
                                                               decimation=2,
                                                               taps=np.ones(17))])
