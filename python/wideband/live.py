@@ -236,7 +236,8 @@ class LossLog:
         self.refs = []
         self.host_start = None  # host clock when the first sample arrived
         self.seen = 0  # input samples the monitor has passed
-        self.events = []
+        self.events = []  # those not yet forgotten (forget())
+        self.count = 0  # events so far
         self.lost = 0
 
     @property
@@ -278,8 +279,22 @@ class LossLog:
                             comment))
 
     def _add(self, event):
+        event.number = self.count
         self.events.append(event)
+        self.count += 1
         self.lost += event.lost
+
+    def events_from(self, number):
+        """The events numbered number on that are still kept, in order."""
+        with self.lock:
+            return [e for e in self.events if e.number >= number]
+
+    def forget(self, index, number):
+        """Drops the events before input sample index numbered below number
+        (logged): no recording needs them any more. A run of days with
+        frequent overflows keeps a short list."""
+        with self.lock:
+            self.events = [e for e in self.events if e.index >= index or e.number >= number]
 
     def time_of(self, index):
         """Unix time (secs, frac) of input sample index: from the last rx_time
@@ -308,7 +323,7 @@ class LossLog:
 
     def snapshot(self):
         with self.lock:
-            return self.seen, len(self.events), self.lost
+            return self.seen, self.count, self.lost
 
 
 def iso(t):
@@ -500,6 +515,12 @@ class SegmentWriter:
             if self.written > self.start:
                 self._close_segment()
             self._write_ready(final=True)
+
+    def needed(self):
+        """The first input sample whose events the recording may still need
+        (its oldest segment whose metadata is not written yet)."""
+        with self.lock:
+            return (self.pending[0][1] if self.pending else self.start) * self.decimation
 
     def take_power(self):
         """Mean |x|^2 since the last call (None if no samples)."""
@@ -820,10 +841,11 @@ class Station:
                 except (AttributeError, RuntimeError):
                     fullness = 0.0
                 status.poll_backpressure(now, fullness, self.last.nitems_written(0))
-                for e in self.loss.events[shown:]:
+                for e in self.loss.events_from(shown):
                     log("%s at input sample %d (%s): %s" % (e.kind, e.index, iso(e.host),
                                                              e.comment))
-                    shown += 1
+                    shown = e.number + 1
+                self.loss.forget(min(w.needed() for w in self.writers), shown)
                 if status.interval and status.due(now):
                     status.report(now)
                 if stop.reload:
@@ -845,7 +867,7 @@ class Station:
                 except OSError as e:
                     unwritten = unwritten or "cannot write %s: %s" % (
                         e.filename or w.name(w.segment), e.strerror or e)
-            for e in self.loss.events[shown:]:
+            for e in self.loss.events_from(shown):
                 log("%s at input sample %d (%s): %s" % (e.kind, e.index, iso(e.host),
                                                          e.comment))
             record = status.report(time.monotonic(), final=True)

@@ -150,6 +150,13 @@ class qa_loss_log(gr_unittest.TestCase):
         self.assertAlmostEqual(frac, 0.25 + 2637 / rate, delta=1e-12)
         secs, frac = log.time_of(0)
         self.assertEqual((secs, frac), (s0, 0.25))
+        self.assertEqual([e.number for e in log.events_from(1)], [1, 2])
+        # Forgotten: before input sample 3500 and logged (numbered below 2).
+        log.forget(3500, 2)
+        self.assertEqual([e.index for e in log.events], [4000])
+        log.forget(5000, 2)  # not logged yet: kept
+        self.assertEqual([e.index for e in log.events], [4000])
+        self.assertEqual(log.snapshot()[1:], (3, 142))
         # One sample of rounding is not a gap.
         log2 = live.LossLog(1e6)
         log2.on_rx_time(0, 10, 0.0)
@@ -250,7 +257,9 @@ class qa_segments(gr_unittest.TestCase):
         self.assertEqual(len(w.paths), 1)
         # An event after the last sample goes into the last segment, at its end.
         log.add("backpressure", 30, 0, "held")
+        self.assertEqual(w.needed(), 10)  # the second segment's metadata is not written
         w.close()
+        self.assertEqual(w.needed(), 25)
         metas, data = self.read(w)
         self.assertEqual([len(d) for d in data], [10, 10, 5])
         self.assertEqual(metas[2]["annotations"][0]["core:sample_start"], 4)
