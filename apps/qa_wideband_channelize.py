@@ -1017,5 +1017,435 @@ class Faults(Case):
         self.check("build", "OpenCL build of kernels/pfb_channelizer.cl failed")
 
 
+# A sender on another "host": a GNU Radio flowgraph pushing complex64 samples
+# with their rx_time tags (pass_tags) to a PUSH socket, as a radio host would.
+# argv: port rate samples.npy tags.json (offset, secs, frac per tag) [raw: no
+# pass_tags]
+SENDER = """
+import json, sys, time
+import numpy as np, pmt
+from gnuradio import blocks, gr, zeromq
+port, rate, data, tags = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4]
+x = np.load(data)
+with open(tags) as f:
+    tags = [gr.tag_utils.python_to_tag((o, pmt.intern("rx_time"), pmt.make_tuple(
+        pmt.from_uint64(s), pmt.from_double(fr)))) for o, s, fr in json.load(f)]
+tb = gr.top_block()
+src = blocks.vector_source_c(x, False, 1, tags)
+push = zeromq.push_sink(gr.sizeof_gr_complex, 1, "tcp://127.0.0.1:%d" % port, 100,
+                       sys.argv[5:] != ["raw"], -1)
+tb.connect(src, blocks.throttle(gr.sizeof_gr_complex, rate, True), push)
+tb.run()
+time.sleep(3600)  # keeps the socket until the test ends it
+"""
+
+
+class Live(Case):
+    """--source: a live run. A ZeroMQ source fed by another process, with a gap
+    it says with rx_time, to SigMF segments and --zmq consumers, ended by
+    SIGTERM; a file played at its rate, ended by SIGTERM mid-stream and to its
+    end, against the batch program on the same samples; mistakes."""
+
+    M = 4
+    T0 = 1795000000  # rx_time of the first sample, Unix seconds
+
+    def start_app(self, *args):
+        self.errpath = self.path("stderr.txt")
+        err = open(self.errpath, "w")
+        self.addCleanup(err.close)
+        app = subprocess.Popen([sys.executable, APP] + [str(a) for a in args],
+                               stdout=subprocess.PIPE, stderr=err, text=True)
+        self.addCleanup(app.stdout.close)
+        self.addCleanup(lambda: app.poll() is None and (app.kill(), app.wait(30)))
+        return app
+
+    def wait_status(self, app, path, done, timeout=300):
+        """The last JSON status record once done(record), the program running."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if app.poll() is not None:
+                with open(self.errpath) as f:
+                    self.fail("the program ended (%d):\n%s" % (app.returncode, f.read()))
+            if os.path.exists(path):
+                with open(path) as f:
+                    lines = f.read().split("\n")[:-1]  # complete lines only
+                if lines and done(json.loads(lines[-1])):
+                    return json.loads(lines[-1])
+            time.sleep(0.2)
+        with open(self.errpath) as f:
+            self.fail("status never reached its goal in %d s:\n%s" % (timeout, f.read()))
+
+    def stop_app(self, app, sig):
+        app.send_signal(sig)
+        out = app.stdout.read()
+        rc = app.wait(120)
+        with open(self.errpath) as f:
+            err = f.read()
+        self.assertEqual(rc, 0, "exit status %d\n--- stdout\n%s--- stderr\n%s" % (rc, out, err))
+        self.assertNotIn("Traceback", err)
+        return out, err
+
+    def segments(self, folder, base):
+        """(metas, samples) of a channel's segments, checked to be one
+        continuous recording: numbered from 0, core:global_index continuous."""
+        names = sorted(f for f in os.listdir(folder)
+                       if f.startswith(base + "-") and f.endswith(".sigmf-meta"))
+        self.assertTrue(names, "no segments of %s" % base)
+        metas, data, total = [], [], 0
+        for i, name in enumerate(names):
+            self.assertEqual(name, "%s-%06d.sigmf-meta" % (base, i))
+            with open(os.path.join(folder, name)) as f:
+                meta = json.load(f)
+            x = np.fromfile(os.path.join(folder, name[:-len("meta")] + "data"), np.complex64)
+            self.assertEqual(meta["global"]["core:datatype"], "cf32_le")
+            self.assertEqual(meta["global"]["wideband:segment"], i)
+            cap = meta["captures"][0]
+            self.assertEqual((cap["core:sample_start"], cap["core:global_index"]), (0, total))
+            self.assertIn("core:datetime", cap)
+            total += len(x)
+            metas.append(meta)
+            data.append(x)
+        leftovers = [f for f in os.listdir(folder) if f.startswith(base + "-")
+                     and not f.endswith((".sigmf-meta", ".sigmf-data"))]
+        self.assertEqual(leftovers, [])
+        self.assertEqual(2 * len(names), len([f for f in os.listdir(folder)
+                                              if f.startswith(base + "-")]))
+        return metas, np.concatenate(data)
+
+    def batch(self, raw, rate, datatype, channels):
+        """The batch program's recordings of the raw file: {channel: samples}."""
+        out = self.path("batch")
+        self.ok(raw, "--datatype", datatype, "-s", rate, "-c", self.M, "-l", channels,
+                "--no-plot", "-o", out, "--quiet")
+        return {c: np.fromfile(os.path.join(out, "%s_ch%04d.sigmf-data"
+                                            % (os.path.splitext(os.path.basename(raw))[0], c)),
+                               np.complex64)
+                for c in map(int, channels.split(","))}
+
+    def signal(self, n, seed=5):
+        """A carrier in channel 1 (+fs/4) over weak noise."""
+        rng = np.random.default_rng(seed)
+        k = np.arange(n)
+        return (0.5 * np.exp(0.5j * np.pi * k) + 0.01 * (rng.standard_normal(n) + 1j *
+                rng.standard_normal(n))).astype(np.complex64)
+
+    def test_zmq_source_gap_sigterm(self):
+        import signal
+        rate, D = 1e6, self.M
+        gap_at, gap = 310000, 5000
+        full = self.signal(600000 + gap)
+        sent = np.concatenate([full[:gap_at], full[gap_at + gap:]])
+        np.save(self.path("x.npy"), sent)
+        with open(self.path("tags.json"), "w") as f:
+            json.dump([(0, self.T0, 0.25), (gap_at, self.T0, 0.25 + (gap_at + gap) / rate)], f)
+        port = consecutive_free_ports(1)
+        sender = subprocess.Popen([sys.executable, "-c", SENDER, str(port), str(rate),
+                                   self.path("x.npy"), self.path("tags.json")])
+        self.addCleanup(lambda: (sender.kill(), sender.wait(30)))
+        out_port = consecutive_free_ports(2)
+        # The status also on a PUB socket, for a monitoring system.
+        import zmq
+        status_port = consecutive_free_ports(1)
+        sub = zmq.Context.instance().socket(zmq.SUB)
+        self.addCleanup(sub.close, 0)
+        sub.setsockopt_string(zmq.SUBSCRIBE, "")
+        sub.connect("tcp://127.0.0.1:%d" % status_port)
+        app = self.start_app("--source", "zmq:tcp://127.0.0.1:%d" % port, "--rate", rate,
+                             "--freq", "100M", "-c", self.M, "-l", "0,1", "-o", self.path("out"),
+                             "--segment-seconds", 0.1, "--zmq", "tcp://127.0.0.1:%d" % out_port,
+                             "--status-interval", 0.5, "--status-json", self.path("st.json"),
+                             "--status-zmq", "tcp://127.0.0.1:%d" % status_port)
+        # Consumers of the channels (the app waits for them: nothing dropped).
+        from gnuradio import blocks, gr, zeromq
+        tb = gr.top_block()
+        vsinks = {}
+        for i, c in enumerate((0, 1)):
+            vsinks[c] = blocks.vector_sink_c()
+            tb.connect(zeromq.pull_source(gr.sizeof_gr_complex, 1,
+                                          "tcp://127.0.0.1:%d" % (out_port + i)), vsinks[c])
+        tb.start()
+        try:
+            n_out = len(sent) // D
+            rec = self.wait_status(app, self.path("st.json"), lambda r: all(
+                v == n_out for v in r["channel_samples"].values()))
+            self.assertEqual(rec["input_samples"], len(sent))
+            deadline = time.monotonic() + 60
+            while any(s.nitems_read(0) < n_out for s in vsinks.values()) and \
+                    time.monotonic() < deadline:
+                time.sleep(0.05)
+        finally:
+            tb.stop()
+            tb.wait()
+        out, err = self.stop_app(app, signal.SIGTERM)
+        self.assertRegex(out, r"stopped: +by SIGTERM; %d input samples, %d lost in 1 events "
+                              r"\(time from rx_time\)" % (len(sent), gap))
+        self.assertRegex(err, r"gap at input sample %d .*%d input samples lost" % (gap_at, gap))
+        with open(self.path("st.json")) as f:
+            final = json.loads(f.read().splitlines()[-1])
+        self.assertTrue(final["final"])
+        self.assertEqual((final["lost_samples"], final["events"]), (gap, 1))
+        published = []
+        while sub.poll(2000):
+            published.append(json.loads(sub.recv_string()))
+        self.assertTrue(published)
+        self.assertEqual(published[-1], final)
+        seg = 25000  # 0.1 s at 250 ksamples/s
+        for c in (0, 1):
+            metas, x = self.segments(self.path("out"), "zmq_ch%04d" % c)
+            self.assertEqual(len(x), n_out)
+            self.assertEqual([m["captures"][0]["core:global_index"] for m in metas],
+                             list(range(0, n_out, seg)))
+            np.testing.assert_array_equal(np.asarray(vsinks[c].data(), np.complex64), x)
+            for i, m in enumerate(metas):
+                self.assertEqual(m["global"]["wideband:time_source"], "rx_time")
+                self.assertEqual(m["global"]["core:sample_rate"], rate / D)
+                self.assertEqual(m["captures"][0]["core:frequency"], 100e6 + c * rate / D)
+                # The input sample a segment starts at, plus the gap after it.
+                n = i * seg * D + (gap if i * seg * D >= gap_at else 0)
+                t = 0.25 + n / rate
+                self.assertEqual(m["captures"][0]["core:datetime"],
+                                 time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(self.T0))
+                                 + (".%06dZ" % round(t * 1e6)), "segment %d" % i)
+                want = [("gap", gap_at // D - i * seg, gap)] if i == gap_at // D // seg else []
+                self.assertEqual([(a["core:label"], a["core:sample_start"],
+                                   a["wideband:lost_samples"]) for a in m["annotations"]], want)
+            # The carrier is in channel 1.
+            p = float(np.mean(np.abs(x[100:]) ** 2))
+            if c == 1:
+                self.assertGreater(p, 0.1)
+            else:
+                self.assertLess(p, 0.01)
+
+    def test_zmq_sender_without_tags(self):
+        """A sender of raw samples: refused with a hint, unless --no-source-tags
+        (then dated by the host clock)."""
+        import signal
+        rate, n = 1e6, 200000
+        np.save(self.path("x.npy"), self.signal(n, seed=17))
+        with open(self.path("tags.json"), "w") as f:
+            json.dump([], f)
+        ports = []
+        for _ in range(2):
+            ports.append(consecutive_free_ports(1))
+            sender = subprocess.Popen([sys.executable, "-c", SENDER, str(ports[-1]), str(rate),
+                                       self.path("x.npy"), self.path("tags.json"), "raw"])
+            self.addCleanup(lambda s=sender: (s.kill(), s.wait(30)))
+        app = self.start_app("--source", "zmq:tcp://127.0.0.1:%d" % ports[0], "--rate", rate,
+                             "-c", self.M, "-l", "1", "-o", self.path("o1"))
+        out = app.stdout.read()
+        self.assertEqual(app.wait(300), 1, out)
+        with open(self.errpath) as f:
+            err = f.read()
+        self.assertIn("the ZeroMQ sender does not pass tags: turn Pass Tags on in its PUSH "
+                      "sink, or give --no-source-tags", err)
+        app = self.start_app("--source", "zmq:tcp://127.0.0.1:%d" % ports[1], "--rate", rate,
+                             "--no-source-tags", "-c", self.M, "-l", "1", "-o", self.path("o2"),
+                             "--status-interval", 0.3, "--status-json", self.path("st.json"))
+        self.wait_status(app, self.path("st.json"),
+                         lambda r: r["channel_samples"]["1"] == n // self.M)
+        out, err = self.stop_app(app, signal.SIGTERM)
+        self.assertRegex(out, r"stopped: +by SIGTERM; %d input samples, 0 lost in 0 events "
+                              r"\(time from host clock\)" % n)
+        metas, y = self.segments(self.path("o2"), "zmq_ch0001")
+        self.assertEqual(len(y), n // self.M)
+        self.assertGreater(float(np.mean(np.abs(y[100:]) ** 2)), 0.1)  # the carrier
+
+    def test_file_source_sigterm_mid_stream_sc16(self):
+        import signal
+        rate, n = 500e3, 2000000
+        x = self.signal(n)
+        raw = self.path("iq.cs16")
+        iq = np.empty(2 * n, np.int16)
+        iq[0::2] = np.round(x.real * 16384)
+        iq[1::2] = np.round(x.imag * 16384)
+        iq.tofile(raw)
+        control = "tcp://127.0.0.1:%d" % consecutive_free_ports(1)
+        app = self.start_app("--source", "file:" + raw, "--source-format", "sc16", "--rate", rate,
+                             "-c", self.M, "-l", "1,3", "-o", self.path("out"),
+                             "--segment-bytes", 160000, "--status-interval", 0.3,
+                             "--status-json", self.path("st.json"), "--control", control)
+        # Two segments of 20000 samples done in each channel.
+        self.wait_status(app, self.path("st.json"), lambda r: all(
+            v >= 30000 for v in r["channel_samples"].values()))
+        # The uniform channelizer's list cannot change: said, and the run goes on;
+        # the same asked on the control socket.
+        app.send_signal(signal.SIGHUP)
+        import zmq
+        req = zmq.Context.instance().socket(zmq.REQ)
+        self.addCleanup(req.close, 0)
+        req.connect(control)
+        req.send_string("reload")
+        self.assertTrue(req.poll(60000), "no reply from --control")
+        reply = json.loads(req.recv_string())
+        self.assertEqual(len(reply), 1)
+        self.assertRegex(reply[0], r"^control: reload: ignored: the channel list of the uniform "
+                                   r"channelizer cannot change while it runs")
+        self.wait_status(app, self.path("st.json"), lambda r: all(
+            v >= 50000 for v in r["channel_samples"].values()))
+        out, err = self.stop_app(app, signal.SIGTERM)
+        self.assertIn("SIGHUP: ignored: the channel list of the uniform channelizer cannot "
+                      "change while it runs", err)
+        # No loss; back-pressure events (the channelizer, on a loaded CPU,
+        # behind the file's rate) are possible.
+        stopped = re.search(r"stopped: +by SIGTERM; \d+ input samples, 0 lost in (\d+) events "
+                            r"\(time from host clock\)", out)
+        self.assertTrue(stopped, out)
+        ref = self.batch(raw, rate, "ci16_le", "1,3")
+        for c in (1, 3):
+            metas, y = self.segments(self.path("out"), "file_ch%04d" % c)
+            self.assertTrue(all(m["global"]["wideband:time_source"] == "host clock"
+                                for m in metas))
+            labels = [a["core:label"] for meta in metas for a in meta["annotations"]]
+            self.assertEqual(labels, ["backpressure"] * int(stopped.group(1)))
+            self.assertLess(len(y), n // self.M)  # stopped before the end
+            self.assertGreaterEqual(len(y), 50000)
+            self.assertEqual([meta["captures"][0]["core:global_index"] for meta in metas],
+                             list(range(0, len(y), 20000)))
+            np.testing.assert_allclose(y, ref[c][:len(y)], rtol=0, atol=1e-5)
+
+    def test_recordings_cannot_be_written(self):
+        """The output folder gone mid-run: exit status 1, one line naming the
+        file and why (no Python frames)."""
+        rate, n = 50e3, 1000000
+        raw = self.path("iq.cf32")
+        self.signal(n).tofile(raw)
+        app = self.start_app("--source", "file:" + raw, "--rate", rate, "-c", self.M,
+                             "-o", self.path("out"), "--segment-seconds", 0.1,
+                             "--status-interval", 0.3, "--status-json", self.path("st.json"))
+        self.wait_status(app, self.path("st.json"),
+                         lambda r: r["channel_samples"]["0"] >= 10000)
+        shutil.rmtree(self.path("out"))
+        out = app.stdout.read()
+        self.assertEqual(app.wait(120), 1, out)
+        with open(self.errpath) as f:
+            err = [line for line in f.read().splitlines() if not line.startswith("status:")]
+        self.assertEqual(len(err), 1, err)
+        self.assertRegex(err[0], r"^wideband_channelize: .*No such file or directory.*out/file_ch")
+        self.assertNotIn(" At: ", err[0])
+
+    def test_file_source_to_its_end(self):
+        rate, n = 2e6, 400000
+        x = self.signal(n, seed=9)
+        raw = self.path("iq.cf32")
+        x.tofile(raw)
+        app = self.start_app("--source", "file:" + raw, "--rate", rate, "-c", self.M,
+                             "-l", "0,1,2,3", "-o", self.path("out"), "--name", "f",
+                             "--segment-seconds", 0.04, "--status-interval", 0)
+        out = app.stdout.read()
+        self.assertEqual(app.wait(300), 0, out)
+        self.assertRegex(out, r"stopped: +end of the source; %d input samples, 0 lost" % n)
+        ref = self.batch(raw, rate, "cf32_le", "0,1,2,3")
+        for c in range(self.M):
+            metas, y = self.segments(self.path("out"), "f_ch%04d" % c)
+            self.assertEqual(len(metas), 5)  # 100000 samples in segments of 20000
+            np.testing.assert_allclose(y, ref[c], rtol=0, atol=1e-5)
+
+    def test_channel_bank_from_a_file(self):
+        """--plan live: each channel at its own rate, segments of its own length,
+        the same samples as the batch program's."""
+        rate, n = 1e6, 300000
+        x = self.signal(n, seed=11)
+        raw = self.path("iq.cf32")
+        x.tofile(raw)
+        plan = self.path("plan.csv")
+        with open(plan, "w") as f:
+            f.write("name,offset,rate\nup,250k,50k\nmid,0,100k\n")
+        app = self.start_app("--source", "file:" + raw, "--rate", rate, "--freq", "10M",
+                             "--plan", plan, "-o", self.path("out"), "--segment-seconds", 0.1,
+                             "--status-interval", 0)
+        out = app.stdout.read()
+        self.assertEqual(app.wait(300), 0, out)
+        self.ok(raw, "-s", rate, "-f", "10M", "--plan", plan, "--no-plot", "--quiet",
+                "-o", self.path("batch"))
+        for name, ch_rate in (("up", 50e3), ("mid", 100e3)):
+            metas, y = self.segments(self.path("out"), name)
+            self.assertEqual([len(m["annotations"]) for m in metas], [0] * len(metas))
+            self.assertEqual(metas[0]["captures"][0]["core:frequency"],
+                             10e6 + (250e3 if name == "up" else 0))
+            self.assertEqual(metas[0]["global"]["core:sample_rate"], ch_rate)
+            self.assertEqual([m["captures"][0]["core:global_index"] for m in metas],
+                             [round(0.1 * ch_rate) * i for i in range(3)])
+            ref = np.fromfile(self.path("batch", name + ".sigmf-data"), np.complex64)
+            self.assertEqual(len(y), len(ref))
+            self.assertLess(relative_l2(y, ref), 1e-5, name)
+
+    def test_channel_bank_retuned_on_sighup(self):
+        """SIGHUP reloads the plan: the channel whose centre changed is retuned
+        where the bank's freq tag says, a new segment starts there with the new
+        centre and a retune annotation; the other channel goes on untouched."""
+        import signal
+        rate, n = 1e6, 2000000
+        x = self.signal(n, seed=13)  # the carrier at +250 kHz
+        raw = self.path("iq.cf32")
+        x.tofile(raw)
+        plan = self.path("plan.csv")
+        with open(plan, "w") as f:
+            f.write("name,offset,rate\nup,250k,50k\nmid,0,100k\n")
+        app = self.start_app("--source", "file:" + raw, "--rate", rate, "--freq", "10M",
+                             "--plan", plan, "-o", self.path("out"), "--segment-seconds", 0.5,
+                             "--status-interval", 0.2, "--status-json", self.path("st.json"))
+        self.wait_status(app, self.path("st.json"), lambda r: r["channel_samples"]["up"] >= 5000)
+        with open(plan, "w") as f:
+            f.write("name,offset,rate\nup,-250k,50k\nmid,0,100k\n")
+        app.send_signal(signal.SIGHUP)
+        out = app.stdout.read()
+        self.assertEqual(app.wait(300), 0, out)
+        with open(self.errpath) as f:
+            err = f.read()
+        self.assertRegex(err, r"SIGHUP: plan .*plan\.csv: channel up retuned to 9750000 Hz "
+                              r"\(\d+ taps\) from the next chunk")
+        self.assertRegex(out, r"stopped: +end of the source; %d input samples" % n)
+        metas, y = self.segments(self.path("out"), "up")
+        self.assertEqual(len(y), n // 20)
+        # Back-pressure (the bank behind the file's rate on a loaded CPU) may be
+        # annotated as well.
+        def retunes(meta):
+            return [a for a in meta["annotations"] if a["core:label"] != "backpressure"]
+        retuned = [m for m in metas if retunes(m)]
+        self.assertEqual(len(retuned), 1, [m["annotations"] for m in metas])
+        self.assertEqual(len(retunes(retuned[0])), 1)
+        a = retunes(retuned[0])[0]
+        self.assertEqual((a["core:label"], a["core:sample_start"], a["wideband:frequency"]),
+                         ("retune", 0, 9.75e6))
+        k = retuned[0]["captures"][0]["core:global_index"]
+        self.assertGreater(k, 0)
+        self.assertLess(k, len(y) - 2000)
+        for m in metas:
+            self.assertEqual(m["captures"][0]["core:frequency"],
+                             10.25e6 if m["captures"][0]["core:global_index"] < k else 9.75e6)
+        # The carrier up to the retune, noise from its filter's start-up on.
+        self.assertGreater(float(np.mean(np.abs(y[max(0, k - 500):k]) ** 2)), 0.1)
+        self.assertLess(float(np.mean(np.abs(y[k + 200:k + 2000]) ** 2)), 0.01)
+        metas, y = self.segments(self.path("out"), "mid")
+        self.assertEqual([retunes(m) for m in metas], [[]] * len(metas))
+        self.assertEqual(len(y), n // 10)
+
+    def test_mistakes(self):
+        raw = self.path("iq.cf32")
+        np.zeros(1000, np.complex64).tofile(raw)
+        for args, rc, msg in (
+                (["--source", "zmq:127.0.0.1:5", "--rate", "1M"], 2, "wants zmq:tcp://HOST:PORT"),
+                (["--source", "soapy:driver=x"], 2, "wants --rate"),
+                ([raw, "--source", "file:" + raw, "--rate", "1M"], 2,
+                 "INPUT does not go with --source"),
+                (["--source", "file:" + raw, "--rate", "1M", "--gain", "3"], 2,
+                 "--gain and --antenna go to a radio"),
+                (["--gain", "3"], 2, "go with --source"),
+                (["--source", "soapy:driver=qa_no_such_driver", "--rate", "1M", "-o",
+                  self.path("o1")], 1, "cannot open the soapy source 'driver=qa_no_such_driver'")):
+            status, out, err = run_app(*args, timeout=300)
+            self.assertEqual(status, rc, "%s: %s" % (args, err))
+            self.assertIn(msg, err)
+            self.assertNotIn("Traceback", err)
+        try:
+            import osmosdr  # noqa: F401
+        except ImportError:
+            status, out, err = run_app("--source", "osmosdr:rtl=0", "--rate", "2M", "-o",
+                                       self.path("o2"), timeout=300)
+            self.assertEqual(status, 1, err)
+            self.assertRegex(err, r"osmosdr sources need gr-osmosdr \(Debian package gr-osmosdr; "
+                                  r"an optional dependency\), which is not installed")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
