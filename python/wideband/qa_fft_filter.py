@@ -364,6 +364,9 @@ class qa_fft_filter(gr_unittest.TestCase):
         sink = blocks.vector_sink_c()
         self.tb.connect(src, ours, sink)
         self.tb.start()
+        # The switches must meet the stream, not a flowgraph still building
+        # its kernels.
+        wait_for(self, lambda: ours.nitems_read(0) > 0)
         for i in range(changes):
             time.sleep(0.02)
             ours.set_taps(taps_b if i % 2 == 0 else taps_a)
