@@ -1046,228 +1046,229 @@ private:
             d_rows.back().ratio = mine / d_rows.back().msps;
             d_rows.back().ratio_of = "ours (host) / this";
         }
-        *pfb_arb_resampler_ccf(32 filters of-- taps - per - channel taps)
-            at `rate` * from the source into a sink and between a device feed and drain;
-        with * --baseline the in - tree pfb_arb_resampler_ccf on the host's core. * /
-                                       void measure_arb_resampler(float rate)
+    }
+
+    /*
+     * pfb_arb_resampler_ccf (32 filters of --taps-per-channel taps) at `rate`
+     * from the source into a sink and between a device feed and drain; with
+     * --baseline the in-tree pfb_arb_resampler_ccf on the host's core.
+     */
+    void measure_arb_resampler(float rate)
+    {
+        const std::string name =
+            "pfb_arb_resampler_ccf rate=" + harness::fmt("%.4f", rate) +
+            " T=" + std::to_string(d_opt.taps_per_channel);
+        // A low-pass at 32 times the input rate, cut at the lower rate's band.
+        const std::vector<float> taps = [&] {
+            std::vector<float> t =
+                gr::filter::firdes::low_pass_2(32.0,
+                                               32.0,
+                                               0.4 * std::min(1.0f, rate),
+                                               0.1 * std::min(1.0f, rate),
+                                               80,
+                                               gr::fft::window::WIN_BLACKMAN_hARRIS);
+            t.resize(32 * d_opt.taps_per_channel, 0.0f);
+            return t;
+        }();
+        auto make = [&] {
+            return wb::pfb_arb_resampler_ccf::make(rate, taps, 32, first_devices(1));
+        };
         {
-            const std::string name =
-                "pfb_arb_resampler_ccf rate=" + harness::fmt("%.4f", rate) +
-                " T=" + std::to_string(d_opt.taps_per_channel);
-            // A low-pass at 32 times the input rate, cut at the lower rate's band.
-            const std::vector<float> taps = [&] {
-                std::vector<float> t =
-                    gr::filter::firdes::low_pass_2(32.0,
-                                                   32.0,
-                                                   0.4 * std::min(1.0f, rate),
-                                                   0.1 * std::min(1.0f, rate),
-                                                   80,
-                                                   gr::fft::window::WIN_BLACKMAN_hARRIS);
-                t.resize(32 * d_opt.taps_per_channel, 0.0f);
-                return t;
-            }();
-            auto make = [&] {
-                return wb::pfb_arb_resampler_ccf::make(rate, taps, 32, first_devices(1));
-            };
-            {
-                auto tb = gr::make_top_block("resampler");
-                auto src = make_source();
-                auto resampler = make();
-                auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
-                connect_in_series(tb, { src, resampler, sink });
-                run_for(
-                    tb, resampler, sink, d_opt.source + " -> " + name + " -> sink", [&] {
-                        return "in: " + wb::input_memory(resampler) +
-                               ", out: " + wb::output_memory(resampler);
-                    });
-            }
-            measure_alone(name, make(), 1, 1);
-            if (!d_opt.baseline)
-                return;
-            auto tb = gr::make_top_block("in-tree");
+            auto tb = gr::make_top_block("resampler");
             auto src = make_source();
-            auto resampler = gr::filter::pfb_arb_resampler_ccf::make(rate, taps, 32);
+            auto resampler = make();
             auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
             connect_in_series(tb, { src, resampler, sink });
-            run_for(
-                tb, resampler, sink, d_opt.source + " -> in-tree " + name + " -> sink");
+            run_for(tb, resampler, sink, d_opt.source + " -> " + name + " -> sink", [&] {
+                return "in: " + wb::input_memory(resampler) +
+                       ", out: " + wb::output_memory(resampler);
+            });
         }
+        measure_alone(name, make(), 1, 1);
+        if (!d_opt.baseline)
+            return;
+        auto tb = gr::make_top_block("in-tree");
+        auto src = make_source();
+        auto resampler = gr::filter::pfb_arb_resampler_ccf::make(rate, taps, 32);
+        auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
+        connect_in_series(tb, { src, resampler, sink });
+        run_for(tb, resampler, sink, d_opt.source + " -> in-tree " + name + " -> sink");
+    }
 
-        /*
-         * The plan's channels as GNU Radio's freq_xlating_fir_filter_ccc blocks
-         * (the CPU bank), then as one channel_bank_ccc from the host source, from a
-         * feed and between a device feed and drains; each into C sinks.
-         */
-        void measure_bank(const bank_plan& plan)
+    /*
+     * The plan's channels as GNU Radio's freq_xlating_fir_filter_ccc blocks
+     * (the CPU bank), then as one channel_bank_ccc from the host source, from a
+     * feed and between a device feed and drains; each into C sinks.
+     */
+    void measure_bank(const bank_plan& plan)
+    {
+        const size_t C = plan.channels.size();
+        std::cout << "bank: " << C << " channels, D " << plan.decimations() << ", "
+                  << plan.channels.front().taps.size() << " taps" << std::endl;
         {
-            const size_t C = plan.channels.size();
-            std::cout << "bank: " << C << " channels, D " << plan.decimations() << ", "
-                      << plan.channels.front().taps.size() << " taps" << std::endl;
-            {
-                auto tb = gr::make_top_block("bank-cpu");
-                auto src = make_source();
-                gr::block_sptr first, sink;
-                for (const auto& c : plan.channels) {
-                    auto filter = gr::filter::freq_xlating_fir_filter_ccc::make(
-                        int(c.decimation), c.taps, c.center_freq, 1.0);
-                    sink = gr::blocks::null_sink::make(sizeof(gr_complex));
-                    connect_in_series(tb, { src, filter, sink });
-                    first = first ? first : filter;
-                }
-                run_for(tb,
-                        first,
-                        sink,
-                        d_opt.source + " -> " + std::to_string(C) +
-                            " freq_xlating_fir_filter_ccc D=" + plan.decimations());
-            }
-            const double cpu = d_rows.back().msps;
-            run_bank(plan, d_opt.source, "bank-in");
-            run_bank(plan, "feed", "bank-in");
-            run_bank(plan, "device", "bank-dev");
-            d_rows.back().ratio = d_rows.back().msps / cpu;
-            d_rows.back().ratio_of = "x the CPU bank";
-        }
-
-        /*
-         * channel_bank_ccc on the first n devices for the plan's channels, from
-         * `from` (the host source, "feed" or "device": a device feed, and device
-         * drains for its outputs) into one sink per channel.
-         */
-        void run_bank(const bank_plan& plan,
-                      const std::string& from,
-                      const std::string& flowgraph,
-                      size_t devices = 1)
-        {
-            const size_t C = plan.channels.size();
-            std::vector<double> centres;
-            std::vector<int> decimations;
-            std::vector<std::vector<gr_complex>> taps;
+            auto tb = gr::make_top_block("bank-cpu");
+            auto src = make_source();
+            gr::block_sptr first, sink;
             for (const auto& c : plan.channels) {
-                centres.push_back(c.center_freq);
-                decimations.push_back(int(c.decimation));
-                taps.push_back(c.taps);
-            }
-            const bool device = from == "device";
-            auto bank = wb::channel_bank_ccc::make(
-                1.0, centres, decimations, taps, first_devices(devices));
-            auto tb = gr::make_top_block(flowgraph);
-            gr::basic_block_sptr src =
-                device           ? gnuradio::make_block_sptr<device_feed>(d_ctx, 1)
-                : from == "feed" ? gnuradio::make_block_sptr<host_feed>()
-                                 : make_source();
-            tb->connect(src, 0, bank, 0);
-            gr::block_sptr sink;
-            for (size_t c = 0; c < C; ++c) {
-                sink = device ? gr::block_sptr(
-                                    gnuradio::make_block_sptr<device_drain>(d_ctx, 1))
-                              : gr::blocks::null_sink::make(sizeof(gr_complex));
-                tb->connect(bank, int(c), sink, 0);
+                auto filter = gr::filter::freq_xlating_fir_filter_ccc::make(
+                    int(c.decimation), c.taps, c.center_freq, 1.0);
+                sink = gr::blocks::null_sink::make(sizeof(gr_complex));
+                connect_in_series(tb, { src, filter, sink });
+                first = first ? first : filter;
             }
             run_for(tb,
-                    bank,
+                    first,
                     sink,
-                    (device ? "feed" : from) + " -> channel_bank_ccc C=" +
-                        std::to_string(C) + " D=" + plan.decimations() + " -> " +
-                        std::to_string(C) + (device ? " drains" : " sinks"),
-                    [&] {
-                        return "in: " + wb::input_memory(bank) +
-                               ", out: " + wb::output_memory(bank);
-                    });
-            d_rows.back().devices = devices;
+                    d_opt.source + " -> " + std::to_string(C) +
+                        " freq_xlating_fir_filter_ccc D=" + plan.decimations());
         }
+        const double cpu = d_rows.back().msps;
+        run_bank(plan, d_opt.source, "bank-in");
+        run_bank(plan, "feed", "bank-in");
+        run_bank(plan, "device", "bank-dev");
+        d_rows.back().ratio = d_rows.back().msps / cpu;
+        d_rows.back().ratio_of = "x the CPU bank";
+    }
 
-        //! Msps of the row of \p flowgraph and \p what on \p devices devices (NaN: none).
-        double rate_of(
-            const std::string& flowgraph, const std::string& what, size_t devices) const
-        {
-            for (const auto& r : d_rows)
-                if (r.flowgraph == flowgraph && r.what == what && r.devices == devices)
-                    return r.msps;
-            return nan_value;
+    /*
+     * channel_bank_ccc on the first n devices for the plan's channels, from
+     * `from` (the host source, "feed" or "device": a device feed, and device
+     * drains for its outputs) into one sink per channel.
+     */
+    void run_bank(const bank_plan& plan,
+                  const std::string& from,
+                  const std::string& flowgraph,
+                  size_t devices = 1)
+    {
+        const size_t C = plan.channels.size();
+        std::vector<double> centres;
+        std::vector<int> decimations;
+        std::vector<std::vector<gr_complex>> taps;
+        for (const auto& c : plan.channels) {
+            centres.push_back(c.center_freq);
+            decimations.push_back(int(c.decimation));
+            taps.push_back(c.taps);
         }
-
-        double measured_gbs(const std::string& what) const
-        {
-            for (const auto& r : d_rows)
-                if (r.flowgraph == "pcie" && r.what == what)
-                    return r.gbs;
-            return nan_value;
+        const bool device = from == "device";
+        auto bank = wb::channel_bank_ccc::make(
+            1.0, centres, decimations, taps, first_devices(devices));
+        auto tb = gr::make_top_block(flowgraph);
+        gr::basic_block_sptr src =
+            device           ? gnuradio::make_block_sptr<device_feed>(d_ctx, 1)
+            : from == "feed" ? gnuradio::make_block_sptr<host_feed>()
+                             : make_source();
+        tb->connect(src, 0, bank, 0);
+        gr::block_sptr sink;
+        for (size_t c = 0; c < C; ++c) {
+            sink = device
+                       ? gr::block_sptr(gnuradio::make_block_sptr<device_drain>(d_ctx, 1))
+                       : gr::blocks::null_sink::make(sizeof(gr_complex));
+            tb->connect(bank, int(c), sink, 0);
         }
+        run_for(tb,
+                bank,
+                sink,
+                (device ? "feed" : from) + " -> channel_bank_ccc C=" + std::to_string(C) +
+                    " D=" + plan.decimations() + " -> " + std::to_string(C) +
+                    (device ? " drains" : " sinks"),
+                [&] {
+                    return "in: " + wb::input_memory(bank) +
+                           ", out: " + wb::output_memory(bank);
+                });
+        d_rows.back().devices = devices;
+    }
 
-        void print_table()
-        {
-            const double h2d = measured_gbs("host->device, pinned");
-            double slowest_alone = nan_value;
-            for (const auto& r : d_rows)
-                if (r.flowgraph == "alone" &&
-                    (std::isnan(slowest_alone) || r.msps < slowest_alone))
-                    slowest_alone = r.msps;
-            for (auto& r : d_rows) {
-                if (!std::isnan(r.msps))
-                    r.gbs = r.msps * double(r.sample_bytes) * 1e-3;
-                if (r.flowgraph == "host-in" || r.flowgraph == "bank-in") {
-                    r.ratio = r.gbs / h2d;
-                    r.ratio_of = "of pinned host->device";
-                } else if (r.flowgraph == "chain" && r.what.rfind("feed", 0) == 0) {
-                    r.ratio = r.msps / slowest_alone;
-                    r.ratio_of = "of the slowest block alone";
-                } else if (r.flowgraph == "cross") {
-                    r.ratio = r.msps / rate_of("chain",
-                                               "feed -> filter -> channelizer -> "
-                                               "fft_vcc -> drain",
-                                               1);
-                    r.ratio_of = "of the chain on one device";
-                } else if (r.flowgraph == "devices" && r.devices > 1) {
-                    r.ratio = r.msps / rate_of("devices", r.what, 1);
-                    r.ratio_of = "x on one device";
-                }
+    //! Msps of the row of \p flowgraph and \p what on \p devices devices (NaN: none).
+    double
+    rate_of(const std::string& flowgraph, const std::string& what, size_t devices) const
+    {
+        for (const auto& r : d_rows)
+            if (r.flowgraph == flowgraph && r.what == what && r.devices == devices)
+                return r.msps;
+        return nan_value;
+    }
+
+    double measured_gbs(const std::string& what) const
+    {
+        for (const auto& r : d_rows)
+            if (r.flowgraph == "pcie" && r.what == what)
+                return r.gbs;
+        return nan_value;
+    }
+
+    void print_table()
+    {
+        const double h2d = measured_gbs("host->device, pinned");
+        double slowest_alone = nan_value;
+        for (const auto& r : d_rows)
+            if (r.flowgraph == "alone" &&
+                (std::isnan(slowest_alone) || r.msps < slowest_alone))
+                slowest_alone = r.msps;
+        for (auto& r : d_rows) {
+            if (!std::isnan(r.msps))
+                r.gbs = r.msps * double(r.sample_bytes) * 1e-3;
+            if (r.flowgraph == "host-in" || r.flowgraph == "bank-in") {
+                r.ratio = r.gbs / h2d;
+                r.ratio_of = "of pinned host->device";
+            } else if (r.flowgraph == "chain" && r.what.rfind("feed", 0) == 0) {
+                r.ratio = r.msps / slowest_alone;
+                r.ratio_of = "of the slowest block alone";
+            } else if (r.flowgraph == "cross") {
+                r.ratio = r.msps / rate_of("chain",
+                                           "feed -> filter -> channelizer -> "
+                                           "fft_vcc -> drain",
+                                           1);
+                r.ratio_of = "of the chain on one device";
+            } else if (r.flowgraph == "devices" && r.devices > 1) {
+                r.ratio = r.msps / rate_of("devices", r.what, 1);
+                r.ratio_of = "x on one device";
             }
-            using r = const row&;
-            const columns<row> all = {
-                { "flowgraph", "flowgraph", -10, [](r x) { return x.flowgraph; } },
-                { "what", "what", -58, [](r x) { return x.what; } },
-                { "edges", [](r x) { return x.edges; } },
-                { "msps",
-                  "Msps",
-                  8,
-                  [](r x) {
-                      return std::isnan(x.msps) ? value("") : value(x.msps, "%.0f");
-                  } },
-                { "gbs", "GB/s in", 9, [](r x) { return value(x.gbs, "%.1f"); } },
-                { "ratio", [](r x) { return x.ratio; } },
-                { "ratio_of", [](r x) { return x.ratio_of; } },
-            };
-            const column<row> ratio = { "", "  ratio", 0, [](r x) {
-                                           return std::isnan(x.ratio)
-                                                      ? value("")
-                                                      : "  " +
-                                                            harness::fmt("%.2f ",
-                                                                         x.ratio) +
-                                                            x.ratio_of;
-                                       } };
-            std::cout << "\n";
-            harness::print_table(std::cout,
-                                 { group("",
-                                         [this](size_t i) { return &d_rows[i]; },
-                                         { pick(all, "flowgraph"),
-                                           pick(all, "what"),
-                                           pick(all, "msps"),
-                                           pick(all, "gbs"),
-                                           ratio }) },
-                                 d_rows.size());
-            if (!d_csv.enabled())
-                return;
-            d_csv.header(all);
-            for (const auto& x : d_rows)
-                d_csv.row(all, x);
         }
+        using r = const row&;
+        const columns<row> all = {
+            { "flowgraph", "flowgraph", -10, [](r x) { return x.flowgraph; } },
+            { "what", "what", -58, [](r x) { return x.what; } },
+            { "edges", [](r x) { return x.edges; } },
+            { "msps",
+              "Msps",
+              8,
+              [](r x) {
+                  return std::isnan(x.msps) ? value("") : value(x.msps, "%.0f");
+              } },
+            { "gbs", "GB/s in", 9, [](r x) { return value(x.gbs, "%.1f"); } },
+            { "ratio", [](r x) { return x.ratio; } },
+            { "ratio_of", [](r x) { return x.ratio_of; } },
+        };
+        const column<row> ratio = { "", "  ratio", 0, [](r x) {
+                                       return std::isnan(x.ratio)
+                                                  ? value("")
+                                                  : "  " +
+                                                        harness::fmt("%.2f ", x.ratio) +
+                                                        x.ratio_of;
+                                   } };
+        std::cout << "\n";
+        harness::print_table(std::cout,
+                             { group("",
+                                     [this](size_t i) { return &d_rows[i]; },
+                                     { pick(all, "flowgraph"),
+                                       pick(all, "what"),
+                                       pick(all, "msps"),
+                                       pick(all, "gbs"),
+                                       ratio }) },
+                             d_rows.size());
+        if (!d_csv.enabled())
+            return;
+        d_csv.header(all);
+        for (const auto& x : d_rows)
+            d_csv.row(all, x);
+    }
 
-        bench_options d_opt;
-        std::vector<core::device_context::sptr> d_devices; // --device's; the first:
-        core::device_context::sptr d_ctx;                  // every single-device row
-        std::vector<row> d_rows;
-        csv_file d_csv;
-    };
+    bench_options d_opt;
+    std::vector<core::device_context::sptr> d_devices; // --device's; the first:
+    core::device_context::sptr d_ctx;                  // every single-device row
+    std::vector<row> d_rows;
+    csv_file d_csv;
+};
 
 } // namespace
 

@@ -340,6 +340,7 @@ class qa_multi_device_blocks(gr_unittest.TestCase):
             data = np.array(sink.data())
             self.assertEqual(len(data), count * M, form)
             qa_pfb_synthesizer_ccf.assert_same_output(data, expect, form)
+
     def test_011_arb_resampler_refuses_several_devices(self):
         """The arbitrary resampler runs on one device: its phase at a split of
         the stream depends on all of the stream before it."""
