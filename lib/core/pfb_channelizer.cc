@@ -190,9 +190,10 @@ std::optional<direct_shape> plan_direct(size_t M,
     direct_shape d;
     d.slots = slots;
     d.run_frames = slots <= 2 ? 16 : 8; // rotated sums of every slot in registers
-    // A warp's worth of branches per run: each work-item sums several branches
-    // in registers before the reduction in local memory.
-    d.lane_items = std::min(M, direct_lane_items);
+    // Up to a warp's worth of work-items per run, each summing at least four
+    // branches in registers before the reduction in local memory (whose
+    // levels cost more than the loads at M = 16 and 64 on the H100).
+    d.lane_items = std::min({ M, direct_lane_items, std::max<size_t>(4, M / 4) });
     d.lanes = direct_group_items / d.lane_items;
     // Enough work-groups to fill the device (8 per compute unit) at the most
     // frames of a call: the branches split into blocks where runs are too few.
