@@ -25,10 +25,7 @@ Tolerances: sums of 2 T float products against float64, T <= 16 here: 1e-5
 of the largest output per sample, 1e-6 in L2.
 """
 
-import contextlib
 import math
-import os
-import tempfile
 import time
 from fractions import Fraction
 
@@ -37,6 +34,7 @@ import pmt
 from gnuradio import blocks, fft, filter, gr, gr_unittest
 from gnuradio import wideband
 from stream_qa_helpers import assert_same_stream, gate, never_zero, random_chunks, wait_for
+from stream_qa_helpers import captured_stdout
 
 ELEMENT_TOL = 1e-5
 L2_TOL = 1e-6
@@ -107,21 +105,6 @@ def tail_bound(rate, R, taps):
 
 def assert_same(ours, ref, what=""):
     assert_same_stream(ours, ref, ELEMENT_TOL, L2_TOL, what)
-
-
-@contextlib.contextmanager
-def captured_stdout(lines):
-    """What C++ prints to standard output meanwhile, appended to `lines`."""
-    with tempfile.TemporaryFile() as f:
-        saved = os.dup(1)
-        os.dup2(f.fileno(), 1)
-        try:
-            yield
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
-            f.seek(0)
-            lines.extend(f.read().decode().splitlines())
 
 
 class qa_pfb_arb_resampler_ccf(gr_unittest.TestCase):

@@ -26,9 +26,6 @@ is compared with the reference.
 Tolerances: those of qa_pfb_channelizer_ccf (same engine, same sums).
 """
 
-import contextlib
-import os
-import tempfile
 import time
 
 import numpy as np
@@ -37,6 +34,7 @@ from gnuradio import blocks, filter, gr, gr_unittest
 from gnuradio.fft import window
 from gnuradio import wideband
 from stream_qa_helpers import gate, never_zero, random_chunks, wait_for
+from stream_qa_helpers import captured_stdout
 from stream_qa_helpers import channelizer_reference
 from qa_pfb_channelizer_ccf import CHUNK, assert_same_channel, random_taps
 
@@ -65,21 +63,6 @@ def split(tb, source, decim, max_chunk=None, seed=0):
 def connect_split(tb, streams, block):
     for i, stream in enumerate(streams):
         tb.connect(stream, (block, i))
-
-
-@contextlib.contextmanager
-def captured_stdout(lines):
-    """What C++ prints to standard output meanwhile, appended to `lines`."""
-    with tempfile.TemporaryFile() as f:
-        saved = os.dup(1)
-        os.dup2(f.fileno(), 1)
-        try:
-            yield
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
-        f.seek(0)
-        lines.extend(f.read().decode().splitlines())
 
 
 class qa_pfb_decimator_ccf(gr_unittest.TestCase):

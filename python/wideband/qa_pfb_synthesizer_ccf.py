@@ -42,9 +42,6 @@ asserts -50 dB (measured -54 dB on this input), through M streams, a vector
 edge, and with the synthesizer between device-resident edges (in place).
 """
 
-import contextlib
-import os
-import tempfile
 import time
 
 import numpy as np
@@ -53,6 +50,7 @@ from gnuradio import blocks, fft, filter, gr, gr_unittest
 from gnuradio import wideband
 import stream_qa_helpers
 from stream_qa_helpers import gate, never_zero, random_chunks, wait_for
+from stream_qa_helpers import captured_stdout
 
 ELEMENT_TOL = 1e-5
 L2_TOL = 1e-5
@@ -109,21 +107,6 @@ def reference(frames, numchans, twox, settings):
 
 def constant(taps, channel_map):
     return [(0, taps, channel_map, 0)]
-
-
-@contextlib.contextmanager
-def captured_stdout(lines):
-    """What C++ prints to standard output meanwhile, appended to `lines`."""
-    with tempfile.TemporaryFile() as f:
-        saved = os.dup(1)
-        os.dup2(f.fileno(), 1)
-        try:
-            yield
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
-        f.seek(0)
-        lines.extend(f.read().decode().splitlines())
 
 
 class qa_pfb_synthesizer_ccf(gr_unittest.TestCase):

@@ -11,7 +11,10 @@ that holds the stream, a stall-safe wait, the float64 references of the filter
 and the channelizer, a stream comparison, free loopback ports. Imported from the
 tests' own folder (and by apps/qa_wideband_channelize.py); not installed."""
 
+import contextlib
+import os
 import socket
+import tempfile
 import threading
 import time
 
@@ -201,3 +204,18 @@ def consecutive_free_ports(count):
         if first + count - 1 <= 65535 and all(map(free, range(first, first + count))):
             return first
     raise RuntimeError(f"no {count} consecutive free TCP ports on 127.0.0.1")
+
+
+@contextlib.contextmanager
+def captured_stdout(lines):
+    """What C++ prints to standard output meanwhile, appended to `lines`."""
+    with tempfile.TemporaryFile() as f:
+        saved = os.dup(1)
+        os.dup2(f.fileno(), 1)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        f.seek(0)
+        lines.extend(f.read().decode().splitlines())
