@@ -9,6 +9,7 @@
 #include "fft_planner.h"
 #include "fft_tables.h"
 #include "kernel_args.h"
+#include "polyphase_checks.h"
 #include "stream_window.h"
 #include <gnuradio/wideband/core/pfb_channelizer.h>
 
@@ -45,32 +46,6 @@ void check_options(const pfb_channelizer_options& o)
             "[1, " +
             std::to_string(o.channels) + "] (e.g. 1 or 2 when that divides " +
             std::to_string(o.channels) + "); got " + std::to_string(o.oversample_rate));
-}
-
-void check_taps(const std::vector<float>& taps)
-{
-    if (taps.empty())
-        throw std::invalid_argument(
-            "pfb_channelizer: taps must not be empty (give a prototype low-pass filter)");
-    for (float t : taps)
-        if (!std::isfinite(t))
-            throw std::invalid_argument("pfb_channelizer: taps must be finite numbers");
-}
-
-std::vector<size_t> resolved_map(const std::vector<size_t>& map, size_t channels)
-{
-    if (map.empty()) {
-        std::vector<size_t> all(channels);
-        for (size_t c = 0; c < channels; ++c)
-            all[c] = c;
-        return all;
-    }
-    for (size_t c : map)
-        if (c >= channels)
-            throw std::invalid_argument("pfb_channelizer: channel " + std::to_string(c) +
-                                        " in the channel map is out of range 0.." +
-                                        std::to_string(channels - 1));
-    return map;
 }
 
 // The input samples per frame and the most frames and samples of one call.
@@ -458,7 +433,7 @@ pfb_channelizer::pfb_channelizer(device_context::sptr context,
     if (!context)
         throw std::invalid_argument("pfb_channelizer: no device context");
     check_options(options);
-    check_taps(options.taps);
+    check_prototype_taps("pfb_channelizer", options.taps);
     impl& im = *d_impl;
     im.ctx = std::move(context);
     im.M = options.channels;
@@ -471,7 +446,8 @@ pfb_channelizer::pfb_channelizer(device_context::sptr context,
     im.max_direct_channels = options.max_direct_channels;
     im.history_mode = options.history;
     im.input_format = options.input_format;
-    im.configure(options.taps, resolved_map(options.channel_map, im.M));
+    im.configure(options.taps,
+                 resolved_map("pfb_channelizer", "channel", options.channel_map, im.M));
 }
 
 pfb_channelizer::~pfb_channelizer() = default;
@@ -480,10 +456,11 @@ void pfb_channelizer::check_fits(const device_info& device,
                                  const pfb_channelizer_options& options)
 {
     check_options(options);
-    check_taps(options.taps);
+    check_prototype_taps("pfb_channelizer", options.taps);
     const size_t M = options.channels;
     if (!options.channel_map.empty())
-        resolved_map(options.channel_map, M); // checks its entries
+        resolved_map(
+            "pfb_channelizer", "channel", options.channel_map, M); // checks its entries
     check_sizes_fit(device,
                     options,
                     options.taps.size(),
@@ -777,13 +754,14 @@ size_t pfb_channelizer::run(const cl::CommandQueue& queue,
 
 void pfb_channelizer::set_taps(const std::vector<float>& taps)
 {
-    check_taps(taps);
+    check_prototype_taps("pfb_channelizer", taps);
     d_impl->configure(taps, d_impl->map);
 }
 
 void pfb_channelizer::set_channel_map(const std::vector<size_t>& channel_map)
 {
-    d_impl->configure(d_impl->taps, resolved_map(channel_map, d_impl->M));
+    d_impl->configure(d_impl->taps,
+                      resolved_map("pfb_channelizer", "channel", channel_map, d_impl->M));
 }
 
 void pfb_channelizer::reset()

@@ -7,6 +7,7 @@
 
 #include "fault_injection.h"
 #include "kernel_args.h"
+#include "polyphase_checks.h"
 #include "stream_window.h"
 #include <gnuradio/wideband/core/fft_plan.h>
 #include <gnuradio/wideband/core/pfb_synthesizer.h>
@@ -47,32 +48,6 @@ void check_options(const pfb_synthesizer_options& o)
         throw std::invalid_argument("pfb_synthesizer: inputs must be 1.." +
                                     std::to_string(points_of(o)) + " (got " +
                                     std::to_string(o.inputs) + ")");
-}
-
-void check_taps(const std::vector<float>& taps)
-{
-    if (taps.empty())
-        throw std::invalid_argument(
-            "pfb_synthesizer: taps must not be empty (give a prototype low-pass filter)");
-    for (float t : taps)
-        if (!std::isfinite(t))
-            throw std::invalid_argument("pfb_synthesizer: taps must be finite numbers");
-}
-
-std::vector<size_t> resolved_map(const std::vector<size_t>& map, size_t points)
-{
-    if (map.empty()) {
-        std::vector<size_t> all(points);
-        for (size_t b = 0; b < points; ++b)
-            all[b] = b;
-        return all;
-    }
-    for (size_t b : map)
-        if (b >= points)
-            throw std::invalid_argument("pfb_synthesizer: bin " + std::to_string(b) +
-                                        " in the channel map is out of range 0.." +
-                                        std::to_string(points - 1));
-    return map;
 }
 
 // The most frames and input samples of one call.
@@ -233,7 +208,7 @@ pfb_synthesizer::pfb_synthesizer(device_context::sptr context,
     if (!context)
         throw std::invalid_argument("pfb_synthesizer: no device context");
     check_options(options);
-    check_taps(options.taps);
+    check_prototype_taps("pfb_synthesizer", options.taps);
     impl& im = *d_impl;
     im.ctx = std::move(context);
     im.M = options.channels;
@@ -244,7 +219,8 @@ pfb_synthesizer::pfb_synthesizer(device_context::sptr context,
     im.max_input = shape.max_input;
     im.scatter = kernel_args(*im.ctx, "pfb_synthesizer.cl", "", "pfb_synth_scatter");
     im.fir = kernel_args(*im.ctx, "pfb_synthesizer.cl", "", "pfb_synth_fir");
-    im.configure(options.taps, resolved_map(options.channel_map, im.P));
+    im.configure(options.taps,
+                 resolved_map("pfb_synthesizer", "bin", options.channel_map, im.P));
 }
 
 pfb_synthesizer::~pfb_synthesizer() = default;
@@ -253,9 +229,9 @@ void pfb_synthesizer::check_fits(const device_info& device,
                                  const pfb_synthesizer_options& options)
 {
     check_options(options);
-    check_taps(options.taps);
+    check_prototype_taps("pfb_synthesizer", options.taps);
     const size_t P = points_of(options);
-    resolved_map(options.channel_map, P); // checks its entries
+    resolved_map("pfb_synthesizer", "bin", options.channel_map, P); // checks its entries
     check_sizes(device,
                 options.channels,
                 P,
@@ -420,13 +396,14 @@ pfb_synthesizer::run_in_place(const cl::CommandQueue& queue,
 
 void pfb_synthesizer::set_taps(const std::vector<float>& taps)
 {
-    check_taps(taps);
+    check_prototype_taps("pfb_synthesizer", taps);
     d_impl->configure(taps, d_impl->map);
 }
 
 void pfb_synthesizer::set_channel_map(const std::vector<size_t>& channel_map)
 {
-    d_impl->configure(d_impl->taps, resolved_map(channel_map, d_impl->P));
+    d_impl->configure(d_impl->taps,
+                      resolved_map("pfb_synthesizer", "bin", channel_map, d_impl->P));
 }
 
 void pfb_synthesizer::reset()
