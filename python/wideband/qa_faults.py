@@ -192,8 +192,9 @@ class qa_faults(gr_unittest.TestCase):
         with mock.patch.dict(os.environ, {"WIDEBAND_FAULT": "build"}):
             self.run_until_stopped()
         self.assertEqual(len(sink.data()), 0)
+        # One mapped channel: the engine's direct kernel (pfb_direct.cl).
         self.assert_stopped_by(ours, "pfb_channelizer_ccf",
-                               "OpenCL build of kernels/pfb_channelizer.cl failed",
+                               "OpenCL build of kernels/pfb_direct.cl failed",
                                "CL_BUILD_PROGRAM_FAILURE", "WIDEBAND_FAULT=build")
         src.rewind()
         sink.reset()
