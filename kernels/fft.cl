@@ -73,6 +73,15 @@
  *                  from bins e and FFT_L - e (the tile, loaded as they are),
  *                  pre_factors[e] = W^-e, so that the inverse of FFT_L points
  *                  gives N x unnormalised.
+ *   PRE_COSINE     a discrete cosine transform of n = logical_length real
+ *                  points (Makhoul's algorithm): 2 (DCT-II) reads point e from
+ *                  element cosine_order(e), the even elements ascending, then
+ *                  the odd ones descending; 3 (DCT-III) reads x[e] - i x[n - e]
+ *                  (x[n] taken as zero), Hermitian, so that the inverse
+ *                  transform is real. The twiddles and scalings are the
+ *                  pre_factors and post_factors tables (PRE_FACTOR, POST_FACTOR).
+ *   POST_COSINE_ORDER  output e is written to element cosine_order(e) (DCT-III:
+ *                  the inverse of DCT-II's reordering)
  *   PAIR_LOAD, PAIR_STORE  (a convolution of real input with a real filter)
  *                  batch item i is the real transforms 2i and 2i+1, as the
  *                  real and imaginary parts of one complex transform: the
@@ -109,6 +118,10 @@ static inline float2 real_unpacked(float2 a, float2 b, float2 w_inverse)
     return a + b + (float2)(-d.y, d.x);
 }
 
+/* Makhoul's reordering of n points: position e holds element 2e for e below
+ * ceil(n/2), else element 2(n-1-e)+1. */
+static inline uint cosine_order(uint e, uint n) { return 2 * e < n ? 2 * e : 2 * n - 1 - 2 * e; }
+
 static inline float2 pass_twiddle(__global const float2* table, uint t, const int dir)
 {
     const uint lo_size = 1u << PASS_TWIDDLE_LO_BITS;
@@ -139,6 +152,9 @@ static inline float2 load_element(__global const SAMPLE_T* src,
     if (mirrored)
         source = logical_length - source;
 #endif
+#if PRE_COSINE == 2
+    source = cosine_order(source, logical_length);
+#endif
     const idx_t at = in.offset + i * in.distance + source * in.stride;
 #if PAIR_LOAD
     float2 x = (float2)(load_sample(src, at).x,
@@ -150,6 +166,11 @@ static inline float2 load_element(__global const SAMPLE_T* src,
 #if PRE_HERMITIAN
     if (mirrored)
         x.y = -x.y;
+#endif
+#if PRE_COSINE == 3
+    if (source != 0)
+        x.y = -load_sample(src, in.offset + i * in.distance +
+                                    (logical_length - source) * in.stride).x;
 #endif
 #if PRE_FACTOR
     x = cmul(x, pre_factors[e]);
@@ -204,6 +225,9 @@ static inline void store_element(__global dst_t* dst,
     target = (e - range.begin) / POST_STEP;
     if (target >= range.count)
         return;
+#endif
+#if POST_COSINE_ORDER
+    target = cosine_order(target, logical_length);
 #endif
 #if POST_FACTOR
 #if POST_FACTOR_PER_TRANSFORM

@@ -12,7 +12,9 @@
 
 #include <algorithm>
 #include <complex>
+#include <cmath>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -203,6 +205,9 @@ plan_strategy choose_strategy(const fft_program_spec& spec,
 // padding or output range on the real side.
 bool packs_real(const fft_program_spec& spec, const fft_device_limits& limits)
 {
+    // A cosine transform has pre- and post-steps of its own (cosine_spec()).
+    if (spec.dct != fft_program_spec::cosine::none)
+        return false;
     // Forward: the bins 0 .. N/2 of real input (rfft, or fft_vfc's first half).
     const bool forward = spec.input_format == sample_format::f32 && !spec.convolution &&
                          spec.direction == fft_direction::forward &&
@@ -243,6 +248,25 @@ fft_program_spec packed(const fft_program_spec& spec)
     return p;
 }
 
+// The complex transform that computes \p spec's cosine transforms of N points
+// (Makhoul 1980): DCT-II is the forward FFT of the points reordered (evens
+// ascending, odds descending), DCT-III the inverse FFT of x[e] - i x[N - e],
+// both of N points; DCT-IV is the forward FFT of the points zero-padded to 2N,
+// its first N outputs kept. The twiddles and scalings around them are the pre-
+// and post-factor tables (cosine_factors()), so any N and every algorithm
+// (passes, Rader, Bluestein) compute them with the steps fused as for an FFT.
+fft_program_spec cosine_spec(const fft_program_spec& spec)
+{
+    fft_program_spec c = spec;
+    if (spec.dct == fft_program_spec::cosine::iii)
+        c.direction = fft_direction::inverse;
+    if (spec.dct == fft_program_spec::cosine::iv) {
+        c.n = 2 * spec.n;
+        c.input_points = spec.n;
+    }
+    return c;
+}
+
 // The complex transforms that compute \p spec's real ones two at a time: half
 // the batch, each pair's layouts at twice the distance (kernels/fft.cl PAIR_*).
 fft_program_spec paired(const fft_program_spec& spec)
@@ -272,14 +296,15 @@ bool needs_wide_index(const fft_program_spec& spec, const plan_strategy& strateg
 // ---- step 3: the launches with their fused pre- and post-steps ------------
 
 // The table a launch multiplies by (see plan_tables::factors()).
-enum class table_source { none, spectrum, final_chirp, user };
+enum class table_source { none, spectrum, final_factors, user };
 
 // What a plan's first launch does to the input as it loads it (kernels/fft.cl PRE_*).
 struct pre_step {
     bool shift = false;     // GNU Radio's input shift (inverse transforms)
     bool zero_pad = false;  // points from logical_length on read as zero
-    bool factor = false;    // times the window and/or Bluestein's chirp
+    bool factor = false;    // times the window, Bluestein's chirp, DCT twiddles
     bool hermitian = false; // points above n/2 read as conjugates of those below
+    int cosine = 0;         // PRE_COSINE: 2 reorders (DCT-II), 3 pairs x[e], x[n-e] (III)
 };
 
 // What a launch does to its results as it stores them (POST_*).
@@ -287,6 +312,7 @@ struct post_step {
     table_source factor = table_source::none;
     bool range = false; // output range, also Bluestein's truncation
     bool shift = false; // GNU Radio's output shift (forward transforms)
+    bool cosine_order = false; // DCT-III's reordering of the outputs
     float scale = 1.0f;
 };
 
@@ -306,8 +332,11 @@ pre_step plan_pre_step(const fft_program_spec& spec, const plan_strategy& strate
     pre_step pre;
     pre.shift = spec.shift && spec.direction == fft_direction::inverse;
     pre.zero_pad = bluestein || points_read(spec) < spec.n;
-    pre.factor = !spec.window.empty() || bluestein;
+    using cosine = fft_program_spec::cosine;
+    pre.factor =
+        !spec.window.empty() || bluestein || spec.dct == cosine::iii || spec.dct == cosine::iv;
     pre.hermitian = spec.hermitian_input;
+    pre.cosine = spec.dct == cosine::ii ? 2 : spec.dct == cosine::iii ? 3 : 0;
     return pre;
 }
 
@@ -319,8 +348,10 @@ post_step plan_post_step(const fft_program_spec& spec, const plan_strategy& stra
     // Bluestein drops its padding; the packed forward writes N/2 + 1 bins.
     post.range = writes_subset(spec) || bluestein ||
                  spec.real_packing == fft_program_spec::packing::forward;
-    if (bluestein)
-        post.factor = table_source::final_chirp;
+    using cosine = fft_program_spec::cosine;
+    if (bluestein || spec.dct == cosine::ii || spec.dct == cosine::iv)
+        post.factor = table_source::final_factors;
+    post.cosine_order = spec.dct == cosine::iii;
     const size_t length = spec.normalize_length ? spec.normalize_length : spec.n;
     post.scale = spec.normalize ? float(1.0 / double(length)) : 1.0f;
     return post;
@@ -351,7 +382,8 @@ std::vector<launch_step> pass_steps(const plan_strategy& strategy,
             s.post = post;
             // A work-group of the last pass writes exactly the points it read
             // (a single pass: its own whole transforms), unless outputs move.
-            s.in_place_safe = lengths.size() == 1 || (!post.shift && !post.range);
+            s.in_place_safe =
+                lengths.size() == 1 || (!post.shift && !post.range && !post.cosine_order);
         }
         steps.push_back(s);
         span *= lengths[p];
@@ -477,7 +509,7 @@ std::vector<cl::Buffer> allocate_temporaries(const device_context& context,
 
 struct plan_tables {
     cl::Buffer dummy; // bound where a launch reads no table
-    cl::Buffer pre_factors, spectrum, final_chirp, rader_permutation;
+    cl::Buffer pre_factors, spectrum, final_factors, rader_permutation;
     cl::Buffer
         real_twiddles; // W_N^k (forward) or W_N^-k, k < N/2: packed real transforms
     std::map<size_t, cl::Buffer> stage_twiddles; // by on-chip length
@@ -489,31 +521,85 @@ struct plan_tables {
         switch (source) {
         case table_source::spectrum:
             return spectrum;
-        case table_source::final_chirp:
-            return final_chirp;
+        case table_source::final_factors:
+            return final_factors;
         default:
             return dummy;
         }
     }
 };
 
+// A cosine transform's twiddles and scalings around its complex transform
+// (cosine_spec()), by transform position, n entries each (empty where it has
+// none); those past the N points read or written are never used.
+struct cosine_tables {
+    std::vector<std::complex<double>> input, output;
+};
+
+cosine_tables cosine_factors(const fft_program_spec& spec)
+{
+    using cosine = fft_program_spec::cosine;
+    cosine_tables t;
+    const size_t n = points_read(spec); // the cosine transform's N
+    const double ortho_0 = 1.0 / std::sqrt(4.0 * n), ortho = 1.0 / std::sqrt(2.0 * n);
+    std::vector<std::complex<double>>& in = t.input;
+    std::vector<std::complex<double>>& out = t.output;
+    switch (spec.dct) {
+    case cosine::ii:
+        // y_k = 2 Re(exp(-pi i k / 2N) V[k]), V the FFT of the reordered points.
+        out.assign(spec.n, 0.0);
+        for (size_t k = 0; k < n; ++k)
+            out[k] = 2.0 * unit_root(k, 4 * n) *
+                     (spec.dct_ortho ? (k ? ortho : ortho_0) : 1.0);
+        break;
+    case cosine::iii:
+        // exp(+pi i e / 2N) (x[e] - i x[N - e]); ortho weighs x_0 by 1/sqrt(N)
+        // and the others by 1/sqrt(2N), the same for both points of a pair.
+        in.assign(spec.n, 0.0);
+        for (size_t e = 0; e < n; ++e)
+            in[e] = std::conj(unit_root(e, 4 * n)) *
+                    (spec.dct_ortho ? (e ? ortho : 2.0 * ortho_0) : 1.0);
+        break;
+    case cosine::iv:
+        // y_k = 2 Re(exp(-pi i (2k+1) / 4N) sum_e exp(-pi i e / 2N) x[e] W_2N^ek).
+        in.assign(spec.n, 0.0);
+        out.assign(spec.n, 0.0);
+        for (size_t e = 0; e < n; ++e) {
+            in[e] = unit_root(e, 4 * n);
+            out[e] = 2.0 * unit_root(2 * e + 1, 8 * n) * (spec.dct_ortho ? ortho : 1.0);
+        }
+        break;
+    case cosine::none:
+        break;
+    }
+    return t;
+}
+
+// The product of the non-empty tables among \p parts, n entries, as floats.
+std::vector<std::complex<float>>
+factor_product(size_t n, std::initializer_list<std::vector<std::complex<double>>> parts)
+{
+    std::vector<std::complex<double>> product(n, 1.0);
+    for (const auto& part : parts)
+        for (size_t e = 0; e < n && !part.empty(); ++e)
+            product[e] *= part[e];
+    return to_float(product);
+}
+
 // Input-side factors indexed by transform position e: the window (taken at the
-// shifted source point when the input is shifted), times Bluestein's chirp.
+// shifted source point when the input is shifted), times Bluestein's chirp and
+// a cosine transform's pre-twiddles.
 std::vector<std::complex<float>>
 input_factors(const fft_program_spec& spec,
               bool shifted,
-              const std::vector<std::complex<double>>& chirp)
+              const std::vector<std::complex<double>>& chirp,
+              const std::vector<std::complex<double>>& cosine)
 {
     const size_t n = spec.n;
-    std::vector<std::complex<float>> factors(n);
-    for (size_t e = 0; e < n; ++e) {
-        const size_t source = shifted ? (e + n / 2) % n : e;
-        std::complex<double> f = spec.window.empty() ? 1.0 : spec.window[source];
-        if (!chirp.empty())
-            f *= chirp[e];
-        factors[e] = std::complex<float>(f);
-    }
-    return factors;
+    std::vector<std::complex<double>> window;
+    for (size_t e = 0; e < n && !spec.window.empty(); ++e)
+        window.push_back(spec.window[shifted ? (e + n / 2) % n : e]);
+    return factor_product(n, { window, chirp, cosine });
 }
 
 plan_tables upload_tables(const cl::Context& ctx,
@@ -528,15 +614,17 @@ plan_tables upload_tables(const cl::Context& ctx,
     if (strategy.method == algorithm::bluestein) {
         chirp = bluestein_chirp(spec.n, sign);
         t.spectrum = upload(ctx, to_float(bluestein_spectrum(chirp, strategy.padded)));
-        t.final_chirp = upload(ctx, to_float(chirp));
     }
+    const cosine_tables cosine = cosine_factors(spec);
+    if (steps.back().post.factor == table_source::final_factors)
+        t.final_factors = upload(ctx, factor_product(spec.n, { chirp, cosine.output }));
     if (strategy.method == algorithm::rader) {
         t.spectrum = upload(ctx, to_float(rader_spectrum(spec.n, sign)));
         t.rader_permutation = upload(ctx, rader_permutation(spec.n));
     }
     const pre_step& pre = steps.front().pre;
     if (pre.factor)
-        t.pre_factors = upload(ctx, input_factors(spec, pre.shift, chirp));
+        t.pre_factors = upload(ctx, input_factors(spec, pre.shift, chirp, cosine.input));
     if (spec.real_packing != fft_program_spec::packing::none) {
         const double sign =
             spec.real_packing == fft_program_spec::packing::forward ? -1 : 1;
@@ -664,6 +752,8 @@ private:
           << " -DPASS_TWIDDLE_LO_BITS=" << pass_twiddle_lo_bits(s.n_total)
           << " -DPRE_SHIFT=" << s.pre.shift << " -DPRE_ZERO_PAD=" << s.pre.zero_pad
           << " -DPRE_FACTOR=" << s.pre.factor << " -DPRE_HERMITIAN=" << s.pre.hermitian
+          << " -DPRE_COSINE=" << s.pre.cosine
+          << " -DPOST_COSINE_ORDER=" << s.post.cosine_order
           << " -DPRE_REAL_UNPACK="
           << (d_spec.real_packing == fft_program_spec::packing::inverse)
           << " -DPOST_REAL_UNPACK="
@@ -732,6 +822,12 @@ std::string describe(const fft_program_spec& spec,
     if (spec.convolution)
         desc << " convolution"
              << (spec.spectrum_per_transform ? " (spectrum per transform)" : "");
+    else if (spec.dct != fft_program_spec::cosine::none)
+        desc << " DCT-"
+             << (spec.dct == fft_program_spec::cosine::ii    ? "II"
+                 : spec.dct == fft_program_spec::cosine::iii ? "III"
+                                                             : "IV")
+             << (spec.dct_ortho ? " ortho" : "");
     else
         desc << (spec.direction == fft_direction::forward ? " forward" : " inverse");
     if (spec.input_format == sample_format::f32)
@@ -785,8 +881,10 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
     impl& im = *d_impl;
     // From here on the plan computes `built`: the spec, or its packed form.
     const bool packs = packs_real(spec, limits);
+    const bool cosine = spec.dct != fft_program_spec::cosine::none;
     const fft_program_spec built = packs              ? packed(spec)
                                    : spec.paired_real ? paired(spec)
+                                   : cosine           ? cosine_spec(spec)
                                                       : spec;
     im.real_pairs =
         packs ? (spec.hermitian_input ? side::output : side::input) : side::none;
@@ -803,7 +901,9 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
     im.description =
         describe(spec, strategy, im.launches) +
         (packs ? " (real pairs as " + std::to_string(built.n) + " complex points)" : "") +
-        (spec.paired_real ? " (real transforms in pairs)" : "");
+        (spec.paired_real ? " (real transforms in pairs)" : "") +
+        (cosine ? " (via a complex transform of " + std::to_string(built.n) + " points)"
+                : "");
 }
 
 fft_program::~fft_program() = default;
