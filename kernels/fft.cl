@@ -73,15 +73,19 @@
  *                  from bins e and FFT_L - e (the tile, loaded as they are),
  *                  pre_factors[e] = W^-e, so that the inverse of FFT_L points
  *                  gives N x unnormalised.
- *   PRE_COSINE     a discrete cosine transform of n = logical_length real
- *                  points (Makhoul's algorithm): 2 (DCT-II) reads point e from
- *                  element cosine_order(e), the even elements ascending, then
- *                  the odd ones descending; 3 (DCT-III) reads x[e] - i x[n - e]
- *                  (x[n] taken as zero), Hermitian, so that the inverse
- *                  transform is real. The twiddles and scalings are the
- *                  pre_factors and post_factors tables (PRE_FACTOR, POST_FACTOR).
- *   POST_COSINE_ORDER  output e is written to element cosine_order(e) (DCT-III:
- *                  the inverse of DCT-II's reordering)
+ *   PRE_COSINE     the loads of a discrete cosine transform of real points
+ *                  (Makhoul's algorithm), n = logical_length: 2 (DCT-II of n)
+ *                  reads point e from element cosine_order(e), the even
+ *                  elements ascending, then the odd ones descending; 3
+ *                  (DCT-III of n) reads x[e] - i x[n - e] (x[n] taken as
+ *                  zero), Hermitian, so that the inverse transform is real; 4
+ *                  (DCT-IV of 2n) reads x[2e] + i x[2n - 1 - 2e]. The twiddles
+ *                  and scalings are the pre_factors and post_factors tables
+ *                  (PRE_FACTOR, POST_FACTOR).
+ *   POST_COSINE    its stores: 3 (DCT-III) writes output e to element
+ *                  cosine_order(e), undoing DCT-II's reordering; 4 (DCT-IV of
+ *                  2n) writes the real part of output e to element 2e and
+ *                  minus its imaginary part to element 2n - 1 - 2e
  *   PAIR_LOAD, PAIR_STORE  (a convolution of real input with a real filter)
  *                  batch item i is the real transforms 2i and 2i+1, as the
  *                  real and imaginary parts of one complex transform: the
@@ -154,6 +158,8 @@ static inline float2 load_element(__global const SAMPLE_T* src,
 #endif
 #if PRE_COSINE == 2
     source = cosine_order(source, logical_length);
+#elif PRE_COSINE == 4
+    source *= 2;
 #endif
     const idx_t at = in.offset + i * in.distance + source * in.stride;
 #if PAIR_LOAD
@@ -171,6 +177,9 @@ static inline float2 load_element(__global const SAMPLE_T* src,
     if (source != 0)
         x.y = -load_sample(src, in.offset + i * in.distance +
                                     (logical_length - source) * in.stride).x;
+#elif PRE_COSINE == 4
+    x.y = load_sample(src, in.offset + i * in.distance +
+                               (2 * logical_length - 1 - source) * in.stride).x;
 #endif
 #if PRE_FACTOR
     x = cmul(x, pre_factors[e]);
@@ -226,8 +235,10 @@ static inline void store_element(__global dst_t* dst,
     if (target >= range.count)
         return;
 #endif
-#if POST_COSINE_ORDER
+#if POST_COSINE == 3
     target = cosine_order(target, logical_length);
+#elif POST_COSINE == 4
+    target *= 2;
 #endif
 #if POST_FACTOR
 #if POST_FACTOR_PER_TRANSFORM
@@ -246,6 +257,10 @@ static inline void store_element(__global dst_t* dst,
     dst[at] = x.x * scale;
     if (2 * i + 1 < out.items)
         dst[at + out.distance / 2] = x.y * scale;
+#elif POST_COSINE == 4
+    dst[at] = x.x * scale;
+    dst[out.offset + i * out.distance + (2 * logical_length - 1 - target) * out.stride] =
+        -x.y * scale;
 #else
     dst[at] = OUTPUT_VALUE(x * scale);
 #endif

@@ -251,20 +251,32 @@ fft_program_spec packed(const fft_program_spec& spec)
 // The complex transform that computes \p spec's cosine transforms of N points
 // (Makhoul 1980): DCT-II is the forward FFT of the points reordered (evens
 // ascending, odds descending), DCT-III the inverse FFT of x[e] - i x[N - e],
-// both of N points; DCT-IV is the forward FFT of the points zero-padded to 2N,
-// its first N outputs kept. The twiddles and scalings around them are the pre-
-// and post-factor tables (cosine_factors()), so any N and every algorithm
-// (passes, Rader, Bluestein) compute them with the steps fused as for an FFT.
+// both of N points; DCT-IV of even N the forward FFT of the N/2 points
+// x[2e] + i x[N-1-2e], each output giving two results, and of odd N the
+// forward FFT of the points zero-padded to 2N, its first N outputs kept. The
+// twiddles and scalings around them are the pre- and post-factor tables
+// (cosine_factors()), so any N and every algorithm (passes, Rader, Bluestein)
+// compute them with the steps fused as for an FFT.
 fft_program_spec cosine_spec(const fft_program_spec& spec)
 {
     fft_program_spec c = spec;
+    c.dct_length = spec.n;
     if (spec.dct == fft_program_spec::cosine::iii)
         c.direction = fft_direction::inverse;
-    if (spec.dct == fft_program_spec::cosine::iv) {
+    if (spec.dct == fft_program_spec::cosine::iv && spec.n % 2 == 0) {
+        c.n = spec.n / 2;
+        c.range_count = c.n;
+    } else if (spec.dct == fft_program_spec::cosine::iv) {
         c.n = 2 * spec.n;
         c.input_points = spec.n;
     }
     return c;
+}
+
+// A DCT-IV computed by cosine_spec() at half its length.
+bool halves_cosine(const fft_program_spec& spec)
+{
+    return spec.dct == fft_program_spec::cosine::iv && 2 * spec.n == spec.dct_length;
 }
 
 // The complex transforms that compute \p spec's real ones two at a time: half
@@ -304,7 +316,7 @@ struct pre_step {
     bool zero_pad = false;  // points from logical_length on read as zero
     bool factor = false;    // times the window, Bluestein's chirp, DCT twiddles
     bool hermitian = false; // points above n/2 read as conjugates of those below
-    int cosine = 0;         // PRE_COSINE: 2 reorders (DCT-II), 3 pairs x[e], x[n-e] (III)
+    int cosine = 0;         // PRE_COSINE: DCT-II's reordering, III's or IV's pairs
 };
 
 // What a launch does to its results as it stores them (POST_*).
@@ -312,7 +324,7 @@ struct post_step {
     table_source factor = table_source::none;
     bool range = false; // output range, also Bluestein's truncation
     bool shift = false; // GNU Radio's output shift (forward transforms)
-    bool cosine_order = false; // DCT-III's reordering of the outputs
+    int cosine = 0;     // POST_COSINE: DCT-III's reordering, IV's pairs
     float scale = 1.0f;
 };
 
@@ -336,7 +348,10 @@ pre_step plan_pre_step(const fft_program_spec& spec, const plan_strategy& strate
     pre.factor =
         !spec.window.empty() || bluestein || spec.dct == cosine::iii || spec.dct == cosine::iv;
     pre.hermitian = spec.hermitian_input;
-    pre.cosine = spec.dct == cosine::ii ? 2 : spec.dct == cosine::iii ? 3 : 0;
+    pre.cosine = spec.dct == cosine::ii    ? 2
+                 : spec.dct == cosine::iii ? 3
+                 : halves_cosine(spec)     ? 4
+                                           : 0;
     return pre;
 }
 
@@ -351,7 +366,7 @@ post_step plan_post_step(const fft_program_spec& spec, const plan_strategy& stra
     using cosine = fft_program_spec::cosine;
     if (bluestein || spec.dct == cosine::ii || spec.dct == cosine::iv)
         post.factor = table_source::final_factors;
-    post.cosine_order = spec.dct == cosine::iii;
+    post.cosine = spec.dct == cosine::iii ? 3 : halves_cosine(spec) ? 4 : 0;
     const size_t length = spec.normalize_length ? spec.normalize_length : spec.n;
     post.scale = spec.normalize ? float(1.0 / double(length)) : 1.0f;
     return post;
@@ -383,7 +398,7 @@ std::vector<launch_step> pass_steps(const plan_strategy& strategy,
             // A work-group of the last pass writes exactly the points it read
             // (a single pass: its own whole transforms), unless outputs move.
             s.in_place_safe =
-                lengths.size() == 1 || (!post.shift && !post.range && !post.cosine_order);
+                lengths.size() == 1 || (!post.shift && !post.range && !post.cosine);
         }
         steps.push_back(s);
         span *= lengths[p];
@@ -540,7 +555,7 @@ cosine_tables cosine_factors(const fft_program_spec& spec)
 {
     using cosine = fft_program_spec::cosine;
     cosine_tables t;
-    const size_t n = points_read(spec); // the cosine transform's N
+    const size_t n = spec.dct_length;
     const double ortho_0 = 1.0 / std::sqrt(4.0 * n), ortho = 1.0 / std::sqrt(2.0 * n);
     std::vector<std::complex<double>>& in = t.input;
     std::vector<std::complex<double>>& out = t.output;
@@ -561,9 +576,19 @@ cosine_tables cosine_factors(const fft_program_spec& spec)
                     (spec.dct_ortho ? (e ? ortho : 2.0 * ortho_0) : 1.0);
         break;
     case cosine::iv:
-        // y_k = 2 Re(exp(-pi i (2k+1) / 4N) sum_e exp(-pi i e / 2N) x[e] W_2N^ek).
         in.assign(spec.n, 0.0);
         out.assign(spec.n, 0.0);
+        if (halves_cosine(spec)) {
+            // z[e] = exp(-pi i (4e+1) / 4N) (x[2e] + i x[N-1-2e]), Z its FFT of
+            // N/2 points, u[k] = exp(-pi i k / N) Z[k]: y[2k] = 2 Re u[k],
+            // y[N-1-2k] = -2 Im u[k].
+            for (size_t e = 0; e < spec.n; ++e) {
+                in[e] = unit_root(4 * e + 1, 8 * n);
+                out[e] = 2.0 * unit_root(e, 2 * n) * (spec.dct_ortho ? ortho : 1.0);
+            }
+            break;
+        }
+        // y_k = 2 Re(exp(-pi i (2k+1) / 4N) sum_e exp(-pi i e / 2N) x[e] W_2N^ek).
         for (size_t e = 0; e < n; ++e) {
             in[e] = unit_root(e, 4 * n);
             out[e] = 2.0 * unit_root(2 * e + 1, 8 * n) * (spec.dct_ortho ? ortho : 1.0);
@@ -753,7 +778,7 @@ private:
           << " -DPRE_SHIFT=" << s.pre.shift << " -DPRE_ZERO_PAD=" << s.pre.zero_pad
           << " -DPRE_FACTOR=" << s.pre.factor << " -DPRE_HERMITIAN=" << s.pre.hermitian
           << " -DPRE_COSINE=" << s.pre.cosine
-          << " -DPOST_COSINE_ORDER=" << s.post.cosine_order
+          << " -DPOST_COSINE=" << s.post.cosine
           << " -DPRE_REAL_UNPACK="
           << (d_spec.real_packing == fft_program_spec::packing::inverse)
           << " -DPOST_REAL_UNPACK="

@@ -217,7 +217,8 @@ dct_options(core::fft_transform type, core::dct_norm norm, size_t batch)
 BOOST_AUTO_TEST_CASE(every_type_and_norm_of_many_lengths)
 {
     // Powers of two, odd and prime lengths (Rader for II and III; Bluestein
-    // for IV's 2N = 34), smooth composites and the largest, 8192.
+    // for IV's zero-padded 2N = 34), smooth composites and the issue's
+    // largest, 8192.
     const size_t lengths[] = { 1, 2, 3, 5, 8, 16, 17, 64, 100, 1000, 1024, 4096, 8192 };
     double worst = 0;
     uint32_t seed = 1;
@@ -237,9 +238,11 @@ BOOST_AUTO_TEST_CASE(every_type_and_norm_of_many_lengths)
 
 BOOST_AUTO_TEST_CASE(every_algorithm_behind_the_transforms)
 {
-    // Several passes (max_pass_length 16: 1000 = 10 x 10 x 10 and its 2000
-    // for IV), Bluestein for lengths with a large prime factor (II and III of
-    // 2 x 61 = 122, IV's 2N = 122), and Bluestein in several passes.
+    // Several passes (max_pass_length 16: 1000 = 10 x 10 x 10, IV's 500),
+    // Rader and Bluestein for lengths with a large prime factor (II and III of
+    // 2 x 61 = 122 by Bluestein, of 61 by Rader; IV of 122 as 61 points by
+    // Rader, of 61 zero-padded to 122 by Bluestein), and Bluestein in several
+    // passes.
     struct shape {
         size_t n, max_pass_length;
     };
@@ -254,6 +257,27 @@ BOOST_AUTO_TEST_CASE(every_algorithm_behind_the_transforms)
                 worst = std::max(worst, check_plan(s.n, o, 2, seed++));
             }
     BOOST_TEST_MESSAGE("worst relative L2 error over the algorithms: " << worst);
+}
+
+BOOST_AUTO_TEST_CASE(the_complex_transform_behind_each_type)
+{
+    // N points for II and III; N/2 for IV of even N, 2N for odd N.
+    struct expected {
+        core::fft_transform type;
+        size_t n, points;
+    };
+    const expected cases[] = { { core::fft_transform::dct_ii, 100, 100 },
+                               { core::fft_transform::dct_iii, 17, 17 },
+                               { core::fft_transform::dct_iv, 8192, 4096 },
+                               { core::fft_transform::dct_iv, 17, 34 } };
+    for (const expected& c : cases) {
+        const std::string how =
+            core::fft_plan(context(), c.n, dct_options(c.type, core::dct_norm::none, 1))
+                .describe();
+        BOOST_CHECK_MESSAGE(how.find("complex transform of " + std::to_string(c.points) +
+                                     " points") != std::string::npos,
+                            how << ": expected " << c.points << " complex points");
+    }
 }
 
 BOOST_AUTO_TEST_CASE(layouts_and_partial_batches)
