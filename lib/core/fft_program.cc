@@ -11,8 +11,8 @@
 #include "kernel_args.h"
 
 #include <algorithm>
-#include <complex>
 #include <cmath>
+#include <complex>
 #include <functional>
 #include <initializer_list>
 #include <limits>
@@ -199,6 +199,17 @@ plan_strategy choose_strategy(const fft_program_spec& spec,
 
 // ---- step 2b: real transforms of even length at half the work -------------
 
+// N even and N/2 one direct pass on chip: the unpacking of a real transform
+// computed at half its length pairs points k and N/2 - k in the on-chip tile.
+bool halves_in_one_pass(const fft_program_spec& spec, const fft_device_limits& limits)
+{
+    size_t single_max = max_on_chip_length(limits, false);
+    if (spec.max_pass_length)
+        single_max = std::min(single_max, spec.max_pass_length);
+    const size_t half = spec.n / 2;
+    return spec.n % 2 == 0 && half >= 2 && is_codelet_smooth(half) && half <= single_max;
+}
+
 // Whether a real transform of \p spec packs its N reals as N/2 complex points:
 // N even, N/2 one direct pass on chip, the real side contiguous with even
 // offset and distance (a float pair is one complex point), no window, zero
@@ -220,13 +231,8 @@ bool packs_real(const fft_program_spec& spec, const fft_device_limits& limits)
     if (!forward && !inverse)
         return false;
     const resolved_layout& real_side = inverse ? spec.out : spec.in;
-    size_t single_max = max_on_chip_length(limits, false);
-    if (spec.max_pass_length)
-        single_max = std::min(single_max, spec.max_pass_length);
-    const size_t half = spec.n / 2;
-    return spec.n % 2 == 0 && half >= 2 && is_codelet_smooth(half) &&
-           half <= single_max && real_side.stride == 1 && real_side.offset % 2 == 0 &&
-           (spec.batch == 1 || real_side.distance % 2 == 0);
+    return halves_in_one_pass(spec, limits) && real_side.stride == 1 &&
+           real_side.offset % 2 == 0 && (spec.batch == 1 || real_side.distance % 2 == 0);
 }
 
 // The complex transform of N/2 points that computes \p spec packed.
@@ -251,32 +257,44 @@ fft_program_spec packed(const fft_program_spec& spec)
 // The complex transform that computes \p spec's cosine transforms of N points
 // (Makhoul 1980): DCT-II is the forward FFT of the points reordered (evens
 // ascending, odds descending), DCT-III the inverse FFT of x[e] - i x[N - e],
-// both of N points; DCT-IV of even N the forward FFT of the N/2 points
+// both real: of N/2 points packed as a real transform is where N/2 is one pass
+// (the reordered points in pairs in, bins k and N - k out of one unpacked
+// bin; or bins e and N/2 - e unpacked into the tile, the outputs in pairs),
+// else of N points. DCT-IV of even N is the forward FFT of the N/2 points
 // x[2e] + i x[N-1-2e], each output giving two results, and of odd N the
 // forward FFT of the points zero-padded to 2N, its first N outputs kept. The
 // twiddles and scalings around them are the pre- and post-factor tables
 // (cosine_factors()), so any N and every algorithm (passes, Rader, Bluestein)
 // compute them with the steps fused as for an FFT.
-fft_program_spec cosine_spec(const fft_program_spec& spec)
+fft_program_spec cosine_spec(const fft_program_spec& spec,
+                             const fft_device_limits& limits)
 {
+    using cosine = fft_program_spec::cosine;
     fft_program_spec c = spec;
     c.dct_length = spec.n;
-    if (spec.dct == fft_program_spec::cosine::iii)
+    if (spec.dct == cosine::iii)
         c.direction = fft_direction::inverse;
-    if (spec.dct == fft_program_spec::cosine::iv && spec.n % 2 == 0) {
+    if ((spec.dct == cosine::ii || spec.dct == cosine::iii) &&
+        halves_in_one_pass(spec, limits)) {
+        c.n = spec.n / 2;
+        c.real_packing = spec.dct == cosine::ii ? fft_program_spec::packing::forward
+                                                : fft_program_spec::packing::inverse;
+        // The packed forward transform's stores reach bin N/2.
+        c.range_count = spec.dct == cosine::ii ? c.n + 1 : c.n;
+    } else if (spec.dct == cosine::iv && spec.n % 2 == 0) {
         c.n = spec.n / 2;
         c.range_count = c.n;
-    } else if (spec.dct == fft_program_spec::cosine::iv) {
+    } else if (spec.dct == cosine::iv) {
         c.n = 2 * spec.n;
         c.input_points = spec.n;
     }
     return c;
 }
 
-// A DCT-IV computed by cosine_spec() at half its length.
+// A cosine transform computed by cosine_spec() at half its length.
 bool halves_cosine(const fft_program_spec& spec)
 {
-    return spec.dct == fft_program_spec::cosine::iv && 2 * spec.n == spec.dct_length;
+    return spec.dct != fft_program_spec::cosine::none && 2 * spec.n == spec.dct_length;
 }
 
 // The complex transforms that compute \p spec's real ones two at a time: half
@@ -345,10 +363,12 @@ pre_step plan_pre_step(const fft_program_spec& spec, const plan_strategy& strate
     pre.shift = spec.shift && spec.direction == fft_direction::inverse;
     pre.zero_pad = bluestein || points_read(spec) < spec.n;
     using cosine = fft_program_spec::cosine;
-    pre.factor =
-        !spec.window.empty() || bluestein || spec.dct == cosine::iii || spec.dct == cosine::iv;
+    // A packed DCT-III multiplies as it unpacks (PRE_REAL_UNPACK).
+    const bool packed = spec.real_packing != fft_program_spec::packing::none;
+    pre.factor = !spec.window.empty() || bluestein ||
+                 (spec.dct == cosine::iii && !packed) || spec.dct == cosine::iv;
     pre.hermitian = spec.hermitian_input;
-    pre.cosine = spec.dct == cosine::ii    ? 2
+    pre.cosine = spec.dct == cosine::ii    ? (packed ? 5 : 2)
                  : spec.dct == cosine::iii ? 3
                  : halves_cosine(spec)     ? 4
                                            : 0;
@@ -364,9 +384,14 @@ post_step plan_post_step(const fft_program_spec& spec, const plan_strategy& stra
     post.range = writes_subset(spec) || bluestein ||
                  spec.real_packing == fft_program_spec::packing::forward;
     using cosine = fft_program_spec::cosine;
-    if (bluestein || spec.dct == cosine::ii || spec.dct == cosine::iv)
+    // A packed DCT-II multiplies as it unpacks (POST_REAL_UNPACK).
+    const bool packed = spec.real_packing != fft_program_spec::packing::none;
+    if (bluestein || (spec.dct == cosine::ii && !packed) || spec.dct == cosine::iv)
         post.factor = table_source::final_factors;
-    post.cosine = spec.dct == cosine::iii ? 3 : halves_cosine(spec) ? 4 : 0;
+    post.cosine = spec.dct == cosine::ii    ? (packed ? 2 : 0)
+                  : spec.dct == cosine::iii ? (packed ? 5 : 3)
+                  : halves_cosine(spec)     ? 4
+                                            : 0;
     const size_t length = spec.normalize_length ? spec.normalize_length : spec.n;
     post.scale = spec.normalize ? float(1.0 / double(length)) : 1.0f;
     return post;
@@ -525,8 +550,9 @@ std::vector<cl::Buffer> allocate_temporaries(const device_context& context,
 struct plan_tables {
     cl::Buffer dummy; // bound where a launch reads no table
     cl::Buffer pre_factors, spectrum, final_factors, rader_permutation;
-    cl::Buffer
-        real_twiddles; // W_N^k (forward) or W_N^-k, k < N/2: packed real transforms
+    // W_N^k (forward) or W_N^-k, k < N/2: packed real transforms (then a packed
+    // cosine transform's factors).
+    cl::Buffer real_twiddles;
     std::map<size_t, cl::Buffer> stage_twiddles; // by on-chip length
     std::map<size_t, cl::Buffer> pass_twiddles;  // by full length
 
@@ -545,8 +571,9 @@ struct plan_tables {
 };
 
 // A cosine transform's twiddles and scalings around its complex transform
-// (cosine_spec()), by transform position, n entries each (empty where it has
-// none); those past the N points read or written are never used.
+// (cosine_spec()), by transform position, n entries each (a packed one's: n +
+// 1, bins 0 .. n), empty where it has none; those past the points read or
+// written are never used.
 struct cosine_tables {
     std::vector<std::complex<double>> input, output;
 };
@@ -556,22 +583,24 @@ cosine_tables cosine_factors(const fft_program_spec& spec)
     using cosine = fft_program_spec::cosine;
     cosine_tables t;
     const size_t n = spec.dct_length;
+    const size_t entries =
+        spec.real_packing == fft_program_spec::packing::none ? spec.n : spec.n + 1;
     const double ortho_0 = 1.0 / std::sqrt(4.0 * n), ortho = 1.0 / std::sqrt(2.0 * n);
     std::vector<std::complex<double>>& in = t.input;
     std::vector<std::complex<double>>& out = t.output;
     switch (spec.dct) {
     case cosine::ii:
         // y_k = 2 Re(exp(-pi i k / 2N) V[k]), V the FFT of the reordered points.
-        out.assign(spec.n, 0.0);
-        for (size_t k = 0; k < n; ++k)
+        out.assign(entries, 0.0);
+        for (size_t k = 0; k < entries; ++k)
             out[k] = 2.0 * unit_root(k, 4 * n) *
                      (spec.dct_ortho ? (k ? ortho : ortho_0) : 1.0);
         break;
     case cosine::iii:
         // exp(+pi i e / 2N) (x[e] - i x[N - e]); ortho weighs x_0 by 1/sqrt(N)
         // and the others by 1/sqrt(2N), the same for both points of a pair.
-        in.assign(spec.n, 0.0);
-        for (size_t e = 0; e < n; ++e)
+        in.assign(entries, 0.0);
+        for (size_t e = 0; e < entries; ++e)
             in[e] = std::conj(unit_root(e, 4 * n)) *
                     (spec.dct_ortho ? (e ? ortho : 2.0 * ortho_0) : 1.0);
         break;
@@ -657,6 +686,10 @@ plan_tables upload_tables(const cl::Context& ctx,
         for (size_t k = 0; k < spec.n; ++k)
             w[k] = std::complex<float>(
                 std::polar(1.0, sign * M_PI * double(k) / double(spec.n)));
+        // A packed cosine transform's own factors follow (kernels/fft.cl).
+        const std::vector<std::complex<float>> own = to_float(
+            spec.dct == fft_program_spec::cosine::ii ? cosine.output : cosine.input);
+        w.insert(w.end(), own.begin(), own.end());
         t.real_twiddles = upload(ctx, w);
     }
     for (const launch_step& s : steps) {
@@ -777,8 +810,7 @@ private:
           << " -DPASS_TWIDDLE_LO_BITS=" << pass_twiddle_lo_bits(s.n_total)
           << " -DPRE_SHIFT=" << s.pre.shift << " -DPRE_ZERO_PAD=" << s.pre.zero_pad
           << " -DPRE_FACTOR=" << s.pre.factor << " -DPRE_HERMITIAN=" << s.pre.hermitian
-          << " -DPRE_COSINE=" << s.pre.cosine
-          << " -DPOST_COSINE=" << s.post.cosine
+          << " -DPRE_COSINE=" << s.pre.cosine << " -DPOST_COSINE=" << s.post.cosine
           << " -DPRE_REAL_UNPACK="
           << (d_spec.real_packing == fft_program_spec::packing::inverse)
           << " -DPOST_REAL_UNPACK="
@@ -855,11 +887,13 @@ std::string describe(const fft_program_spec& spec,
              << (spec.dct_ortho ? " ortho" : "");
     else
         desc << (spec.direction == fft_direction::forward ? " forward" : " inverse");
-    if (spec.input_format == sample_format::f32)
+    // A cosine transform's reals in and out go without saying.
+    if (spec.input_format == sample_format::f32 &&
+        spec.dct == fft_program_spec::cosine::none)
         desc << " of real input";
     if (spec.hermitian_input)
         desc << " of bins 0..N/2";
-    if (spec.real_output)
+    if (spec.real_output && spec.dct == fft_program_spec::cosine::none)
         desc << " to real output";
     desc << (spec.in_place ? " in-place" : "") << ", batch " << spec.batch << ": ";
     if (strategy.method == algorithm::rader)
@@ -909,7 +943,7 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
     const bool cosine = spec.dct != fft_program_spec::cosine::none;
     const fft_program_spec built = packs              ? packed(spec)
                                    : spec.paired_real ? paired(spec)
-                                   : cosine           ? cosine_spec(spec)
+                                   : cosine           ? cosine_spec(spec, limits)
                                                       : spec;
     im.real_pairs =
         packs ? (spec.hermitian_input ? side::output : side::input) : side::none;
