@@ -143,8 +143,9 @@ struct WIDEBAND_CORE_API fft_options {
  * one with real points read (real_forward, which writes bins 0 .. N/2) or
  * the missing bins read as conjugates and the real parts written
  * (real_inverse), all fused into the passes' loads and stores. A cosine
- * transform (dct_ii, dct_iii, dct_iv) is a complex transform of N points (II,
- * III) or 2N points (IV) with its reordering and twiddles fused the same way
+ * transform (dct_ii, dct_iii, dct_iv) is a complex transform of N/2 points
+ * (even N; II and III where N/2 is one pass) or of N (II, III) or 2N (IV of
+ * odd N) points, with its reordering and twiddles fused the same way
  * (docs/fft-core.md, "The discrete cosine transform").
  * Kernels are compiled once per device and configuration (device_context), so
  * a second plan of a seen configuration compiles nothing.
