@@ -225,7 +225,8 @@ BOOST_AUTO_TEST_CASE(every_type_and_norm_of_many_lengths)
     // Powers of two, odd and prime lengths (Rader for II and III; Bluestein
     // for IV's zero-padded 2N = 34), smooth composites and the issue's
     // largest, 8192.
-    const size_t lengths[] = { 1, 2, 3, 5, 8, 16, 17, 64, 100, 1000, 1024, 4096, 8192 };
+    const size_t lengths[] = { 1,  2,  3,   4,    5,    6,    8,   16,
+                               17, 64, 100, 1000, 1024, 4096, 8192 };
     double worst = 0;
     uint32_t seed = 1;
     for (size_t n : lengths)
@@ -305,6 +306,43 @@ BOOST_AUTO_TEST_CASE(layouts_and_partial_batches)
             check_plan(n, o, batch, seed++);
             check_plan(n, o, 2, seed++);
         }
+}
+
+BOOST_AUTO_TEST_CASE(enqueue_at_moves_the_layouts)
+{
+    // Odd offsets in floats: nothing is read or written in pairs of floats.
+    const size_t n = 64, batch = 2, in_at = 3, out_at = 5;
+    const std::vector<float> x = random_values(n * batch, 400);
+    std::vector<float> host(in_at + x.size(), poison());
+    std::copy(x.begin(), x.end(), host.begin() + in_at);
+    cl::Buffer input(
+        context()->context(), CL_MEM_READ_WRITE, host.size() * sizeof(float)),
+        output(
+            context()->context(), CL_MEM_READ_WRITE, (out_at + x.size()) * sizeof(float));
+    queue().enqueueWriteBuffer(
+        input, CL_TRUE, 0, host.size() * sizeof(float), host.data());
+    for (auto type : types) {
+        const core::fft_plan plan(
+            context(), n, dct_options(type, core::dct_norm::none, batch));
+        plan.enqueue_at(queue(), input, in_at, output, out_at).wait();
+        std::vector<float> y(x.size());
+        queue().enqueueReadBuffer(
+            output, CL_TRUE, out_at * sizeof(float), y.size() * sizeof(float), y.data());
+        for (size_t b = 0; b < batch; ++b) {
+            const std::vector<double> ref =
+                reference(std::vector<double>(x.begin() + b * n, x.begin() + (b + 1) * n),
+                          type,
+                          core::dct_norm::none);
+            double error = 0, energy = 0;
+            for (size_t k = 0; k < n; ++k) {
+                error += (y[b * n + k] - ref[k]) * (y[b * n + k] - ref[k]);
+                energy += ref[k] * ref[k];
+            }
+            BOOST_CHECK_MESSAGE(std::sqrt(error / energy) <= relative_bound,
+                                plan.describe() << ", transform " << b << ": relative L2 "
+                                                << std::sqrt(error / energy));
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(orthonormal_round_trips)
