@@ -10,11 +10,11 @@
 #include "fft_tables.h"
 #include "kernel_args.h"
 
+#include <initializer_list>
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <functional>
-#include <initializer_list>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -334,7 +334,7 @@ struct pre_step {
     bool zero_pad = false;  // points from logical_length on read as zero
     bool factor = false;    // times the window, Bluestein's chirp, DCT twiddles
     bool hermitian = false; // points above n/2 read as conjugates of those below
-    int cosine = 0;         // PRE_COSINE: DCT-II's reordering, III's or IV's pairs
+    int cosine = 0;         // PRE_COSINE: a DCT's reordered or paired points
 };
 
 // What a launch does to its results as it stores them (POST_*).
@@ -342,7 +342,7 @@ struct post_step {
     table_source factor = table_source::none;
     bool range = false; // output range, also Bluestein's truncation
     bool shift = false; // GNU Radio's output shift (forward transforms)
-    int cosine = 0;     // POST_COSINE: DCT-III's reordering, IV's pairs
+    int cosine = 0;     // POST_COSINE: a DCT's reordered or paired results
     float scale = 1.0f;
 };
 

@@ -71,8 +71,8 @@ struct fft_program_spec {
     /*! A discrete cosine transform of n real points to n real points
      *  (f32 input, real output). fft_program computes it as the complex
      *  transform cosine_spec() derives, which keeps this field (its kernels
-     *  reorder and twiddle by it) with n, input_points, range_count and
-     *  direction changed. */
+     *  reorder and twiddle by it) with n, input_points, range_count,
+     *  real_packing and direction changed. */
     enum class cosine { none, ii, iii, iv } dct = cosine::none;
     bool dct_ortho = false; //!< orthonormal scaling (dct_norm::ortho)
     size_t dct_length = 0;  //!< set by cosine_spec(): the cosine transform's N
