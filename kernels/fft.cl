@@ -73,6 +73,27 @@
  *                  from bins e and FFT_L - e (the tile, loaded as they are),
  *                  pre_factors[e] = W^-e, so that the inverse of FFT_L points
  *                  gives N x unnormalised.
+ *   PRE_COSINE     the loads of a discrete cosine transform of real points
+ *                  (Makhoul's algorithm), n = logical_length: 2 (DCT-II of n)
+ *                  reads point e from element cosine_order(e), the even
+ *                  elements ascending, then the odd ones descending; 3
+ *                  (DCT-III of n) reads x[e] - i x[n - e] (x[n] taken as
+ *                  zero), Hermitian, so that the inverse transform is real; 4
+ *                  (DCT-IV of 2n) reads x[2e] + i x[2n - 1 - 2e]; 5 (DCT-II of
+ *                  2n, POST_REAL_UNPACK) reads DCT-II's reordered points in
+ *                  pairs, x[cosine_order(2e)] + i x[cosine_order(2e + 1)]. The
+ *                  twiddles and scalings are the pre_factors and post_factors
+ *                  tables (PRE_FACTOR, POST_FACTOR), or follow the packed
+ *                  transform's W^k in them (entries FFT_L ..).
+ *   POST_COSINE    its stores: 3 (DCT-III) writes output e to element
+ *                  cosine_order(e), undoing DCT-II's reordering; 4 (DCT-IV of
+ *                  2n) writes the real part of output e to element 2e and
+ *                  minus its imaginary part to element 2n - 1 - 2e; 2 (DCT-II
+ *                  of 2n, POST_REAL_UNPACK) the real part of bin k times its
+ *                  twiddle to element k and minus its imaginary part to 2n - k;
+ *                  5 (DCT-III of 2n, PRE_REAL_UNPACK with PRE_COSINE 3 reading
+ *                  its bins x[e] - i x[2n - e]) output e's real and imaginary
+ *                  parts to elements cosine_order(2e) and cosine_order(2e + 1)
  *   PAIR_LOAD, PAIR_STORE  (a convolution of real input with a real filter)
  *                  batch item i is the real transforms 2i and 2i+1, as the
  *                  real and imaginary parts of one complex transform: the
@@ -109,6 +130,44 @@ static inline float2 real_unpacked(float2 a, float2 b, float2 w_inverse)
     return a + b + (float2)(-d.y, d.x);
 }
 
+/* Makhoul's reordering of n points: position e holds element 2e for e below
+ * ceil(n/2), else element 2(n-1-e)+1. */
+static inline uint cosine_order(uint e, uint n)
+{
+    return 2 * e < n ? 2 * e : 2 * n - 1 - 2 * e;
+}
+
+/* Bin e of a packed inverse transform's input (PRE_REAL_UNPACK) in row t: as
+ * stored (irfft), or DCT-III's V[e] = f_e (x[e] - i x[2 FFT_L - e]), x[2 FFT_L]
+ * taken as zero, f_e = pre_factors[FFT_L + e]. */
+static inline float2 load_bin(__global const SAMPLE_T* src,
+                              const struct io_layout in,
+                              uint t,
+                              uint e,
+                              __global const float2* pre_factors)
+{
+    const idx_t row = in.offset + t * in.distance;
+#if PRE_COSINE == 3
+    const float2 x = (float2)(load_sample(src, row + e * in.stride).x,
+                              e ? -load_sample(src, row + (2 * FFT_L - e) * in.stride).x
+                                : 0.0f);
+    return cmul(pre_factors[FFT_L + e], x);
+#else
+    return load_sample(src, row + e * in.stride);
+#endif
+}
+
+/* A packed DCT-II's bin k times its twiddle and scaling (post_factors[FFT_L +
+ * k]); other packed transforms store their bins as they are. */
+static inline float2 cosine_bin(__global const float2* post_factors, uint k, float2 bin)
+{
+#if POST_COSINE == 2
+    return cmul(post_factors[FFT_L + k], bin);
+#else
+    return bin;
+#endif
+}
+
 static inline float2 pass_twiddle(__global const float2* table, uint t, const int dir)
 {
     const uint lo_size = 1u << PASS_TWIDDLE_LO_BITS;
@@ -139,6 +198,13 @@ static inline float2 load_element(__global const SAMPLE_T* src,
     if (mirrored)
         source = logical_length - source;
 #endif
+#if PRE_COSINE == 2
+    source = cosine_order(source, logical_length);
+#elif PRE_COSINE == 4
+    source *= 2;
+#elif PRE_COSINE == 5
+    source = cosine_order(2 * source, 2 * logical_length);
+#endif
     const idx_t at = in.offset + i * in.distance + source * in.stride;
 #if PAIR_LOAD
     float2 x = (float2)(load_sample(src, at).x,
@@ -150,6 +216,17 @@ static inline float2 load_element(__global const SAMPLE_T* src,
 #if PRE_HERMITIAN
     if (mirrored)
         x.y = -x.y;
+#endif
+#if PRE_COSINE == 3
+    if (source != 0)
+        x.y = -load_sample(src, in.offset + i * in.distance +
+                                    (logical_length - source) * in.stride).x;
+#elif PRE_COSINE == 4
+    x.y = load_sample(src, in.offset + i * in.distance +
+                               (2 * logical_length - 1 - source) * in.stride).x;
+#elif PRE_COSINE == 5
+    x.y = load_sample(src, in.offset + i * in.distance +
+                               cosine_order(2 * e + 1, 2 * logical_length) * in.stride).x;
 #endif
 #if PRE_FACTOR
     x = cmul(x, pre_factors[e]);
@@ -205,6 +282,11 @@ static inline void store_element(__global dst_t* dst,
     if (target >= range.count)
         return;
 #endif
+#if POST_COSINE == 3
+    target = cosine_order(target, logical_length);
+#elif POST_COSINE == 4
+    target *= 2;
+#endif
 #if POST_FACTOR
 #if POST_FACTOR_PER_TRANSFORM
     x = cmul(x, post_factors[(idx_t)i * N_TOTAL + e]);
@@ -222,6 +304,20 @@ static inline void store_element(__global dst_t* dst,
     dst[at] = x.x * scale;
     if (2 * i + 1 < out.items)
         dst[at + out.distance / 2] = x.y * scale;
+#elif POST_COSINE == 4
+    dst[at] = x.x * scale;
+    dst[out.offset + i * out.distance + (2 * logical_length - 1 - target) * out.stride] =
+        -x.y * scale;
+#elif POST_COSINE == 2
+    dst[at] = x.x * scale;
+    if (target != 0 && target != logical_length)
+        dst[out.offset + i * out.distance + (2 * logical_length - target) * out.stride] =
+            -x.y * scale;
+#elif POST_COSINE == 5
+    dst[out.offset + i * out.distance +
+        cosine_order(2 * target, 2 * logical_length) * out.stride] = x.x * scale;
+    dst[out.offset + i * out.distance +
+        cosine_order(2 * target + 1, 2 * logical_length) * out.stride] = x.y * scale;
 #else
     dst[at] = OUTPUT_VALUE(x * scale);
 #endif
@@ -280,15 +376,15 @@ fft_pass(__global const SAMPLE_T* src,
     store_point(dst, out, t, s, x, logical_length, scale, post_factors, range, rader_perm)
 
 #if PRE_REAL_UNPACK
-    /* Bins 0 .. L-1 into the tile as they are (coalesced), then each pair e,
-     * L - e replaced by Z'[e], Z'[L - e] by the work-item that read both; bin L
-     * comes from global memory for e = 0. irfft takes bins 0 and L as real. */
+    /* Bins 0 .. L-1 into the tile as load_bin() gives them (coalesced), then
+     * each pair e, L - e replaced by Z'[e], Z'[L - e] by the work-item that
+     * read both; bin L comes from global memory for e = 0. irfft takes bins 0
+     * and L as real (a DCT-III's are). */
     for (uint n_ = lid; n_ < FFT_G * FFT_L; n_ += FFT_G * FFT_T) {
         const uint lg_ = n_ / FFT_L, e_ = n_ % FFT_L;
         tiles[lg_ * TILE_STRIDE + LDS_INDEX(e_)] =
-            first + lg_ < transforms
-                ? load_sample(src, in.offset + (first + lg_) * in.distance + e_ * in.stride)
-                : (float2)(0.0f, 0.0f);
+            first + lg_ < transforms ? load_bin(src, in, first + lg_, e_, pre_factors)
+                                     : (float2)(0.0f, 0.0f);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint n_ = lid; n_ < FFT_G * (FFT_L / 2 + 1); n_ += FFT_G * FFT_T) {
@@ -298,8 +394,7 @@ fft_pass(__global const SAMPLE_T* src,
         float2 b;
         if (e_ == 0) {
             b = first + lg_ < transforms
-                    ? load_sample(src, in.offset + (first + lg_) * in.distance +
-                                           FFT_L * in.stride)
+                    ? load_bin(src, in, first + lg_, FFT_L, pre_factors)
                     : (float2)(0.0f, 0.0f);
             a.y = 0.0f;
             b.y = 0.0f;
@@ -356,10 +451,11 @@ fft_pass(__global const SAMPLE_T* src,
         b.y = -b.y;
         const float2 d = cmul(post_factors[k_], a - b);
         const float2 bin = 0.5f * (a + b + (float2)(d.y, -d.x));
-        store_element(dst, out, first + lg_, k_, bin, logical_length, scale, post_factors,
-                      range);
+        store_element(dst, out, first + lg_, k_, cosine_bin(post_factors, k_, bin),
+                      logical_length, scale, post_factors, range);
         if (k_ == 0)
-            store_element(dst, out, first + lg_, FFT_L, (float2)(a.x - a.y, 0.0f),
+            store_element(dst, out, first + lg_, FFT_L,
+                          cosine_bin(post_factors, FFT_L, (float2)(a.x - a.y, 0.0f)),
                           logical_length, scale, post_factors, range);
     }
 #elif !STORE_DIRECT

@@ -59,6 +59,25 @@ fft_plan::fft_plan(device_context::sptr context, size_t size, const fft_options&
     if (options.max_pass_length != 0 && options.max_pass_length < 16)
         fail("max_pass_length must be 0 (automatic) or >= 16");
 
+    const bool cosine = options.transform == fft_transform::dct_ii ||
+                        options.transform == fft_transform::dct_iii ||
+                        options.transform == fft_transform::dct_iv;
+    if (cosine) {
+        if (options.direction != fft_direction::forward)
+            fail("cosine transforms take the default direction (dct_iii is the "
+                 "inverse of dct_ii)");
+        if (options.input_format != sample_format::fc32)
+            fail("cosine transforms read float32 values: leave input_format at fc32");
+        const fft_output_range& r = options.output_range;
+        if (options.shift || options.in_place || options.normalize ||
+            !options.window.empty() || options.input_points || r.begin != 0 ||
+            r.step != 1 || (r.count != 0 && r.count != size))
+            fail("cosine transforms take none of shift, in_place, normalize (see "
+                 "norm), window, input_points and output_range");
+    } else if (options.norm != dct_norm::none) {
+        fail("norm scales cosine transforms only (the others take normalize)");
+    }
+
     const bool real_forward = options.transform == fft_transform::real_forward;
     const bool real_inverse = options.transform == fft_transform::real_inverse;
     if (real_forward || real_inverse) {
@@ -78,8 +97,17 @@ fft_plan::fft_plan(device_context::sptr context, size_t size, const fft_options&
     spec.owner = "fft_plan";
     spec.n = size;
     spec.batch = options.batch;
-    spec.input_format = real_forward ? sample_format::f32 : options.input_format;
-    spec.hermitian_input = spec.real_output = real_inverse;
+    spec.input_format =
+        real_forward || cosine ? sample_format::f32 : options.input_format;
+    spec.hermitian_input = real_inverse;
+    spec.real_output = real_inverse || cosine;
+    if (cosine) {
+        using c = fft_program_spec::cosine;
+        spec.dct = options.transform == fft_transform::dct_ii    ? c::ii
+                   : options.transform == fft_transform::dct_iii ? c::iii
+                                                                 : c::iv;
+        spec.dct_ortho = options.norm == dct_norm::ortho;
+    }
     // A real forward transform writes bins 0 .. N/2; its range picks among them.
     const size_t results = real_forward ? size / 2 + 1 : size;
     spec.range_begin = options.output_range.begin;

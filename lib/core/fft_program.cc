@@ -10,7 +10,9 @@
 #include "fft_tables.h"
 #include "kernel_args.h"
 
+#include <initializer_list>
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <functional>
 #include <limits>
@@ -197,12 +199,26 @@ plan_strategy choose_strategy(const fft_program_spec& spec,
 
 // ---- step 2b: real transforms of even length at half the work -------------
 
+// N even and N/2 one direct pass on chip: the unpacking of a real transform
+// computed at half its length pairs points k and N/2 - k in the on-chip tile.
+bool halves_in_one_pass(const fft_program_spec& spec, const fft_device_limits& limits)
+{
+    size_t single_max = max_on_chip_length(limits, false);
+    if (spec.max_pass_length)
+        single_max = std::min(single_max, spec.max_pass_length);
+    const size_t half = spec.n / 2;
+    return spec.n % 2 == 0 && half >= 2 && is_codelet_smooth(half) && half <= single_max;
+}
+
 // Whether a real transform of \p spec packs its N reals as N/2 complex points:
 // N even, N/2 one direct pass on chip, the real side contiguous with even
 // offset and distance (a float pair is one complex point), no window, zero
 // padding or output range on the real side.
 bool packs_real(const fft_program_spec& spec, const fft_device_limits& limits)
 {
+    // A cosine transform has pre- and post-steps of its own (cosine_spec()).
+    if (spec.dct != fft_program_spec::cosine::none)
+        return false;
     // Forward: the bins 0 .. N/2 of real input (rfft, or fft_vfc's first half).
     const bool forward = spec.input_format == sample_format::f32 && !spec.convolution &&
                          spec.direction == fft_direction::forward &&
@@ -215,13 +231,8 @@ bool packs_real(const fft_program_spec& spec, const fft_device_limits& limits)
     if (!forward && !inverse)
         return false;
     const resolved_layout& real_side = inverse ? spec.out : spec.in;
-    size_t single_max = max_on_chip_length(limits, false);
-    if (spec.max_pass_length)
-        single_max = std::min(single_max, spec.max_pass_length);
-    const size_t half = spec.n / 2;
-    return spec.n % 2 == 0 && half >= 2 && is_codelet_smooth(half) &&
-           half <= single_max && real_side.stride == 1 && real_side.offset % 2 == 0 &&
-           (spec.batch == 1 || real_side.distance % 2 == 0);
+    return halves_in_one_pass(spec, limits) && real_side.stride == 1 &&
+           real_side.offset % 2 == 0 && (spec.batch == 1 || real_side.distance % 2 == 0);
 }
 
 // The complex transform of N/2 points that computes \p spec packed.
@@ -241,6 +252,49 @@ fft_program_spec packed(const fft_program_spec& spec)
         p.in = { spec.in.offset / 2, 1, spec.in.distance / 2 };
     }
     return p;
+}
+
+// The complex transform that computes \p spec's cosine transforms of N points
+// (Makhoul 1980): DCT-II is the forward FFT of the points reordered (evens
+// ascending, odds descending), DCT-III the inverse FFT of x[e] - i x[N - e],
+// both real: of N/2 points packed as a real transform is where N/2 is one pass
+// (the reordered points in pairs in, bins k and N - k out of one unpacked
+// bin; or bins e and N/2 - e unpacked into the tile, the outputs in pairs),
+// else of N points. DCT-IV of even N is the forward FFT of the N/2 points
+// x[2e] + i x[N-1-2e], each output giving two results, and of odd N the
+// forward FFT of the points zero-padded to 2N, its first N outputs kept. The
+// twiddles and scalings around them are the pre- and post-factor tables
+// (cosine_factors()), so any N and every algorithm (passes, Rader, Bluestein)
+// compute them with the steps fused as for an FFT.
+fft_program_spec cosine_spec(const fft_program_spec& spec,
+                             const fft_device_limits& limits)
+{
+    using cosine = fft_program_spec::cosine;
+    fft_program_spec c = spec;
+    c.dct_length = spec.n;
+    if (spec.dct == cosine::iii)
+        c.direction = fft_direction::inverse;
+    if ((spec.dct == cosine::ii || spec.dct == cosine::iii) &&
+        halves_in_one_pass(spec, limits)) {
+        c.n = spec.n / 2;
+        c.real_packing = spec.dct == cosine::ii ? fft_program_spec::packing::forward
+                                                : fft_program_spec::packing::inverse;
+        // The packed forward transform's stores reach bin N/2.
+        c.range_count = spec.dct == cosine::ii ? c.n + 1 : c.n;
+    } else if (spec.dct == cosine::iv && spec.n % 2 == 0) {
+        c.n = spec.n / 2;
+        c.range_count = c.n;
+    } else if (spec.dct == cosine::iv) {
+        c.n = 2 * spec.n;
+        c.input_points = spec.n;
+    }
+    return c;
+}
+
+// A cosine transform computed by cosine_spec() at half its length.
+bool halves_cosine(const fft_program_spec& spec)
+{
+    return spec.dct != fft_program_spec::cosine::none && 2 * spec.n == spec.dct_length;
 }
 
 // The complex transforms that compute \p spec's real ones two at a time: half
@@ -272,14 +326,15 @@ bool needs_wide_index(const fft_program_spec& spec, const plan_strategy& strateg
 // ---- step 3: the launches with their fused pre- and post-steps ------------
 
 // The table a launch multiplies by (see plan_tables::factors()).
-enum class table_source { none, spectrum, final_chirp, user };
+enum class table_source { none, spectrum, final_factors, user };
 
 // What a plan's first launch does to the input as it loads it (kernels/fft.cl PRE_*).
 struct pre_step {
     bool shift = false;     // GNU Radio's input shift (inverse transforms)
     bool zero_pad = false;  // points from logical_length on read as zero
-    bool factor = false;    // times the window and/or Bluestein's chirp
+    bool factor = false;    // times the window, Bluestein's chirp, DCT twiddles
     bool hermitian = false; // points above n/2 read as conjugates of those below
+    int cosine = 0;         // PRE_COSINE: a DCT's reordered or paired points
 };
 
 // What a launch does to its results as it stores them (POST_*).
@@ -287,6 +342,7 @@ struct post_step {
     table_source factor = table_source::none;
     bool range = false; // output range, also Bluestein's truncation
     bool shift = false; // GNU Radio's output shift (forward transforms)
+    int cosine = 0;     // POST_COSINE: a DCT's reordered or paired results
     float scale = 1.0f;
 };
 
@@ -306,8 +362,16 @@ pre_step plan_pre_step(const fft_program_spec& spec, const plan_strategy& strate
     pre_step pre;
     pre.shift = spec.shift && spec.direction == fft_direction::inverse;
     pre.zero_pad = bluestein || points_read(spec) < spec.n;
-    pre.factor = !spec.window.empty() || bluestein;
+    using cosine = fft_program_spec::cosine;
+    // A packed DCT-III multiplies as it unpacks (PRE_REAL_UNPACK).
+    const bool packed = spec.real_packing != fft_program_spec::packing::none;
+    pre.factor = !spec.window.empty() || bluestein ||
+                 (spec.dct == cosine::iii && !packed) || spec.dct == cosine::iv;
     pre.hermitian = spec.hermitian_input;
+    pre.cosine = spec.dct == cosine::ii    ? (packed ? 5 : 2)
+                 : spec.dct == cosine::iii ? 3
+                 : halves_cosine(spec)     ? 4
+                                           : 0;
     return pre;
 }
 
@@ -319,8 +383,15 @@ post_step plan_post_step(const fft_program_spec& spec, const plan_strategy& stra
     // Bluestein drops its padding; the packed forward writes N/2 + 1 bins.
     post.range = writes_subset(spec) || bluestein ||
                  spec.real_packing == fft_program_spec::packing::forward;
-    if (bluestein)
-        post.factor = table_source::final_chirp;
+    using cosine = fft_program_spec::cosine;
+    // A packed DCT-II multiplies as it unpacks (POST_REAL_UNPACK).
+    const bool packed = spec.real_packing != fft_program_spec::packing::none;
+    if (bluestein || (spec.dct == cosine::ii && !packed) || spec.dct == cosine::iv)
+        post.factor = table_source::final_factors;
+    post.cosine = spec.dct == cosine::ii    ? (packed ? 2 : 0)
+                  : spec.dct == cosine::iii ? (packed ? 5 : 3)
+                  : halves_cosine(spec)     ? 4
+                                            : 0;
     const size_t length = spec.normalize_length ? spec.normalize_length : spec.n;
     post.scale = spec.normalize ? float(1.0 / double(length)) : 1.0f;
     return post;
@@ -351,7 +422,8 @@ std::vector<launch_step> pass_steps(const plan_strategy& strategy,
             s.post = post;
             // A work-group of the last pass writes exactly the points it read
             // (a single pass: its own whole transforms), unless outputs move.
-            s.in_place_safe = lengths.size() == 1 || (!post.shift && !post.range);
+            s.in_place_safe =
+                lengths.size() == 1 || (!post.shift && !post.range && !post.cosine);
         }
         steps.push_back(s);
         span *= lengths[p];
@@ -477,9 +549,10 @@ std::vector<cl::Buffer> allocate_temporaries(const device_context& context,
 
 struct plan_tables {
     cl::Buffer dummy; // bound where a launch reads no table
-    cl::Buffer pre_factors, spectrum, final_chirp, rader_permutation;
-    cl::Buffer
-        real_twiddles; // W_N^k (forward) or W_N^-k, k < N/2: packed real transforms
+    cl::Buffer pre_factors, spectrum, final_factors, rader_permutation;
+    // W_N^k (forward) or W_N^-k, k < N/2: packed real transforms (then a packed
+    // cosine transform's factors).
+    cl::Buffer real_twiddles;
     std::map<size_t, cl::Buffer> stage_twiddles; // by on-chip length
     std::map<size_t, cl::Buffer> pass_twiddles;  // by full length
 
@@ -489,31 +562,98 @@ struct plan_tables {
         switch (source) {
         case table_source::spectrum:
             return spectrum;
-        case table_source::final_chirp:
-            return final_chirp;
+        case table_source::final_factors:
+            return final_factors;
         default:
             return dummy;
         }
     }
 };
 
+// A cosine transform's twiddles and scalings around its complex transform
+// (cosine_spec()), by transform position, n entries each (a packed one's: n +
+// 1, bins 0 .. n), empty where it has none; those past the points read or
+// written are never used.
+struct cosine_tables {
+    std::vector<std::complex<double>> input, output;
+};
+
+cosine_tables cosine_factors(const fft_program_spec& spec)
+{
+    using cosine = fft_program_spec::cosine;
+    cosine_tables t;
+    const size_t n = spec.dct_length;
+    const size_t entries =
+        spec.real_packing == fft_program_spec::packing::none ? spec.n : spec.n + 1;
+    const double ortho_0 = 1.0 / std::sqrt(4.0 * n), ortho = 1.0 / std::sqrt(2.0 * n);
+    std::vector<std::complex<double>>& in = t.input;
+    std::vector<std::complex<double>>& out = t.output;
+    switch (spec.dct) {
+    case cosine::ii:
+        // y_k = 2 Re(exp(-pi i k / 2N) V[k]), V the FFT of the reordered points.
+        out.assign(entries, 0.0);
+        for (size_t k = 0; k < entries; ++k)
+            out[k] = 2.0 * unit_root(k, 4 * n) *
+                     (spec.dct_ortho ? (k ? ortho : ortho_0) : 1.0);
+        break;
+    case cosine::iii:
+        // exp(+pi i e / 2N) (x[e] - i x[N - e]); ortho weighs x_0 by 1/sqrt(N)
+        // and the others by 1/sqrt(2N), the same for both points of a pair.
+        in.assign(entries, 0.0);
+        for (size_t e = 0; e < entries; ++e)
+            in[e] = std::conj(unit_root(e, 4 * n)) *
+                    (spec.dct_ortho ? (e ? ortho : 2.0 * ortho_0) : 1.0);
+        break;
+    case cosine::iv:
+        in.assign(spec.n, 0.0);
+        out.assign(spec.n, 0.0);
+        if (halves_cosine(spec)) {
+            // z[e] = exp(-pi i (4e+1) / 4N) (x[2e] + i x[N-1-2e]), Z its FFT of
+            // N/2 points, u[k] = exp(-pi i k / N) Z[k]: y[2k] = 2 Re u[k],
+            // y[N-1-2k] = -2 Im u[k].
+            for (size_t e = 0; e < spec.n; ++e) {
+                in[e] = unit_root(4 * e + 1, 8 * n);
+                out[e] = 2.0 * unit_root(e, 2 * n) * (spec.dct_ortho ? ortho : 1.0);
+            }
+            break;
+        }
+        // y_k = 2 Re(exp(-pi i (2k+1) / 4N) sum_e exp(-pi i e / 2N) x[e] W_2N^ek).
+        for (size_t e = 0; e < n; ++e) {
+            in[e] = unit_root(e, 4 * n);
+            out[e] = 2.0 * unit_root(2 * e + 1, 8 * n) * (spec.dct_ortho ? ortho : 1.0);
+        }
+        break;
+    case cosine::none:
+        break;
+    }
+    return t;
+}
+
+// The product of the non-empty tables among \p parts, n entries, as floats.
+std::vector<std::complex<float>>
+factor_product(size_t n, std::initializer_list<std::vector<std::complex<double>>> parts)
+{
+    std::vector<std::complex<double>> product(n, 1.0);
+    for (const auto& part : parts)
+        for (size_t e = 0; e < n && !part.empty(); ++e)
+            product[e] *= part[e];
+    return to_float(product);
+}
+
 // Input-side factors indexed by transform position e: the window (taken at the
-// shifted source point when the input is shifted), times Bluestein's chirp.
+// shifted source point when the input is shifted), times Bluestein's chirp and
+// a cosine transform's pre-twiddles.
 std::vector<std::complex<float>>
 input_factors(const fft_program_spec& spec,
               bool shifted,
-              const std::vector<std::complex<double>>& chirp)
+              const std::vector<std::complex<double>>& chirp,
+              const std::vector<std::complex<double>>& cosine)
 {
     const size_t n = spec.n;
-    std::vector<std::complex<float>> factors(n);
-    for (size_t e = 0; e < n; ++e) {
-        const size_t source = shifted ? (e + n / 2) % n : e;
-        std::complex<double> f = spec.window.empty() ? 1.0 : spec.window[source];
-        if (!chirp.empty())
-            f *= chirp[e];
-        factors[e] = std::complex<float>(f);
-    }
-    return factors;
+    std::vector<std::complex<double>> window;
+    for (size_t e = 0; e < n && !spec.window.empty(); ++e)
+        window.push_back(spec.window[shifted ? (e + n / 2) % n : e]);
+    return factor_product(n, { window, chirp, cosine });
 }
 
 plan_tables upload_tables(const cl::Context& ctx,
@@ -528,15 +668,17 @@ plan_tables upload_tables(const cl::Context& ctx,
     if (strategy.method == algorithm::bluestein) {
         chirp = bluestein_chirp(spec.n, sign);
         t.spectrum = upload(ctx, to_float(bluestein_spectrum(chirp, strategy.padded)));
-        t.final_chirp = upload(ctx, to_float(chirp));
     }
+    const cosine_tables cosine = cosine_factors(spec);
+    if (steps.back().post.factor == table_source::final_factors)
+        t.final_factors = upload(ctx, factor_product(spec.n, { chirp, cosine.output }));
     if (strategy.method == algorithm::rader) {
         t.spectrum = upload(ctx, to_float(rader_spectrum(spec.n, sign)));
         t.rader_permutation = upload(ctx, rader_permutation(spec.n));
     }
     const pre_step& pre = steps.front().pre;
     if (pre.factor)
-        t.pre_factors = upload(ctx, input_factors(spec, pre.shift, chirp));
+        t.pre_factors = upload(ctx, input_factors(spec, pre.shift, chirp, cosine.input));
     if (spec.real_packing != fft_program_spec::packing::none) {
         const double sign =
             spec.real_packing == fft_program_spec::packing::forward ? -1 : 1;
@@ -544,6 +686,10 @@ plan_tables upload_tables(const cl::Context& ctx,
         for (size_t k = 0; k < spec.n; ++k)
             w[k] = std::complex<float>(
                 std::polar(1.0, sign * M_PI * double(k) / double(spec.n)));
+        // A packed cosine transform's own factors follow (kernels/fft.cl).
+        const std::vector<std::complex<float>> own = to_float(
+            spec.dct == fft_program_spec::cosine::ii ? cosine.output : cosine.input);
+        w.insert(w.end(), own.begin(), own.end());
         t.real_twiddles = upload(ctx, w);
     }
     for (const launch_step& s : steps) {
@@ -664,6 +810,7 @@ private:
           << " -DPASS_TWIDDLE_LO_BITS=" << pass_twiddle_lo_bits(s.n_total)
           << " -DPRE_SHIFT=" << s.pre.shift << " -DPRE_ZERO_PAD=" << s.pre.zero_pad
           << " -DPRE_FACTOR=" << s.pre.factor << " -DPRE_HERMITIAN=" << s.pre.hermitian
+          << " -DPRE_COSINE=" << s.pre.cosine << " -DPOST_COSINE=" << s.post.cosine
           << " -DPRE_REAL_UNPACK="
           << (d_spec.real_packing == fft_program_spec::packing::inverse)
           << " -DPOST_REAL_UNPACK="
@@ -732,13 +879,21 @@ std::string describe(const fft_program_spec& spec,
     if (spec.convolution)
         desc << " convolution"
              << (spec.spectrum_per_transform ? " (spectrum per transform)" : "");
+    else if (spec.dct != fft_program_spec::cosine::none)
+        desc << " DCT-"
+             << (spec.dct == fft_program_spec::cosine::ii    ? "II"
+                 : spec.dct == fft_program_spec::cosine::iii ? "III"
+                                                             : "IV")
+             << (spec.dct_ortho ? " ortho" : "");
     else
         desc << (spec.direction == fft_direction::forward ? " forward" : " inverse");
-    if (spec.input_format == sample_format::f32)
+    // A cosine transform's reals in and out go without saying.
+    if (spec.input_format == sample_format::f32 &&
+        spec.dct == fft_program_spec::cosine::none)
         desc << " of real input";
     if (spec.hermitian_input)
         desc << " of bins 0..N/2";
-    if (spec.real_output)
+    if (spec.real_output && spec.dct == fft_program_spec::cosine::none)
         desc << " to real output";
     desc << (spec.in_place ? " in-place" : "") << ", batch " << spec.batch << ": ";
     if (strategy.method == algorithm::rader)
@@ -785,8 +940,10 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
     impl& im = *d_impl;
     // From here on the plan computes `built`: the spec, or its packed form.
     const bool packs = packs_real(spec, limits);
+    const bool cosine = spec.dct != fft_program_spec::cosine::none;
     const fft_program_spec built = packs              ? packed(spec)
                                    : spec.paired_real ? paired(spec)
+                                   : cosine           ? cosine_spec(spec, limits)
                                                       : spec;
     im.real_pairs =
         packs ? (spec.hermitian_input ? side::output : side::input) : side::none;
@@ -803,7 +960,9 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
     im.description =
         describe(spec, strategy, im.launches) +
         (packs ? " (real pairs as " + std::to_string(built.n) + " complex points)" : "") +
-        (spec.paired_real ? " (real transforms in pairs)" : "");
+        (spec.paired_real ? " (real transforms in pairs)" : "") +
+        (cosine ? " (via a complex transform of " + std::to_string(built.n) + " points)"
+                : "");
 }
 
 fft_program::~fft_program() = default;

@@ -68,6 +68,14 @@ struct fft_program_spec {
     enum class packing { none, forward, inverse } real_packing = packing::none;
     //! The N of normalize's 1/N when it is not n (packed: 2n).
     size_t normalize_length = 0;
+    /*! A discrete cosine transform of n real points to n real points
+     *  (f32 input, real output). fft_program computes it as the complex
+     *  transform cosine_spec() derives, which keeps this field (its kernels
+     *  reorder and twiddle by it) with n, input_points, range_count,
+     *  real_packing and direction changed. */
+    enum class cosine { none, ii, iii, iv } dct = cosine::none;
+    bool dct_ortho = false; //!< orthonormal scaling (dct_norm::ortho)
+    size_t dct_length = 0;  //!< set by cosine_spec(): the cosine transform's N
     bool in_place = false;
 
     /*! A transform (direction, window, shift) or a circular convolution

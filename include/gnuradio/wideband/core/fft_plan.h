@@ -34,7 +34,28 @@ enum class fft_transform {
     /*! bins 0 .. N/2 to N real points (numpy.fft.irfft without its 1/N unless
      *  normalize), inverse only; as irfft, it ignores the imaginary part of bin
      *  0 and of bin N/2 for even N */
-    real_inverse
+    real_inverse,
+    /*! N real points to N real points, the discrete cosine transforms as
+     *  scipy.fft.dct(x, type) names them (unnormalised or orthonormal, see
+     *  dct_norm); forward only. Type II: y_k = 2 sum_n x_n cos(pi k(2n+1)/(2N)). */
+    dct_ii,
+    //! Type III, the inverse of type II (unnormalised: up to a factor 2N):
+    //! y_k = x_0 + 2 sum_{n>=1} x_n cos(pi n(2k+1)/(2N)).
+    dct_iii,
+    //! Type IV, its own inverse up to a factor 2N:
+    //! y_k = 2 sum_n x_n cos(pi (2n+1)(2k+1)/(4N)).
+    dct_iv
+};
+
+/*!
+ * \brief The scaling of a cosine transform, as scipy.fft.dct's norm names it.
+ */
+enum class dct_norm {
+    none, //!< norm=None ("backward"): the sums as written in fft_transform
+    /*! norm="ortho": an orthonormal matrix. Type II scales y_0 by sqrt(1/(4N))
+     *  and the others by sqrt(1/(2N)); type III is its inverse (x_0 weighted
+     *  1/sqrt(N), the others sqrt(2/N) / 2); type IV scales by sqrt(1/(2N)). */
+    ortho
 };
 
 enum class fft_direction {
@@ -70,7 +91,10 @@ struct WIDEBAND_CORE_API fft_output_range {
  */
 struct WIDEBAND_CORE_API fft_options {
     fft_transform transform = fft_transform::complex;
+    //! Complex transforms; the others have theirs (leave it at forward).
     fft_direction direction = fft_direction::forward;
+    //! Cosine transforms only (others leave it at none; they have normalize).
+    dct_norm norm = dct_norm::none;
     /*!
      * Complex transforms: the input's samples, converted as they are read;
      * f32 reads real values (imaginary parts zero) and writes all N points,
@@ -118,7 +142,11 @@ struct WIDEBAND_CORE_API fft_options {
  * through Bluestein's, on the same machinery. A real transform is the complex
  * one with real points read (real_forward, which writes bins 0 .. N/2) or
  * the missing bins read as conjugates and the real parts written
- * (real_inverse), all fused into the passes' loads and stores.
+ * (real_inverse), all fused into the passes' loads and stores. A cosine
+ * transform (dct_ii, dct_iii, dct_iv) is a complex transform of N/2 points
+ * (even N; II and III where N/2 is one pass) or of N (II, III) or 2N (IV of
+ * odd N) points, with its reordering and twiddles fused the same way
+ * (docs/fft-core.md, "The discrete cosine transform").
  * Kernels are compiled once per device and configuration (device_context), so
  * a second plan of a seen configuration compiles nothing.
  *
