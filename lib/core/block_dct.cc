@@ -9,7 +9,6 @@
 #include "kernel_args.h"
 #include <gnuradio/wideband/core/block_dct.h>
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -51,23 +50,37 @@ size_t resolved_pitch(const char* name, size_t pitch, size_t width)
     return pitch;
 }
 
-// Floats from an image's first point to past its last.
-size_t image_extent(const block_dct_options& o, size_t pitch)
+// a * b + c floats, \p what in messages: below 2^32, as the kernel indexes
+// with 32 bits (checked without overflowing size_t).
+size_t floats_of(const std::string& what, size_t a, size_t b, size_t c)
 {
-    return (o.height - 1) * pitch + o.width;
+    constexpr size_t limit = std::numeric_limits<cl_uint>::max();
+    if (c > limit || (a != 0 && b > (limit - c) / a))
+        fail(what + " spans 2^32 floats or more; the kernel indexes with 32 bits");
+    return a * b + c;
+}
+
+// Floats from an image's first point to past its last; \p side is "input" or
+// "output".
+size_t image_extent(const char* side, const block_dct_options& o, size_t pitch)
+{
+    return floats_of(
+        std::string("an image of the ") + side, o.height - 1, pitch, o.width);
 }
 
 // The distance in effect (0: pitch * height); images may not overlap.
 size_t resolved_distance(const char* name,
+                         const char* side,
                          size_t distance,
                          const block_dct_options& o,
                          size_t pitch)
 {
+    const size_t extent = image_extent(side, o, pitch);
     if (distance == 0)
-        return pitch * o.height;
-    if (distance < image_extent(o, pitch))
+        return floats_of(std::string("an image of the ") + side, pitch, o.height, 0);
+    if (distance < extent)
         fail(std::string(name) + " " + std::to_string(distance) +
-             " is smaller than an image of " + std::to_string(image_extent(o, pitch)) +
+             " is smaller than an image of " + std::to_string(extent) +
              " floats (0 means row pitch * height)");
     return distance;
 }
@@ -143,19 +156,22 @@ block_dct::block_dct(device_context::sptr context, const block_dct_options& opti
     o.row_pitch = resolved_pitch("row_pitch", o.row_pitch, o.width);
     o.output_row_pitch = resolved_pitch("output_row_pitch", o.output_row_pitch, o.width);
     o.image_distance =
-        resolved_distance("image_distance", o.image_distance, o, o.row_pitch);
-    o.output_image_distance = resolved_distance(
-        "output_image_distance", o.output_image_distance, o, o.output_row_pitch);
+        resolved_distance("image_distance", "input", o.image_distance, o, o.row_pitch);
+    o.output_image_distance = resolved_distance("output_image_distance",
+                                                "output",
+                                                o.output_image_distance,
+                                                o,
+                                                o.output_row_pitch);
 
     impl& im = *d_impl;
-    im.input_floats = (o.images - 1) * o.image_distance + image_extent(o, o.row_pitch);
-    im.output_floats =
-        (o.images - 1) * o.output_image_distance + image_extent(o, o.output_row_pitch);
-    // the kernel indexes with 32 bits
-    if (std::max(im.input_floats, im.output_floats) > std::numeric_limits<cl_uint>::max())
-        fail("the input needs " + std::to_string(im.input_floats) +
-             " floats and the output " + std::to_string(im.output_floats) +
-             "; at most 2^32 - 1 each");
+    im.input_floats = floats_of("the input",
+                                o.images - 1,
+                                o.image_distance,
+                                image_extent("input", o, o.row_pitch));
+    im.output_floats = floats_of("the output",
+                                 o.images - 1,
+                                 o.output_image_distance,
+                                 image_extent("output", o, o.output_row_pitch));
     im.blocks_per_row = o.width / block_size;
     im.blocks_per_image = im.blocks_per_row * (o.height / block_size);
     im.blocks = im.blocks_per_image * o.images;

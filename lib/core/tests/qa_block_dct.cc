@@ -337,10 +337,18 @@ BOOST_AUTO_TEST_CASE(geometries_it_refuses)
     o = make_options(good, false, core::dct_norm::ortho);
     o.output_image_distance = 100;
     rejected(o, "output_image_distance 100 is smaller than an image");
+    // the kernel indexes with 32 bits; sizes that overflow size_t included
     o = make_options(good, false, core::dct_norm::none);
     o.width = size_t(1) << 16;
     o.height = size_t(1) << 16;
-    rejected(o, "at most 2^32 - 1");
+    rejected(o, "an image of the input spans 2^32 floats or more");
+    o = make_options(good, true, core::dct_norm::none);
+    o.output_row_pitch = size_t(1) << 62;
+    rejected(o, "an image of the output spans 2^32 floats or more");
+    o = make_options(good, false, core::dct_norm::none);
+    o.images = size_t(1) << 30;
+    o.image_distance = size_t(1) << 40;
+    rejected(o, "the input spans 2^32 floats or more");
     try {
         core::block_dct dct(nullptr, make_options(good, false, core::dct_norm::none));
         BOOST_ERROR("accepted no device context");
