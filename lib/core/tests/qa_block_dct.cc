@@ -234,7 +234,7 @@ double check(const core::block_dct_options& options, uint32_t seed)
 // Square and non-square images, a column of blocks (a plain array of 64-float
 // blocks), rows of blocks that are not a multiple of a work-group's 8, pitches
 // larger than the width (odd: no row starts aligned), batches of images with
-// gaps between them.
+// gaps between them, and an image of many work-groups.
 const geometry geometries[] = {
     { 16, 16, 0, 1, 0, 0, 0 },
     { 40, 24, 45, 1, 0, 43, 0 },
@@ -242,6 +242,7 @@ const geometry geometries[] = {
     { 72, 16, 0, 1, 0, 0, 0 },
     { 24, 16, 27, 3, 16 * 27 + 5, 0, 0 },
     { 64, 8, 0, 4, 0, 67, 9 * 67 },
+    { 256, 128, 0, 1, 0, 0, 0 },
 };
 
 const core::dct_norm norms[] = { core::dct_norm::none, core::dct_norm::ortho };
