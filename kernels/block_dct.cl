@@ -25,18 +25,19 @@
  * blocks_per_row of image b / blocks_per_image. Work-item lane holds column
  * lane % 8 of the group's block lane / 8 through the column pass, so that row
  * r of the 8 blocks is loaded (and stored) by 64 neighbouring work-items:
- * 256 contiguous bytes where the blocks are neighbours in an image row, 32
- * where they are not (a column of blocks), whatever the alignment. For the row
+ * 256 contiguous bytes where the blocks are neighbours in an image row, runs
+ * of 32 where they are not (a column of blocks), whatever the alignment. For the row
  * pass the work-items exchange through local memory: lane then holds row
  * lane % 8 of the same block. The tile's rows are padded to 65 floats, so both
- * ways the 32 work-items of a warp hit 32 different banks (column: bank
- * r + lane; row: bank lane + c, the 64-float row stride being 0 mod 32).
+ * ways the 32 work-items of a warp hit 32 different banks (mod 32, column r:
+ * bank r + lane; element c of the row: (lane % 8) * 65 + lane - lane % 8 + c
+ * = (lane % 8) * 64 + lane + c, bank lane + c).
  * A work-item writes its row back to the places it read it from, so one
  * barrier before and one after the row pass order the exchange.
  *
- * Work-items of blocks past the last (blocks is not a multiple of 8) take part
- * in the barriers and load and store nothing. Every size is an argument, so
- * one program serves every block_dct.
+ * Work-items of blocks past the last (when blocks is not a multiple of 8)
+ * take part in the barriers and load and store nothing. Every size is an
+ * argument, so one program serves every block_dct.
  */
 
 #define TILE_PITCH 65
