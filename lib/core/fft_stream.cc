@@ -34,6 +34,26 @@ size_t max_vectors_for(size_t fft_size, const fft_stream_options& options)
     return std::max<size_t>(1, options.max_input_samples / fft_size);
 }
 
+bool is_cosine(fft_transform transform)
+{
+    return transform == fft_transform::dct_ii || transform == fft_transform::dct_iii ||
+           transform == fft_transform::dct_iv;
+}
+
+// What a cosine transform's stream cannot take, or "".
+std::string cosine_problem(const fft_stream_options& options)
+{
+    if (options.input_format != sample_format::f32)
+        return "a cosine transform reads real vectors (input_format f32, got " +
+               std::string(sample_format_name(options.input_format)) + ")";
+    if (options.direction != fft_direction::forward)
+        return "a cosine transform has no direction (DCT-III is the inverse of "
+               "DCT-II, DCT-IV its own): leave direction forward";
+    if (!options.window.empty() || options.shift)
+        return "a cosine transform takes no window and no shift";
+    return "";
+}
+
 } // namespace
 
 std::string fft_stream::window_problem(const std::vector<float>& window, size_t fft_size)
@@ -51,10 +71,17 @@ void fft_stream::check(const device_info& device,
 {
     if (fft_size < 1)
         fail("fft_size must be >= 1 (got 0)");
+    if (options.transform == fft_transform::real_forward ||
+        options.transform == fft_transform::real_inverse)
+        fail("the real FFTs are not streamed: complex, dct_ii, dct_iii or dct_iv");
+    if (is_cosine(options.transform))
+        if (const std::string problem = cosine_problem(options); !problem.empty())
+            fail(problem);
     check_window(options.window, fft_size);
     check_buffer_fits(device,
-                      "fft_stream: the input of a call",
-                      max_vectors_for(fft_size, options) * fft_size * 8); // the output
+                      "fft_stream: the output of a call",
+                      max_vectors_for(fft_size, options) * fft_size *
+                          (is_cosine(options.transform) ? 4 : 8));
 }
 
 fft_stream::fft_stream(device_context::sptr context,
@@ -79,11 +106,16 @@ std::shared_ptr<const fft_plan>
 fft_stream::make_plan(const std::vector<float>& window) const
 {
     fft_options options;
+    options.transform = d_options.transform;
+    options.norm = d_options.norm;
     options.direction = d_options.direction;
     options.batch = d_max_vectors;
     options.window = window;
     options.shift = d_options.shift;
-    options.input_format = d_options.input_format;
+    // A cosine transform's plan reads floats by its transform (input_format
+    // stays at its default there).
+    if (!is_cosine(d_options.transform))
+        options.input_format = d_options.input_format;
     return std::make_shared<const fft_plan>(d_context, d_fft_size, options);
 }
 
@@ -93,9 +125,16 @@ std::shared_ptr<const fft_plan> fft_stream::plan() const
     return d_plan;
 }
 
+size_t fft_stream::output_element_bytes() const
+{
+    return is_cosine(d_options.transform) ? 4 : 8;
+}
+
 void fft_stream::set_window(const std::vector<float>& window)
 {
     check_window(window, d_fft_size);
+    if (is_cosine(d_options.transform) && !window.empty())
+        fail("a cosine transform takes no window");
     auto next = make_plan(window);
     std::lock_guard<std::mutex> lock(d_plan_mutex);
     d_plan = std::move(next);

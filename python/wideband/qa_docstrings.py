@@ -25,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 HEADERS = os.path.join(HERE, "..", "..", "include", "gnuradio", "wideband")
 # the headers bindings/CMakeLists.txt extracts, and their Python names
 BOUND = {
+    "dct_vff.h": {},
     "edge_memory.h": {},
     "fft_filter.h": {"fft_filter": ["fft_filter_ccc", "fft_filter_ccf"]},
     "fft_filter_fff.h": {},
@@ -120,6 +121,8 @@ class qa_docstrings(gr_unittest.TestCase):
                                 "Raises RuntimeError when the machine has no OpenCL")),
             (wideband.fft_vfc, ("fft_vfc (real vectors, T = float)",
                                 "all of them for fft_vfc too")),
+            (wideband.dct_vff, ("equal to scipy.fft.dct(x, type, norm=norm)",
+                                "type 3 (the inverse of type 2)")),
             (wideband.work_error, ("The error that stopped a gr-wideband block",)),
         )
         for obj, phrases in cases:
@@ -129,7 +132,7 @@ class qa_docstrings(gr_unittest.TestCase):
 
     def test_003_every_bound_method_is_documented(self):
         documented = {name for name, _, _, _ in self.docs}
-        self.assertEqual(len(self.classes), 10)
+        self.assertEqual(len(self.classes), 11)
         for cls in self.classes:
             for name, member in vars(cls).items():
                 if name.startswith("_"):

@@ -7,7 +7,7 @@
 
 """
 pfb_channelizer_ccf, pfb_decimator_ccf, pfb_synthesizer_ccf, fft_filter_ccc, fft_vcc,
-freq_xlating_fft_filter_ccc and channel_bank_ccc on a device string that names several devices ("cpu:all"):
+dct_vff, freq_xlating_fft_filter_ccc and channel_bank_ccc on a device string that names several devices ("cpu:all"):
 consecutive chunks go to the devices in turn, and every output sample must
 still match the float64 reference in order, across random work() chunkings,
 settings changed while running (taps, channel map, centres), tags, and complex
@@ -142,6 +142,23 @@ class qa_multi_device_blocks(gr_unittest.TestCase):
         got, want = np.asarray(ours_sink.data()), np.asarray(ref_sink.data())
         self.assertEqual(len(got), vectors * n)
         self.assertLess(np.linalg.norm(got - want) / np.linalg.norm(want), 1e-5)
+
+    def test_004b_dct_vff_matches_scipy(self):
+        # Real vectors in, real vectors out (4-byte elements) dealt to both
+        # devices: scipy's DCT-IV, in order.
+        import scipy.fft
+        n = 128
+        vectors = 3 * CHUNK // n + 17
+        x = self.rng.uniform(0.5, 1.5, n * vectors).astype(np.float32)
+        ours = self.several(wideband.dct_vff(n, 4, "ortho", DEVICES))
+        src = blocks.vector_source_f(x, False, n)
+        sink = blocks.vector_sink_f(n)
+        self.tb.connect(src, ours, sink)
+        self.tb.run()
+        got = np.asarray(sink.data())
+        want = scipy.fft.dct(x.reshape(-1, n).astype(np.float64), type=4, norm="ortho")
+        self.assertEqual(len(got), vectors * n)
+        self.assertLess(np.linalg.norm(got - want.ravel()) / np.linalg.norm(want), 1e-6)
 
     def test_005_freq_xlating_retune_on_every_device(self):
         """A retune applies to the chunks after it whichever device computes

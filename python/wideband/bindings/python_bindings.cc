@@ -10,6 +10,7 @@ namespace py = pybind11;
 
 void bind_channel_bank_ccc(py::module& m);
 void bind_core(py::module& m);
+void bind_dct_vff(py::module& m);
 void bind_edge_memory(py::module& m);
 void bind_fft_filter(py::module& m);
 void bind_fft_v(py::module& m);
@@ -28,6 +29,7 @@ PYBIND11_MODULE(wideband_python, m)
 
     bind_channel_bank_ccc(m);
     bind_core(m);
+    bind_dct_vff(m);
     bind_edge_memory(m);
     bind_fft_filter(m);
     bind_fft_v(m);

@@ -22,6 +22,13 @@ namespace wideband {
 namespace core {
 
 struct WIDEBAND_CORE_API fft_stream_options {
+    /*!
+     * complex (complex output vectors), or a cosine transform (dct_ii,
+     * dct_iii, dct_iv: f32 vectors in, f32 vectors out, scaled as norm says,
+     * without direction, window or shift). The real FFTs are not streamed.
+     */
+    fft_transform transform = fft_transform::complex;
+    dct_norm norm = dct_norm::none; //!< cosine transforms only
     fft_direction direction = fft_direction::forward;
     //! Empty, or fft_size real factors applied to each vector's input.
     std::vector<float> window;
@@ -37,7 +44,8 @@ struct WIDEBAND_CORE_API fft_stream_options {
 
 /*!
  * \brief A stream of vectors of fft_size samples (complex, or real), each
- * transformed into fft_size complex values:
+ * transformed into fft_size complex values (or, for a cosine transform, real
+ * vectors into real vectors):
  * fft_plan as a streaming engine, for the pipelines (chunks in flight,
  * several devices) and for device-resident streams (run_in_place(), no copy).
  *
@@ -61,7 +69,8 @@ public:
 
     /*!
      * \brief What the constructor checks, without a context: fft_size >= 1, a
-     * window empty or fft_size long, one vector's buffer within \p device.
+     * window empty or fft_size long, a cosine transform's f32 input and none
+     * of the options it has not, one vector's buffer within \p device.
      * \throws std::invalid_argument saying what is wrong
      */
     static void
@@ -94,6 +103,8 @@ public:
     {
         return sample_bytes(d_options.input_format);
     }
+    //! 8 (complex float), or 4 for a cosine transform's real values.
+    size_t output_element_bytes() const override;
     size_t input_regions() const override { return 2; }
     //! \throws std::invalid_argument unless \p samples is whole vectors
     size_t run(const cl::CommandQueue& queue,
