@@ -15,6 +15,7 @@
 #include "bench/cpu_peers.h"
 #include "reference.h"
 
+#include <gnuradio/wideband/core/block_dct.h>
 #include <gnuradio/wideband/core/fft_plan.h>
 
 #ifdef WIDEBAND_HAVE_CLFFT
@@ -40,18 +41,50 @@ using namespace cpu_peers;
 namespace {
 
 const char* const program_name = "wideband_fft_bench";
+// The cosine transforms (dct2, dct3, dct4: N floats to N floats) and the 8x8
+// block DCT (dct8x8, measured at N = 64 only: images of 8x8 blocks).
+bool is_dct(const std::string& variant) { return variant.compare(0, 3, "dct") == 0; }
 // Bytes a transform must move per point, whatever its passes: complex 8 read +
-// 8 written; real (r2c, c2r) 4 + about 4 (a bin is a pair of real points).
+// 8 written; real (r2c, c2r) 4 + about 4 (a bin is a pair of real points);
+// cosine 4 + 4.
 double bytes_per_point(const std::string& variant)
 {
-    return variant == "r2c" || variant == "c2r" ? 8 : 16;
+    return variant == "r2c" || variant == "c2r" || is_dct(variant) ? 8 : 16;
+}
+// The width of dct8x8's image of `points` floats: square where 2^K allows,
+// else twice as wide as high (0: too small for one row of 8x8 blocks).
+size_t dct8x8_width(size_t points)
+{
+    size_t width = 8;
+    while (width * width < points)
+        width *= 2;
+    return points % (8 * width) == 0 ? width : 0;
+}
+size_t largest_prime_factor(size_t n)
+{
+    size_t largest = 1;
+    for (size_t p = 2; p * p <= n; ++p)
+        for (; n % p == 0; n /= p)
+            largest = p;
+    return std::max(largest, n);
+}
+core::fft_transform cosine_transform(const std::string& variant)
+{
+    return variant == "dct2"   ? core::fft_transform::dct_ii
+           : variant == "dct3" ? core::fft_transform::dct_iii
+                               : core::fft_transform::dct_iv;
 }
 constexpr double max_rel_err = 1e-5; // float32 FFTs land near 1e-7; bugs far above
 
 const std::vector<size_t> default_sizes = { 16,    64,      256,   1024, 4096, 16384,
                                             65536, 1048576, 1000,  1536, 2187, 2401,
                                             3125,  6000,    10000, 17,   4093 };
-const std::vector<std::string> all_variants = { "fwd", "inv", "inplace", "r2c", "c2r" };
+const std::vector<std::string> all_variants = { "fwd",  "inv",  "inplace", "r2c",   "c2r",
+                                                "dct2", "dct3", "dct4",    "dct8x8" };
+// Without --variants: the complex and real FFTs.
+const std::vector<std::string> default_variants = {
+    "fwd", "inv", "inplace", "r2c", "c2r"
+};
 
 // Libraries in display order; "copy" is clEnqueueCopyBuffer, the memory ceiling.
 std::vector<std::string> built_in_libs()
@@ -78,7 +111,7 @@ struct bench_options : common_options {
     int reps = 25;
     int warmup = 5;
     std::vector<std::string> libs = built_in_libs();
-    std::vector<std::string> variants = all_variants;
+    std::vector<std::string> variants = default_variants;
     size_t fftw_log2 = 0; // 0: total_log2
     int fftw_reps = 5;
     double fftw_plan_seconds = 2;
@@ -121,7 +154,10 @@ void declare_options(bench_options& o, option_table& t)
           "of " + join(o.libs) + " [all of them]" },
         { { "--variants", "LIST", names(o.variants, all_variants), join(all_variants) },
           "of ours: fwd (forward out-of-place), inv (inverse, not normalized, "
-          "out-of-place), inplace (forward in place)" },
+          "out-of-place), inplace (forward in place), r2c, c2r (real), dct2, dct3, "
+          "dct4 (cosine, unnormalised; VkFFT's beside them), dct8x8 (8x8 block "
+          "DCT-II of an image, at N = 64 only) [" +
+              join(default_variants) + "]" },
         { { "--fftw-log2", "K", &o.fftw_log2, 1, 31 },
           "points per FFTW execution 2^K [--total-log2]" },
         { { "--fftw-reps", "R", &o.fftw_reps, 1 },
@@ -156,12 +192,13 @@ transforms (K = --total-log2), so it reads and writes about 2^K points. Each
 timed transform sits between two 1-work-item kernels on a profiling queue; its
 time is the second one's START minus the first one's END. W warm-up runs, then
 the median of R runs; the mean of R runs back to back is also shown.
-Gpt/s = N*batch/time; GB/s counts 16 bytes per point (8 read, 8 written)
-whatever the number of passes; 1 GB = 1e9 B; %copy compares with a copy of the
-same bytes. Then the output is filled with NaN, the transform runs once more,
-the whole output is searched for non-finite values, its first rows and last row
-are compared with a float64 FFT (relative L2 error), and an out-of-place input
-must be unchanged. FFTW runs on the host arrays, timed on the host.
+Gpt/s = N*batch/time; GB/s counts 16 bytes per point (8 read, 8 written;
+real and cosine transforms 8) whatever the number of passes; 1 GB = 1e9 B;
+%copy compares with a copy of the same bytes. Then the output is filled with
+NaN, the transform runs once more, the whole output is searched for
+non-finite values, its first rows and last row (blocks, for dct8x8) are
+compared with a float64 reference (relative L2 error), and an out-of-place
+input must be unchanged. FFTW runs on the host arrays, timed on the host.
 )";
 }
 
@@ -230,6 +267,26 @@ struct wideband_runner : transform_runner {
     std::string describe() const override { return plan.describe(); }
 
     core::fft_plan plan;
+    cl::Buffer in, out;
+};
+
+// The 8x8 block DCT-II of one image of width x height floats (2^K points).
+struct block_dct_runner : transform_runner {
+    block_dct_runner(core::device_context::sptr ctx,
+                     const core::block_dct_options& options,
+                     const cl::Buffer& in,
+                     const cl::Buffer& out)
+        : transform(std::move(ctx), options), in(in), out(out)
+    {
+    }
+    void enqueue(const cl::CommandQueue& q) override { transform.enqueue(q, in, out); }
+    std::string describe() const override
+    {
+        return "image " + std::to_string(transform.options().width) + " x " +
+               std::to_string(transform.options().height) + ", AAN";
+    }
+
+    core::block_dct transform;
     cl::Buffer in, out;
 };
 
@@ -328,17 +385,19 @@ private:
 class vkfft_runner : public transform_runner
 {
 public:
+    // dct_type 0: the complex forward FFT; 2, 3, 4: that DCT of real rows.
     vkfft_runner(const core::device_context& ctx,
                  size_t n,
                  size_t batch,
                  const cl::Buffer& in,
-                 const cl::Buffer& out)
+                 const cl::Buffer& out,
+                 int dct_type = 0)
         : d_platform(ctx.device().getInfo<CL_DEVICE_PLATFORM>()),
           d_device(ctx.device()()),
           d_context(ctx.context()()),
           d_in(in()),
           d_out(out()),
-          d_bytes(uint64_t(n) * batch * sizeof(cfloat))
+          d_bytes(uint64_t(n) * batch * (dct_type ? sizeof(float) : sizeof(cfloat)))
     {
         // VkFFT keeps the pointers of the configuration: they point at members.
         VkFFTConfiguration config = {};
@@ -354,6 +413,7 @@ public:
         config.inputBufferSize = &d_bytes;
         config.inputBuffer = &d_in;
         config.makeForwardPlanOnly = 1;
+        config.performDCT = uint64_t(dct_type);
         check(initializeVkFFT(&d_app, config), "initializeVkFFT");
     }
     ~vkfft_runner() override { deleteVkFFT(&d_app); }
@@ -403,7 +463,7 @@ struct result : measurement {
         samples = n * batch;
     }
     std::string lib;     // wideband, vkfft, clfft, fftw
-    std::string variant; // fwd, inv, inplace
+    std::string variant; // one of all_variants (peers: fwd, dct2, dct3, dct4)
     size_t n, batch;
     size_t rows = 0; // rows compared with float64
     bool input_checked = false, input_intact = true;
@@ -411,10 +471,10 @@ struct result : measurement {
     double gpts() const { return per_second() / 1e9; }
     double gbs() const { return gpts() * bytes_per_point(variant); }
     double gbs_b2b() const { return per_second_b2b() * bytes_per_point(variant) / 1e9; }
-    bool real_input() const { return variant == "r2c"; }
-    bool real_output() const { return variant == "c2r"; }
+    bool real_input() const { return variant == "r2c" || is_dct(variant); }
+    bool real_output() const { return variant == "c2r" || is_dct(variant); }
     // Bytes of the input and output of the batch (r2c reads floats, writes bins
-    // 0..N/2; c2r the other way round).
+    // 0..N/2; c2r the other way round; a cosine transform floats both ways).
     size_t input_bytes() const
     {
         return batch * (real_input() ? n * 4 : real_output() ? (n / 2 + 1) * 8 : n * 8);
@@ -423,7 +483,11 @@ struct result : measurement {
     {
         return batch * (real_output() ? n * 4 : real_input() ? (n / 2 + 1) * 8 : n * 8);
     }
-    std::string name() const { return lib + (lib == "wideband" ? " " + variant : ""); }
+    std::string name() const
+    {
+        return lib + (lib == "wideband" || variant != "fwd" ? " " + variant : "");
+    }
+    void compare_cosine(const float* in, const float* out);
     void input_is(bool intact)
     {
         input_checked = true;
@@ -438,6 +502,9 @@ struct result : measurement {
     // writes floats.
     void compare(const cfloat* in, const cfloat* out)
     {
+        if (is_dct(variant))
+            return compare_cosine(reinterpret_cast<const float*>(in),
+                                  reinterpret_cast<const float*>(out));
         core::fft_options options;
         options.direction = variant == "inv" || real_output()
                                 ? core::fft_direction::inverse
@@ -472,6 +539,35 @@ struct result : measurement {
         rows = sampled.size();
     }
 };
+
+// ---- the cosine transforms' check -----------------------------------------
+
+// result::compare for dct2, dct3, dct4 (rows of N floats, unnormalised) and
+// dct8x8 (the blocks of an image of width floats, block b at block row b /
+// (width / 8), column b % (width / 8)).
+void result::compare_cosine(const float* in, const float* out)
+{
+    const std::vector<size_t> sampled = sample_rows(n, batch);
+    const size_t width = variant == "dct8x8" ? dct8x8_width(n * batch) : 0;
+    for (size_t r : sampled) {
+        std::vector<size_t> at(n); // where the points of row (block) r are
+        for (size_t k = 0; k < n; ++k)
+            at[k] = width ? (r / (width / 8) * 8 + k / 8) * width + r % (width / 8) * 8 +
+                                k % 8
+                          : r * n + k;
+        std::vector<double> x(n);
+        for (size_t k = 0; k < n; ++k)
+            x[k] = in[at[k]];
+        const std::vector<double> ref =
+            width ? wideband_reference::block_dct(x, false, core::dct_norm::none)
+                  : wideband_reference::dct(
+                        x, cosine_transform(variant), core::dct_norm::none);
+        for (size_t k = 0; k < n; ++k)
+            check.add(std::complex<double>(ref[k]), cfloat(out[at[k]]));
+    }
+    check.scan(reinterpret_cast<const cfloat*>(out), output_bytes() / sizeof(cfloat));
+    rows = sampled.size();
+}
 
 // One execution as a block issues it (the small-batch table).
 struct latency : measurement {
@@ -657,6 +753,15 @@ private:
                                                   size_t batch,
                                                   const std::string& variant)
     {
+        if (lib == "wideband" && variant == "dct8x8") {
+            core::block_dct_options o;
+            o.width = dct8x8_width(n * batch);
+            if (n != 64 || !o.width)
+                throw unsupported("dct8x8 transforms images of 8x8 blocks: N = 64 and "
+                                  "2^K >= 64");
+            o.height = n * batch / o.width;
+            return std::make_unique<block_dct_runner>(d_ctx, o, d_in, d_out);
+        }
         if (lib == "wideband") {
             core::fft_options o;
             o.direction = variant == "inv" ? core::fft_direction::inverse
@@ -669,11 +774,19 @@ private:
                 o.transform = core::fft_transform::real_inverse;
                 o.direction = core::fft_direction::inverse;
             }
+            if (is_dct(variant))
+                o.transform = cosine_transform(variant);
             return std::make_unique<wideband_runner>(d_ctx, n, o, d_in, d_out);
         }
 #ifdef WIDEBAND_HAVE_VKFFT
+        if (lib == "vkfft" && (variant == "dct3" || variant == "dct4") &&
+            largest_prime_factor(n) > 13)
+            // Seen with 1.2.26 on PoCL (N = 17, 1031): a crash, not an error code.
+            throw unsupported("VkFFT's DCT-III and IV of a length with a prime factor "
+                              "above 13 crash in initializeVkFFT: not run");
         if (lib == "vkfft")
-            return std::make_unique<vkfft_runner>(*d_ctx, n, batch, d_in, d_out);
+            return std::make_unique<vkfft_runner>(
+                *d_ctx, n, batch, d_in, d_out, is_dct(variant) ? variant[3] - '0' : 0);
 #endif
 #ifdef WIDEBAND_HAVE_CLFFT
         if (lib == "clfft")
@@ -688,11 +801,16 @@ private:
         const size_t batch = std::max<size_t>(1, d_total / n);
         std::cout << "\nN=" << n << "  batch " << batch << d_progress.step() << std::endl;
         for (const auto& variant : all_variants)
-            if (d_opt.use("wideband") && d_opt.variant(variant))
+            if (d_opt.use("wideband") && d_opt.variant(variant) &&
+                (variant != "dct8x8" || n == 64))
                 measure_device("wideband", variant, n, batch);
         for (const char* lib : { "vkfft", "clfft" })
             if (d_opt.use(lib))
                 measure_device(lib, "fwd", n, batch);
+        // VkFFT's cosine transforms beside ours.
+        for (const char* variant : { "dct2", "dct3", "dct4" })
+            if (d_opt.use("vkfft") && d_opt.variant(variant))
+                measure_device("vkfft", variant, n, batch);
         if (d_opt.use("fftw"))
             measure_fftw(n);
     }
@@ -969,14 +1087,15 @@ private:
     void print_table() const
     {
         const double ceiling = copy_ceiling_gbs(d_copies, d_total * sizeof(cfloat));
-        std::cout << "\nBatched complex float32 FFT on " << d_ctx->info().name << ", 2^"
-                  << d_opt.total_log2
-                  << " points per launch. GB/s counts 16 B per point (real: 8); %copy: "
-                  << "of clEnqueueCopyBuffer's " << copy_ceiling_text(ceiling)
-                  << (ceiling > 0 ? " (the faster of start and end)" : "")
-                  << "; %fwd: forward time / this time;\nerr: relative L2 error against "
-                     "float64, ! = check failed (non-finite output, err > 1e-5 or input "
-                     "changed)\n";
+        std::cout
+            << "\nBatched complex float32 FFT on " << d_ctx->info().name << ", 2^"
+            << d_opt.total_log2
+            << " points per launch. GB/s counts 16 B per point (real, cosine: 8); %copy: "
+            << "of clEnqueueCopyBuffer's " << copy_ceiling_text(ceiling)
+            << (ceiling > 0 ? " (the faster of start and end)" : "")
+            << "; %fwd: forward time / this time;\nerr: relative L2 error against "
+               "float64, ! = check failed (non-finite output, err > 1e-5 or input "
+               "changed)\n";
         // One group of columns per library and variant.
         const columns<result> all = result_columns();
         auto of = [this](const std::string& lib, const std::string& variant) {
@@ -995,12 +1114,20 @@ private:
                 { "wideband", "inplace", "in-place", "Gpts,%fwd" },
                 { "wideband", "r2c", "real forward (r2c)", "Gpts,GBs,pct_copy" },
                 { "wideband", "c2r", "real inverse (c2r)", "Gpts,GBs,pct_copy" },
+                { "wideband", "dct2", "DCT-II", "Gpts,pct_copy" },
+                { "vkfft", "dct2", "VkFFT DCT-II", "Gpts" },
+                { "wideband", "dct3", "DCT-III", "Gpts,pct_copy" },
+                { "vkfft", "dct3", "VkFFT DCT-III", "Gpts" },
+                { "wideband", "dct4", "DCT-IV", "Gpts,pct_copy" },
+                { "vkfft", "dct4", "VkFFT DCT-IV", "Gpts" },
+                { "wideband", "dct8x8", "8x8 block DCT", "Gpts,pct_copy" },
                 { "vkfft", "fwd", "VkFFT", "Gpts,GBs" },
                 { "clfft", "fwd", "clFFT", "Gpts,GBs" },
                 { "fftw", "fwd", "FFTW (CPU)", "Gpts" }
             };
         for (const auto& [lib, variant, title, names] : shown) {
-            if (!d_opt.use(lib) || (lib == "wideband" && !d_opt.variant(variant)))
+            if (!d_opt.use(lib) ||
+                ((lib == "wideband" || variant != "fwd") && !d_opt.variant(variant)))
                 continue;
             columns<result> cells;
             for (const auto& name : split("", names + ",err"))

@@ -60,8 +60,9 @@ checked_signature(int size, int type, const std::string& norm, bool output)
     // The output names gr-wideband's buffer type (device-resident to
     // gr-wideband readers, pinned to host readers); the input takes the
     // writer's (see opencl_buffer).
-    return output ? gr::io_signature::make(1, 1, size * sizeof(float), opencl_buffer::type)
-                  : gr::io_signature::make(1, 1, size * sizeof(float));
+    return output
+               ? gr::io_signature::make(1, 1, size * sizeof(float), opencl_buffer::type)
+               : gr::io_signature::make(1, 1, size * sizeof(float));
 }
 
 } // namespace

@@ -25,7 +25,8 @@ namespace wideband {
  * vectors of \p size floats, equal to scipy.fft.dct(x, type, norm=norm) to
  * float precision:
  *  - type 2: y_k = 2 sum_n x_n cos(pi k (2n+1) / (2N));
- *  - type 3 (the inverse of type 2): y_k = x_0 + 2 sum_{n>=1} x_n cos(pi n (2k+1) / (2N));
+ *  - type 3 (the inverse of type 2): y_k = x_0 + 2 sum_{n>=1} x_n cos(pi n (2k+1) /
+ * (2N));
  *  - type 4 (its own inverse): y_k = 2 sum_n x_n cos(pi (2n+1)(2k+1) / (4N)).
  * norm "ortho" makes each an orthonormal matrix (type 2 scales y_0 by
  * sqrt(1/(4N)) and the others by sqrt(1/(2N)), type 3 is its transpose, type

@@ -13,6 +13,7 @@
 #define BOOST_TEST_MODULE qa_block_dct
 #include <boost/test/unit_test.hpp>
 
+#include "reference.h"
 #include <gnuradio/wideband/core/block_dct.h>
 
 #include <cmath>
@@ -68,50 +69,6 @@ bool is_poison(float f)
 {
     const float p = poison();
     return std::memcmp(&f, &p, sizeof f) == 0;
-}
-
-/*
- * The direct sums of one block in double precision (scipy.fft.dctn / idctn,
- * type 2, N = 8 per dimension), b[y * 8 + x] in, the result out[u * 8 + v]:
- *   forward: y[u][v] = w_u w_v sum_y sum_x b[y][x] cos(pi u (2y+1)/16)
- *                                                  cos(pi v (2x+1)/16),
- *            w_k = 2 (norm=None), or 2 sqrt(1/4N) at k = 0, 2 sqrt(1/2N)
- *            elsewhere ("ortho");
- *   inverse: x[y][x] = sum_u sum_v c_u c_v b[u][v] cos(pi u (2y+1)/16)
- *                                                  cos(pi v (2x+1)/16),
- *            c_0 = 1/2N, c_k = 1/N (norm=None), or c_0 = 1/sqrt(N),
- *            c_k = sqrt(2/N) ("ortho").
- * The cosines come from a table of one period, indexed by the exact integer
- * angle.
- */
-std::vector<double>
-reference(const std::vector<double>& b, bool inverse, core::dct_norm norm)
-{
-    const double n = 8;
-    const bool ortho = norm == core::dct_norm::ortho;
-    double cosine[32], weight[8];
-    for (size_t a = 0; a < 32; ++a)
-        cosine[a] = std::cos(2.0 * M_PI * double(a) / 32.0);
-    for (size_t k = 0; k < 8; ++k)
-        weight[k] = inverse ? (ortho ? (k ? std::sqrt(2 / n) : 1 / std::sqrt(n))
-                                     : (k ? 1 / n : 1 / (2 * n)))
-                            : (ortho ? 2 * std::sqrt(1 / ((k ? 2 : 4) * n)) : 2.0);
-    std::vector<double> out(64);
-    for (size_t i = 0; i < 8; ++i)
-        for (size_t j = 0; j < 8; ++j) {
-            double sum = 0;
-            for (size_t p = 0; p < 8; ++p)
-                for (size_t q = 0; q < 8; ++q) {
-                    // forward: (i, j) = (u, v), (p, q) = (y, x); inverse the reverse
-                    const size_t u = inverse ? p : i, v = inverse ? q : j;
-                    const size_t y = inverse ? i : p, x = inverse ? j : q;
-                    sum += weight[u] * weight[v] * b[p * 8 + q] *
-                           cosine[(u * (2 * y + 1)) % 32] *
-                           cosine[(v * (2 * x + 1)) % 32];
-                }
-            out[i * 8 + j] = sum;
-        }
-    return out;
 }
 
 struct geometry {
@@ -193,7 +150,8 @@ double check(const core::block_dct_options& options, uint32_t seed)
                     for (size_t x = 0; x < 8; ++x)
                         block[y * 8 + x] =
                             signal[(i * o.height + by + y) * o.width + bx + x];
-                const std::vector<double> ref = reference(block, o.inverse, o.norm);
+                const std::vector<double> ref =
+                    wideband_reference::block_dct(block, o.inverse, o.norm);
                 double error = 0, energy = 0, worst_point = 0;
                 for (size_t y = 0; y < 8; ++y)
                     for (size_t x = 0; x < 8; ++x) {

@@ -6,14 +6,15 @@
  */
 
 // The discrete cosine transforms (fft_transform::dct_ii, dct_iii, dct_iv)
-// against their defining sums in double precision, as scipy.fft.dct states
-// them (norm=None and "ortho"): many lengths and every way the core computes
+// against the float64 reference (wideband_reference::dct, scipy.fft.dct's
+// definitions with norm=None and "ortho"): many lengths and every way the core computes
 // them (passes, Rader, Bluestein), batches, layouts, round trips and the
 // options they refuse.
 
 #define BOOST_TEST_MODULE qa_dct
 #include <boost/test/unit_test.hpp>
 
+#include "reference.h"
 #include <gnuradio/wideband/core/fft_plan.h>
 
 #include <cmath>
@@ -69,53 +70,6 @@ bool is_poison(float f)
 {
     const float p = poison();
     return std::memcmp(&f, &p, sizeof f) == 0;
-}
-
-/*
- * The transform's defining sum in double precision (scipy.fft.dct's Notes):
- *   II:  y_k = 2 sum_n x_n cos(pi k (2n+1) / 2N)
- *   III: y_k = x_0 + 2 sum_{n>=1} x_n cos(pi n (2k+1) / 2N)
- *   IV:  y_k = 2 sum_n x_n cos(pi (2n+1)(2k+1) / 4N)
- * and with norm="ortho": II scales y_0 by sqrt(1/4N), the others by
- * sqrt(1/2N); III is x_0 / sqrt(N) + sqrt(2/N) sum_{n>=1} ...; IV scales by
- * sqrt(1/2N). The cosines come from a table of one period, indexed by the
- * exact integer angle.
- */
-std::vector<double>
-reference(const std::vector<double>& x, core::fft_transform type, core::dct_norm norm)
-{
-    const size_t n = x.size();
-    const size_t period = type == core::fft_transform::dct_iv ? 8 * n : 4 * n;
-    std::vector<double> cosine(period);
-    for (size_t a = 0; a < period; ++a)
-        cosine[a] = std::cos(2.0 * M_PI * double(a) / double(period));
-    const bool ortho = norm == core::dct_norm::ortho;
-    std::vector<double> y(n);
-    for (size_t k = 0; k < n; ++k) {
-        double sum = 0;
-        for (size_t i = 0; i < n; ++i) {
-            switch (type) {
-            case core::fft_transform::dct_ii:
-                sum += 2 * x[i] * cosine[(k * (2 * i + 1)) % period];
-                break;
-            case core::fft_transform::dct_iii:
-                sum += (i ? (ortho ? std::sqrt(2.0 / n) : 2.0) *
-                                cosine[(i * (2 * k + 1)) % period]
-                          : (ortho ? 1 / std::sqrt(double(n)) : 1.0)) *
-                       x[i];
-                break;
-            default:
-                sum += 2 * x[i] * cosine[((2 * i + 1) * (2 * k + 1)) % period];
-                break;
-            }
-        }
-        if (ortho && type == core::fft_transform::dct_ii)
-            sum *= std::sqrt(1.0 / ((k ? 2.0 : 4.0) * n));
-        if (ortho && type == core::fft_transform::dct_iv)
-            sum *= std::sqrt(1.0 / (2.0 * n));
-        y[k] = sum;
-    }
-    return y;
 }
 
 const char* name(core::fft_transform type)
@@ -180,7 +134,8 @@ check_plan(size_t n, const core::fft_options& options, size_t run_batch, uint32_
     double worst = 0;
     for (size_t b = 0; b < run_batch; ++b) {
         const std::vector<double> x(signal.begin() + b * n, signal.begin() + (b + 1) * n);
-        const std::vector<double> ref = reference(x, options.transform, options.norm);
+        const std::vector<double> ref =
+            wideband_reference::dct(x, options.transform, options.norm);
         double error = 0, energy = 0, worst_point = 0;
         for (size_t k = 0; k < n; ++k) {
             const size_t e = out.at(b, k);
@@ -232,8 +187,8 @@ BOOST_AUTO_TEST_CASE(every_type_and_norm_of_many_lengths)
     for (size_t n : lengths)
         for (auto type : types)
             for (auto norm : norms) {
-                // Batches of 3, the largest lengths 2 (the reference is a
-                // direct sum), one run with fewer transforms than the plan's.
+                // Batches of 3, the largest lengths 2, one run with fewer
+                // transforms than the plan's.
                 const size_t batch = n >= 4096 ? 2 : 3;
                 const core::fft_options o = dct_options(type, norm, batch);
                 worst = std::max(worst, check_plan(n, o, batch, seed++));
@@ -329,10 +284,10 @@ BOOST_AUTO_TEST_CASE(enqueue_at_moves_the_layouts)
         queue().enqueueReadBuffer(
             output, CL_TRUE, out_at * sizeof(float), y.size() * sizeof(float), y.data());
         for (size_t b = 0; b < batch; ++b) {
-            const std::vector<double> ref =
-                reference(std::vector<double>(x.begin() + b * n, x.begin() + (b + 1) * n),
-                          type,
-                          core::dct_norm::none);
+            const std::vector<double> ref = wideband_reference::dct(
+                std::vector<double>(x.begin() + b * n, x.begin() + (b + 1) * n),
+                type,
+                core::dct_norm::none);
             double error = 0, energy = 0;
             for (size_t k = 0; k < n; ++k) {
                 error += (y[b * n + k] - ref[k]) * (y[b * n + k] - ref[k]);

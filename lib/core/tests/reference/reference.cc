@@ -65,17 +65,13 @@ std::vector<cfloat> random_signal(size_t count, uint32_t seed)
     return x;
 }
 
-std::vector<cdouble> fft(const std::vector<cfloat>& x, const core::fft_options& options)
+namespace {
+
+// The unscaled DFT of \p in in double precision (FFTW; without it the direct
+// sums, with twiddles from an exact table indexed by (j k) mod N).
+std::vector<cdouble> dft(std::vector<cdouble> in, bool forward)
 {
-    const size_t n = x.size();
-    const bool forward = options.direction == core::fft_direction::forward;
-    std::vector<cdouble> in(n);
-    for (size_t m = 0; m < n; ++m) {
-        // Inverse shift: point m of the transform is the windowed x[(m + N/2) mod N].
-        const size_t source = options.shift && !forward ? (m + n / 2) % n : m;
-        const double w = options.window.empty() ? 1.0 : options.window[source];
-        in[m] = cdouble(x[source]) * w;
-    }
+    const size_t n = in.size();
     std::vector<cdouble> out(n);
 #ifdef WIDEBAND_HAVE_FFTW
     // std::complex<double> has fftw_complex's layout; FFTW_ESTIMATE leaves the data.
@@ -89,7 +85,6 @@ std::vector<cdouble> fft(const std::vector<cfloat>& x, const core::fft_options& 
     fftw_execute(plan);
     fftw_destroy_plan(plan);
 #else
-    // Twiddles from an exact table indexed by (j k) mod N.
     std::vector<cdouble> twiddle(n);
     for (size_t m = 0; m < n; ++m)
         twiddle[m] = std::polar(1.0, (forward ? -2 : 2) * M_PI * double(m) / double(n));
@@ -97,6 +92,23 @@ std::vector<cdouble> fft(const std::vector<cfloat>& x, const core::fft_options& 
         for (size_t j = 0; j < n; ++j)
             out[k] += in[j] * twiddle[uint64_t(j) * k % n];
 #endif
+    return out;
+}
+
+} // namespace
+
+std::vector<cdouble> fft(const std::vector<cfloat>& x, const core::fft_options& options)
+{
+    const size_t n = x.size();
+    const bool forward = options.direction == core::fft_direction::forward;
+    std::vector<cdouble> in(n);
+    for (size_t m = 0; m < n; ++m) {
+        // Inverse shift: point m of the transform is the windowed x[(m + N/2) mod N].
+        const size_t source = options.shift && !forward ? (m + n / 2) % n : m;
+        const double w = options.window.empty() ? 1.0 : options.window[source];
+        in[m] = cdouble(x[source]) * w;
+    }
+    const std::vector<cdouble> out = dft(std::move(in), forward);
     const double scale = options.normalize ? 1.0 / double(n) : 1.0;
     std::vector<cdouble> y(n);
     for (size_t k = 0; k < n; ++k) {
@@ -105,6 +117,74 @@ std::vector<cdouble> fft(const std::vector<cfloat>& x, const core::fft_options& 
         y[target] = out[k] * scale;
     }
     return y;
+}
+
+std::vector<double>
+dct(const std::vector<double>& x, core::fft_transform type, core::dct_norm norm)
+{
+    const size_t n = x.size();
+    const bool ortho = norm == core::dct_norm::ortho;
+    // Each cosine sum is the real part of one DFT whose input holds the points
+    // at odd places: cos(pi k (2i+1) / 2N) = cos(2 pi k (2i+1) / 4N), and
+    // cos(pi (2i+1)(2k+1) / 4N) = cos(2 pi (2i+1)(2k+1) / 8N).
+    const size_t length = type == core::fft_transform::dct_iv ? 8 * n : 4 * n;
+    std::vector<cdouble> in(length);
+    for (size_t i = 0; i < n; ++i) {
+        if (type ==
+            core::fft_transform::dct_iii) // y_k = sum_i w_i x_i cos(pi i (2k+1) / 2N)
+            in[i] = (i ? 2.0 : 1.0) * x[i];
+        else
+            in[2 * i + 1] = 2.0 * x[i];
+    }
+    const std::vector<cdouble> out = dft(std::move(in), true);
+    std::vector<double> y(n);
+    for (size_t k = 0; k < n; ++k) {
+        switch (type) {
+        case core::fft_transform::dct_ii:
+            y[k] = out[k].real() * (ortho ? std::sqrt(1.0 / ((k ? 2.0 : 4.0) * n)) : 1.0);
+            break;
+        case core::fft_transform::dct_iii:
+            // ortho weighs x_0 by 1/sqrt(N) and the others by sqrt(2/N), not 1 and 2.
+            y[k] = ortho ? x[0] / std::sqrt(double(n)) +
+                               (out[2 * k + 1].real() - x[0]) / std::sqrt(2.0 * n)
+                         : out[2 * k + 1].real();
+            break;
+        default:
+            y[k] = out[2 * k + 1].real() * (ortho ? std::sqrt(1.0 / (2.0 * n)) : 1.0);
+            break;
+        }
+    }
+    return y;
+}
+
+std::vector<double>
+block_dct(const std::vector<double>& b, bool inverse, core::dct_norm norm)
+{
+    const double n = 8;
+    const bool ortho = norm == core::dct_norm::ortho;
+    double cosine[32], weight[8];
+    for (size_t a = 0; a < 32; ++a)
+        cosine[a] = std::cos(2.0 * M_PI * double(a) / 32.0);
+    for (size_t k = 0; k < 8; ++k)
+        weight[k] = inverse ? (ortho ? (k ? std::sqrt(2 / n) : 1 / std::sqrt(n))
+                                     : (k ? 1 / n : 1 / (2 * n)))
+                            : (ortho ? 2 * std::sqrt(1 / ((k ? 2 : 4) * n)) : 2.0);
+    std::vector<double> out(64);
+    for (size_t i = 0; i < 8; ++i)
+        for (size_t j = 0; j < 8; ++j) {
+            double sum = 0;
+            for (size_t p = 0; p < 8; ++p)
+                for (size_t q = 0; q < 8; ++q) {
+                    // forward: (i, j) = (u, v), (p, q) = (y, x); inverse the reverse
+                    const size_t u = inverse ? p : i, v = inverse ? q : j;
+                    const size_t y = inverse ? i : p, x = inverse ? j : q;
+                    sum += weight[u] * weight[v] * b[p * 8 + q] *
+                           cosine[(u * (2 * y + 1)) % 32] *
+                           cosine[(v * (2 * x + 1)) % 32];
+                }
+            out[i * 8 + j] = sum;
+        }
+    return out;
 }
 
 std::vector<cdouble> fir(const sample_fn& x,

@@ -45,6 +45,31 @@ std::vector<cfloat> random_signal(size_t count, uint32_t seed);
 std::vector<cdouble> fft(const std::vector<cfloat>& x, const core::fft_options& options);
 
 /*!
+ * The cosine transform of \p x (fft_transform dct_ii, dct_iii or dct_iv) as
+ * scipy.fft.dct(x, type, norm) defines it (see fft_plan.h), in double
+ * precision: each sum the real part of a DFT of 4N or 8N points (FFTW; without
+ * it O(N^2) direct sums of those lengths).
+ */
+std::vector<double>
+dct(const std::vector<double>& x, core::fft_transform type, core::dct_norm norm);
+
+/*!
+ * The two-dimensional DCT of an 8x8 block (block_dct.h), b[y * 8 + x] in,
+ * the result [u * 8 + v] out, as the direct sums in double precision
+ * (scipy.fft.dctn / idctn, type 2, N = 8 per dimension):
+ *   forward: y[u][v] = w_u w_v sum_y sum_x b[y][x] cos(pi u (2y+1)/16)
+ *                                                  cos(pi v (2x+1)/16),
+ *            w_k = 2 (norm=None), or 2 sqrt(1/4N) at k = 0, 2 sqrt(1/2N)
+ *            elsewhere ("ortho");
+ *   inverse: x[y][x] = sum_u sum_v c_u c_v b[u][v] cos(pi u (2y+1)/16)
+ *                                                  cos(pi v (2x+1)/16),
+ *            c_0 = 1/2N, c_k = 1/N (norm=None), or c_0 = 1/sqrt(N),
+ *            c_k = sqrt(2/N) ("ortho").
+ */
+std::vector<double>
+block_dct(const std::vector<double>& block, bool inverse, core::dct_norm norm);
+
+/*!
  * The FIR filter (fft_filter.h): y[m] = sum_k h[k] x[m D - k] for m = first ..
  * first + count - 1, with x[n] = 0 for n < zero_before (and before the stream).
  */
