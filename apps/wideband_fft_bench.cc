@@ -780,10 +780,15 @@ private:
         }
 #ifdef WIDEBAND_HAVE_VKFFT
         if (lib == "vkfft" && (variant == "dct3" || variant == "dct4") &&
-            largest_prime_factor(n) > 13)
+            largest_prime_factor(n) > 13 && VkFFTGetVersion() < 10300)
             // Seen with 1.2.26 on PoCL (N = 17, 1031): a crash, not an error code.
-            throw unsupported("VkFFT's DCT-III and IV of a length with a prime factor "
-                              "above 13 crash in initializeVkFFT: not run");
+            throw unsupported("VkFFT 1.2's DCT-III and IV of a length with a prime "
+                              "factor above 13 crash in initializeVkFFT: not run");
+        if (lib == "vkfft" && is_dct(variant) && n > 4096 && VkFFTGetVersion() < 10300)
+            // Seen with 1.2.26 on an H100 (N = 8192): the command queue invalid
+            // afterwards (CL_INVALID_COMMAND_QUEUE), every later launch failing.
+            throw unsupported("VkFFT 1.2's DCT of N > 4096 breaks the command queue: "
+                              "not run");
         if (lib == "vkfft")
             return std::make_unique<vkfft_runner>(
                 *d_ctx, n, batch, d_in, d_out, is_dct(variant) ? variant[3] - '0' : 0);

@@ -94,6 +94,10 @@
  *                  5 (DCT-III of 2n, PRE_REAL_UNPACK with PRE_COSINE 3 reading
  *                  its bins x[e] - i x[2n - e]) output e's real and imaginary
  *                  parts to elements cosine_order(2e) and cosine_order(2e + 1)
+ *   COSINE_STORE   (one-pass plans of POST_COSINE 3, 4 or 5, STORE_DIRECT 0)
+ *                  the reordered outputs written in element order from the
+ *                  tile, so that adjacent work-items write adjacent floats:
+ *                  written point by point they scatter with strides of 2 and 4
  *   PAIR_LOAD, PAIR_STORE  (a convolution of real input with a real filter)
  *                  batch item i is the real transforms 2i and 2i+1, as the
  *                  real and imaginary parts of one complex transform: the
@@ -323,6 +327,40 @@ static inline void store_element(__global dst_t* dst,
 #endif
 }
 
+#if COSINE_STORE
+/* Output floats per transform: N (DCT-III, one complex point each) or 2 FFT_L
+ * (DCT-IV of 2n, DCT-III of 2n packed). */
+#define COSINE_FLOATS (POST_COSINE == 3 ? FFT_L : 2 * FFT_L)
+
+/* Element f of batch item i's cosine transform from its row of the tile (the
+ * complex transform's outputs in order): the inverse of the reorderings of
+ * store_element. */
+static inline void store_cosine_element(__global float* dst,
+                                        const struct io_layout out,
+                                        uint i,
+                                        uint f,
+                                        __local const float2* row,
+                                        float scale,
+                                        __global const float2* post_factors)
+{
+    /* DCT-II's order puts element f at v[f / 2] (f even) or v[n - 1 - f / 2]. */
+    const uint n = COSINE_FLOATS;
+    const uint v = f % 2 ? n - 1 - f / 2 : f / 2;
+    float y;
+#if POST_COSINE == 3
+    y = row[LDS_INDEX(v)].x;
+#elif POST_COSINE == 5
+    const float2 z = row[LDS_INDEX(v / 2)];
+    y = v % 2 ? z.y : z.x;
+#else /* 4: element 2k is Re u[k], element 2n - 1 - 2k is -Im u[k] */
+    const uint k = f % 2 ? (n - 1 - f) / 2 : f / 2;
+    const float2 u = cmul(row[LDS_INDEX(k)], post_factors[k]);
+    y = f % 2 ? -u.y : u.x;
+#endif
+    dst[out.offset + i * out.distance + f * out.stride] = y * scale;
+}
+#endif
+
 /* Output s of on-chip transform tr, with every output-side operation applied. */
 static inline void store_point(__global dst_t* dst,
                                const struct io_layout out,
@@ -457,6 +495,13 @@ fft_pass(__global const SAMPLE_T* src,
             store_element(dst, out, first + lg_, FFT_L,
                           cosine_bin(post_factors, FFT_L, (float2)(a.x - a.y, 0.0f)),
                           logical_length, scale, post_factors, range);
+    }
+#elif COSINE_STORE
+    for (uint n_ = lid; n_ < FFT_G * COSINE_FLOATS; n_ += FFT_G * FFT_T) {
+        const uint lg_ = n_ / COSINE_FLOATS, f_ = n_ % COSINE_FLOATS;
+        if (first + lg_ < transforms)
+            store_cosine_element(dst, out, first + lg_, f_, tiles + lg_ * TILE_STRIDE,
+                                 scale, post_factors);
     }
 #elif !STORE_DIRECT
     STORE_TILE(transforms, STORE_TRANSFORM_FASTEST)

@@ -761,10 +761,21 @@ public:
             l.pass.store_direct = false;
         if (d_spec.real_packing == fft_program_spec::packing::inverse)
             l.pass.load_direct = false;
+        // A one-pass DCT-III or IV reorders its outputs through the tile, so
+        // that its stores are contiguous.
+        const bool cosine_store =
+            dst == role::output && s.length == s.n_total &&
+            (s.post.cosine == 3 || s.post.cosine == 4 || s.post.cosine == 5) &&
+            !s.post.range && !s.post.shift && s.convolution == table_source::none &&
+            d_strategy.method != algorithm::rader;
+        if (cosine_store)
+            l.pass.store_direct = false;
         // Only the output takes real parts alone (work buffers hold complex
         // points).
         std::string output_type =
             dst == role::output && d_spec.real_output ? " -DOUTPUT_REAL=1" : "";
+        if (cosine_store)
+            output_type += " -DCOSINE_STORE=1";
         if (d_spec.paired_real && src == role::input)
             output_type += " -DPAIR_LOAD=1";
         if (d_spec.paired_real && dst == role::output)
