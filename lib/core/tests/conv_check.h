@@ -16,6 +16,7 @@
  */
 
 #include "reference.h"
+#include "test_support.h"
 
 #include <gnuradio/wideband/core/device.h>
 #include <gnuradio/wideband/core/sample_format.h>
@@ -56,23 +57,8 @@ constexpr double worst_point_factor = 10;
 // Elements past the end of every output buffer, so that a write past it shows.
 constexpr size_t tail_slack = 3;
 
-// A quiet NaN with a payload no computation produces: an element that still
-// holds it was never written.
-constexpr uint32_t poison_bits = 0x7FC00001;
-
-inline float poison_value()
-{
-    float f;
-    std::memcpy(&f, &poison_bits, sizeof f);
-    return f;
-}
-
-inline bool is_poison(float f)
-{
-    uint32_t bits;
-    std::memcpy(&bits, &f, sizeof bits);
-    return bits == poison_bits;
-}
+using wideband_test::is_poison;
+using wideband_test::poison_value;
 
 //! Both parts poison: never written.
 inline bool is_poison(const cfloat& v)
@@ -87,19 +73,8 @@ inline bool has_poison(const cfloat& v)
 
 inline cfloat poison() { return cfloat(poison_value(), poison_value()); }
 
-inline core::device_context::sptr context()
-{
-    static const core::device_context::sptr ctx = core::device_context::get("");
-    return ctx;
-}
-
-inline const cl::CommandQueue& queue()
-{
-    // Never destroyed: releasing OpenCL objects during static destruction
-    // crashes some ICDs.
-    static const auto* q = new cl::CommandQueue(context()->create_queue());
-    return *q;
-}
+using wideband_test::context;
+using wideband_test::queue;
 
 using wideband_reference::random_reals;
 using wideband_reference::random_signal;

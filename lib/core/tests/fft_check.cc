@@ -19,17 +19,6 @@ namespace wideband_test {
 
 namespace {
 
-// A quiet NaN with a payload no computation produces: an element that still
-// holds it was never written.
-constexpr uint32_t poison_bits = 0x7FC00001;
-
-float poison_value()
-{
-    float f;
-    std::memcpy(&f, &poison_bits, sizeof f);
-    return f;
-}
-
 // Element index of point p of transform b, computed here independently of the core.
 struct layout {
     size_t offset, stride, distance;
@@ -59,8 +48,8 @@ gather(const std::vector<cfloat>& buffer, const layout& l, size_t b, size_t n)
 cl::Buffer device_buffer(const std::vector<cfloat>& host)
 {
     cl::Buffer buffer(
-        test_context()->context(), CL_MEM_READ_WRITE, host.size() * sizeof(cfloat));
-    test_queue().enqueueWriteBuffer(
+        context()->context(), CL_MEM_READ_WRITE, host.size() * sizeof(cfloat));
+    queue().enqueueWriteBuffer(
         buffer, CL_TRUE, 0, host.size() * sizeof(cfloat), host.data());
     return buffer;
 }
@@ -68,8 +57,7 @@ cl::Buffer device_buffer(const std::vector<cfloat>& host)
 std::vector<cfloat> read_back(const cl::Buffer& buffer, size_t elements)
 {
     std::vector<cfloat> host(elements);
-    test_queue().enqueueReadBuffer(
-        buffer, CL_TRUE, 0, elements * sizeof(cfloat), host.data());
+    queue().enqueueReadBuffer(buffer, CL_TRUE, 0, elements * sizeof(cfloat), host.data());
     return host;
 }
 
@@ -131,20 +119,6 @@ double l2_bound(size_t n)
     return n <= (size_t(1) << 16) ? l2_bound_up_to_64k : l2_bound_large;
 }
 
-core::device_context::sptr test_context()
-{
-    static const core::device_context::sptr context = core::device_context::get("");
-    return context;
-}
-
-const cl::CommandQueue& test_queue()
-{
-    // Never destroyed, like the contexts: releasing OpenCL objects during static
-    // destruction crashes some ICDs.
-    static const auto* queue = new cl::CommandQueue(test_context()->create_queue());
-    return *queue;
-}
-
 accuracy compare(const std::vector<cfloat>& y, const std::vector<cdouble>& ref)
 {
     double error_energy = 0, ref_energy = 0, worst = 0;
@@ -187,13 +161,11 @@ accuracy check_plan(const core::fft_plan& plan, uint32_t seed, size_t batch)
     cl::Buffer output = input;
     if (!options.in_place) {
         output = cl::Buffer(
-            test_context()->context(), CL_MEM_READ_WRITE, out_count * sizeof(cfloat));
-        test_queue().enqueueFillBuffer(
-            output, poison_bits, 0, out_count * sizeof(cfloat));
+            context()->context(), CL_MEM_READ_WRITE, out_count * sizeof(cfloat));
+        queue().enqueueFillBuffer(output, poison_bits, 0, out_count * sizeof(cfloat));
     }
-    cl::Event done = options.in_place
-                         ? plan.enqueue(test_queue(), input, {}, batch)
-                         : plan.enqueue(test_queue(), input, output, {}, batch);
+    cl::Event done = options.in_place ? plan.enqueue(queue(), input, {}, batch)
+                                      : plan.enqueue(queue(), input, output, {}, batch);
     done.wait();
     const std::vector<cfloat> result =
         read_back(output, options.in_place ? data_count : out_count);
@@ -245,7 +217,7 @@ accuracy check_plan(const core::fft_plan& plan, uint32_t seed, size_t batch)
 
 accuracy check_fft(size_t n, const core::fft_options& options, uint32_t seed)
 {
-    const core::fft_plan plan(test_context(), n, options);
+    const core::fft_plan plan(context(), n, options);
     return check_plan(plan, seed);
 }
 
@@ -256,8 +228,8 @@ check_round_trip(size_t n, const core::fft_options& forward_options, uint32_t se
     inverse_options.direction = core::fft_direction::inverse;
     inverse_options.normalize = true;
     std::swap(inverse_options.input, inverse_options.output);
-    const core::fft_plan forward(test_context(), n, forward_options);
-    const core::fft_plan inverse(test_context(), n, inverse_options);
+    const core::fft_plan forward(context(), n, forward_options);
+    const core::fft_plan inverse(context(), n, inverse_options);
     const std::string what =
         "round trip through " + describe(forward) + " and " + describe(inverse);
 
@@ -268,19 +240,18 @@ check_round_trip(size_t n, const core::fft_options& forward_options, uint32_t se
     const cl::Buffer input = device_buffer(host_in);
 
     // The inverse goes to another queue: only the wait list orders it.
-    static const auto* second_queue =
-        new cl::CommandQueue(test_context()->create_queue());
+    static const auto* second_queue = new cl::CommandQueue(context()->create_queue());
     cl::Buffer result = input;
     if (forward_options.in_place) {
-        const cl::Event first = forward.enqueue(test_queue(), input);
+        const cl::Event first = forward.enqueue(queue(), input);
         inverse.enqueue(*second_queue, input, { first }).wait();
     } else {
-        const cl::Buffer spectrum(test_context()->context(),
+        const cl::Buffer spectrum(context()->context(),
                                   CL_MEM_READ_WRITE,
                                   out.elements(n, batch) * sizeof(cfloat));
         result = cl::Buffer(
-            test_context()->context(), CL_MEM_READ_WRITE, in_count * sizeof(cfloat));
-        const cl::Event first = forward.enqueue(test_queue(), input, spectrum);
+            context()->context(), CL_MEM_READ_WRITE, in_count * sizeof(cfloat));
+        const cl::Event first = forward.enqueue(queue(), input, spectrum);
         inverse.enqueue(*second_queue, spectrum, result, { first }).wait();
     }
     const std::vector<cfloat> back = read_back(result, in_count);

@@ -14,6 +14,7 @@
  */
 
 #include "reference.h"
+#include "test_support.h"
 
 #include <gnuradio/wideband/core/fft_plan.h>
 
@@ -42,10 +43,6 @@ using cdouble = std::complex<double>;
 constexpr double l2_bound_up_to_64k = 1e-6; // N <= 2^16
 constexpr double l2_bound_large = 3e-6;     // 2^16 < N <= 2^24
 double l2_bound(size_t n);
-
-//! The device every test runs on (automatic choice, or WIDEBAND_DEVICE).
-core::device_context::sptr test_context();
-const cl::CommandQueue& test_queue();
 
 using wideband_reference::random_signal;
 

@@ -14,6 +14,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "reference.h"
+#include "test_support.h"
 #include <gnuradio/wideband/core/block_dct.h>
 
 #include <cmath>
@@ -30,46 +31,11 @@ namespace {
 // float32 transforms against a float64 reference: the bound of qa_dct.
 constexpr double relative_bound = 1e-6;
 
-core::device_context::sptr context()
-{
-    static const core::device_context::sptr c = core::device_context::get("");
-    return c;
-}
-
-const cl::CommandQueue& queue()
-{
-    // Never destroyed: releasing OpenCL objects during static destruction
-    // crashes some ICDs.
-    static const auto* q = new cl::CommandQueue(context()->create_queue());
-    return *q;
-}
-
-// Random values of magnitude 0.5 .. 1.5 and random sign: never zero, so that
-// a point read from the wrong place or not at all changes the result.
-std::vector<float> random_values(size_t count, uint32_t seed)
-{
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<float> magnitude(0.5f, 1.5f);
-    std::vector<float> v(count);
-    for (auto& x : v)
-        x = (gen() & 1 ? 1.0f : -1.0f) * magnitude(gen);
-    return v;
-}
-
-// A float no computation produces: an element still holding it was not written.
-float poison()
-{
-    const uint32_t bits = 0x7FC00001;
-    float f;
-    std::memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-bool is_poison(float f)
-{
-    const float p = poison();
-    return std::memcmp(&f, &p, sizeof f) == 0;
-}
+using wideband_test::context;
+using wideband_test::is_poison;
+using wideband_test::never_zero_values;
+using wideband_test::poison_value;
+using wideband_test::queue;
 
 struct geometry {
     size_t width, height, row_pitch, images, image_distance;
@@ -121,8 +87,9 @@ double check(const core::block_dct_options& options, uint32_t seed)
     const std::string what = describe(o);
     const size_t in_count = dct.input_floats(), out_count = dct.output_floats();
 
-    const std::vector<float> signal = random_values(o.images * o.height * o.width, seed);
-    std::vector<float> host_in(in_count, poison());
+    const std::vector<float> signal =
+        never_zero_values(o.images * o.height * o.width, seed);
+    std::vector<float> host_in(in_count, poison_value());
     for (size_t i = 0; i < o.images; ++i)
         for (size_t y = 0; y < o.height; ++y)
             for (size_t x = 0; x < o.width; ++x)
@@ -132,7 +99,7 @@ double check(const core::block_dct_options& options, uint32_t seed)
     queue().enqueueWriteBuffer(
         input, CL_TRUE, 0, in_count * sizeof(float), host_in.data());
     cl::Buffer output(context()->context(), CL_MEM_READ_WRITE, out_count * sizeof(float));
-    queue().enqueueFillBuffer(output, poison(), 0, out_count * sizeof(float));
+    queue().enqueueFillBuffer(output, poison_value(), 0, out_count * sizeof(float));
     dct.enqueue(queue(), input, output).wait();
 
     std::vector<float> result(out_count), kept(in_count);
@@ -231,7 +198,7 @@ BOOST_AUTO_TEST_CASE(round_trips)
 {
     // The inverse of the same norm undoes the forward, chained on the device.
     const geometry g{ 24, 16, 0, 2, 0, 0, 0 };
-    const std::vector<float> x = random_values(g.width * g.height * g.images, 200);
+    const std::vector<float> x = never_zero_values(g.width * g.height * g.images, 200);
     const size_t bytes = x.size() * sizeof(float);
     cl::Buffer a(context()->context(), CL_MEM_READ_WRITE, bytes),
         b(context()->context(), CL_MEM_READ_WRITE, bytes),

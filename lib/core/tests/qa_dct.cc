@@ -15,6 +15,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "reference.h"
+#include "test_support.h"
 #include <gnuradio/wideband/core/fft_plan.h>
 
 #include <cmath>
@@ -31,46 +32,11 @@ namespace {
 // The bound: float32 transforms against a float64 reference.
 constexpr double relative_bound = 1e-6;
 
-core::device_context::sptr context()
-{
-    static const core::device_context::sptr c = core::device_context::get("");
-    return c;
-}
-
-const cl::CommandQueue& queue()
-{
-    // Never destroyed: releasing OpenCL objects during static destruction
-    // crashes some ICDs.
-    static const auto* q = new cl::CommandQueue(context()->create_queue());
-    return *q;
-}
-
-// Random values of magnitude 0.5 .. 1.5 and random sign: never zero, so that
-// a point read from the wrong place or not at all changes the result.
-std::vector<float> random_values(size_t count, uint32_t seed)
-{
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<float> magnitude(0.5f, 1.5f);
-    std::vector<float> v(count);
-    for (auto& x : v)
-        x = (gen() & 1 ? 1.0f : -1.0f) * magnitude(gen);
-    return v;
-}
-
-// A float no computation produces: an element still holding it was not written.
-float poison()
-{
-    const uint32_t bits = 0x7FC00001;
-    float f;
-    std::memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-bool is_poison(float f)
-{
-    const float p = poison();
-    return std::memcmp(&f, &p, sizeof f) == 0;
-}
+using wideband_test::context;
+using wideband_test::is_poison;
+using wideband_test::never_zero_values;
+using wideband_test::poison_value;
+using wideband_test::queue;
 
 const char* name(core::fft_transform type)
 {
@@ -114,8 +80,8 @@ check_plan(size_t n, const core::fft_options& options, size_t run_batch, uint32_
     BOOST_REQUIRE_EQUAL(in_count - 3, in.at(options.batch - 1, n - 1) + 1);
     BOOST_REQUIRE_EQUAL(out_count - 3, out.at(options.batch - 1, n - 1) + 1);
 
-    const std::vector<float> signal = random_values(options.batch * n, seed);
-    std::vector<float> host_in(in_count, poison());
+    const std::vector<float> signal = never_zero_values(options.batch * n, seed);
+    std::vector<float> host_in(in_count, poison_value());
     for (size_t b = 0; b < options.batch; ++b)
         for (size_t p = 0; p < n; ++p)
             host_in[in.at(b, p)] = signal[b * n + p];
@@ -123,7 +89,7 @@ check_plan(size_t n, const core::fft_options& options, size_t run_batch, uint32_
     queue().enqueueWriteBuffer(
         input, CL_TRUE, 0, in_count * sizeof(float), host_in.data());
     cl::Buffer output(context()->context(), CL_MEM_READ_WRITE, out_count * sizeof(float));
-    queue().enqueueFillBuffer(output, poison(), 0, out_count * sizeof(float));
+    queue().enqueueFillBuffer(output, poison_value(), 0, out_count * sizeof(float));
     plan.enqueue(queue(), input, output, {}, run_batch).wait();
 
     std::vector<float> result(out_count), kept(in_count);
@@ -267,8 +233,8 @@ BOOST_AUTO_TEST_CASE(enqueue_at_moves_the_layouts)
 {
     // Odd offsets in floats: nothing is read or written in pairs of floats.
     const size_t n = 64, batch = 2, in_at = 3, out_at = 5;
-    const std::vector<float> x = random_values(n * batch, 400);
-    std::vector<float> host(in_at + x.size(), poison());
+    const std::vector<float> x = never_zero_values(n * batch, 400);
+    std::vector<float> host(in_at + x.size(), poison_value());
     std::copy(x.begin(), x.end(), host.begin() + in_at);
     cl::Buffer input(
         context()->context(), CL_MEM_READ_WRITE, host.size() * sizeof(float)),
@@ -305,7 +271,7 @@ BOOST_AUTO_TEST_CASE(orthonormal_round_trips)
     // Ortho DCT-III undoes ortho DCT-II, and ortho DCT-IV undoes itself:
     // chained on the device, the input comes back.
     const size_t n = 100, batch = 2;
-    const std::vector<float> x = random_values(n * batch, 300);
+    const std::vector<float> x = never_zero_values(n * batch, 300);
     const size_t bytes = x.size() * sizeof(float);
     cl::Buffer a(context()->context(), CL_MEM_READ_WRITE, bytes),
         b(context()->context(), CL_MEM_READ_WRITE, bytes),

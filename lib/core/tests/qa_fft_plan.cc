@@ -136,7 +136,7 @@ BOOST_AUTO_TEST_CASE(fewer_transforms_than_the_plan_batch)
             options.input = l.input;
             options.output = l.output;
             options.in_place = l.in_place;
-            const core::fft_plan plan(test_context(), s.n, options);
+            const core::fft_plan plan(context(), s.n, options);
             for (size_t batch : { 1, 2 })
                 BOOST_TEST_CONTEXT(s.what << ", " << l.what << ", batch " << batch)
                 {
@@ -155,14 +155,17 @@ BOOST_AUTO_TEST_CASE(enqueue_at_offsets)
     for (const shape& s : shapes) {
         BOOST_TEST_CONTEXT(s.what)
         {
-            const core::fft_plan plan(test_context(), s.n, options_for(s, batch));
+            const core::fft_plan plan(context(), s.n, options_for(s, batch));
             const std::vector<cfloat> x = random_signal(s.n * batch, uint32_t(s.n));
-            const cl::Context& ctx = test_context()->context();
-            const cl::CommandQueue& q = test_queue();
+            const cl::Context& ctx = context()->context();
+            const cl::CommandQueue& q = queue();
             const size_t bytes = s.n * batch * sizeof(cfloat);
-            cl::Buffer in(ctx, CL_MEM_READ_WRITE, bytes), out(ctx, CL_MEM_READ_WRITE, bytes);
-            cl::Buffer moved_in(ctx, CL_MEM_READ_WRITE, bytes + in_offset * sizeof(cfloat));
-            cl::Buffer moved_out(ctx, CL_MEM_READ_WRITE, bytes + out_offset * sizeof(cfloat));
+            cl::Buffer in(ctx, CL_MEM_READ_WRITE, bytes),
+                out(ctx, CL_MEM_READ_WRITE, bytes);
+            cl::Buffer moved_in(
+                ctx, CL_MEM_READ_WRITE, bytes + in_offset * sizeof(cfloat));
+            cl::Buffer moved_out(
+                ctx, CL_MEM_READ_WRITE, bytes + out_offset * sizeof(cfloat));
             q.enqueueWriteBuffer(in, CL_TRUE, 0, bytes, x.data());
             q.enqueueWriteBuffer(
                 moved_in, CL_TRUE, in_offset * sizeof(cfloat), bytes, x.data());
@@ -232,18 +235,18 @@ BOOST_AUTO_TEST_CASE(enqueue_waits_for_its_wait_list)
     const size_t n = 60, batch = 2;
     core::fft_options options;
     options.batch = batch;
-    const core::fft_plan plan(test_context(), n, options);
+    const core::fft_plan plan(context(), n, options);
     const std::vector<cfloat> x = random_signal(n * batch, 7);
     const size_t bytes = x.size() * sizeof(cfloat);
-    const cl::Context& context = test_context()->context();
-    cl::Buffer input(context,
+    const cl::Context& cl_context = context()->context();
+    cl::Buffer input(cl_context,
                      CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                      bytes,
                      const_cast<cfloat*>(x.data()));
-    cl::Buffer output(context, CL_MEM_READ_WRITE, bytes);
+    cl::Buffer output(cl_context, CL_MEM_READ_WRITE, bytes);
 
-    cl::UserEvent gate(context);
-    const cl::Event done = plan.enqueue(test_queue(), input, output, { gate });
+    cl::UserEvent gate(cl_context);
+    const cl::Event done = plan.enqueue(queue(), input, output, { gate });
     // enqueue() returned without waiting; the transform must not start before the gate
     // opens.
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -252,7 +255,7 @@ BOOST_AUTO_TEST_CASE(enqueue_waits_for_its_wait_list)
     done.wait();
 
     std::vector<cfloat> y(x.size());
-    test_queue().enqueueReadBuffer(output, CL_TRUE, 0, bytes, y.data());
+    queue().enqueueReadBuffer(output, CL_TRUE, 0, bytes, y.data());
     for (size_t b = 0; b < batch; ++b) {
         const std::vector<cfloat> xb(x.begin() + b * n, x.begin() + (b + 1) * n);
         const std::vector<cfloat> yb(y.begin() + b * n, y.begin() + (b + 1) * n);
@@ -264,8 +267,8 @@ BOOST_AUTO_TEST_CASE(enqueue_waits_for_its_wait_list)
 BOOST_AUTO_TEST_CASE(one_plan_enqueued_from_several_threads)
 {
     const size_t n = 60, threads = 4, rounds = 20;
-    const core::fft_plan plan(test_context(), n);
-    const cl::Context& context = test_context()->context();
+    const core::fft_plan plan(context(), n);
+    const cl::Context& cl_context = context()->context();
     std::vector<std::vector<cfloat>> inputs, outputs(threads, std::vector<cfloat>(n));
     for (size_t t = 0; t < threads; ++t)
         inputs.push_back(random_signal(n, uint32_t(100 + t)));
@@ -276,15 +279,15 @@ BOOST_AUTO_TEST_CASE(one_plan_enqueued_from_several_threads)
     for (size_t t = 0; t < threads; ++t)
         workers.emplace_back([&, t] {
             try {
-                const cl::CommandQueue queue = test_context()->create_queue();
-                cl::Buffer input(context,
+                const cl::CommandQueue own_queue = context()->create_queue();
+                cl::Buffer input(cl_context,
                                  CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                  n * sizeof(cfloat),
                                  inputs[t].data());
-                cl::Buffer output(context, CL_MEM_READ_WRITE, n * sizeof(cfloat));
+                cl::Buffer output(cl_context, CL_MEM_READ_WRITE, n * sizeof(cfloat));
                 for (size_t r = 0; r < rounds; ++r)
-                    plan.enqueue(queue, input, output);
-                queue.enqueueReadBuffer(
+                    plan.enqueue(own_queue, input, output);
+                own_queue.enqueueReadBuffer(
                     output, CL_TRUE, 0, n * sizeof(cfloat), outputs[t].data());
             } catch (const std::exception& e) {
                 errors[t] = e.what();

@@ -74,8 +74,8 @@ struct layout {
 template <typename T>
 cl::Buffer device_buffer(const std::vector<T>& host)
 {
-    cl::Buffer b(test_context()->context(), CL_MEM_READ_WRITE, host.size() * sizeof(T));
-    test_queue().enqueueWriteBuffer(b, CL_TRUE, 0, host.size() * sizeof(T), host.data());
+    cl::Buffer b(context()->context(), CL_MEM_READ_WRITE, host.size() * sizeof(T));
+    queue().enqueueWriteBuffer(b, CL_TRUE, 0, host.size() * sizeof(T), host.data());
     return b;
 }
 
@@ -83,7 +83,7 @@ template <typename T>
 std::vector<T> read_back(const cl::Buffer& b, size_t count)
 {
     std::vector<T> host(count);
-    test_queue().enqueueReadBuffer(b, CL_TRUE, 0, count * sizeof(T), host.data());
+    queue().enqueueReadBuffer(b, CL_TRUE, 0, count * sizeof(T), host.data());
     return host;
 }
 
@@ -120,7 +120,7 @@ reference(const std::vector<cfloat>& points, const core::fft_options& options, s
 double
 check_plan(size_t n, const core::fft_options& options, size_t run_batch, uint32_t seed)
 {
-    const core::fft_plan plan(test_context(), n, options);
+    const core::fft_plan plan(context(), n, options);
     const bool real_in = options.transform == core::fft_transform::real_forward ||
                          options.input_format == core::sample_format::f32;
     const bool real_out = options.transform == core::fft_transform::real_inverse;
@@ -156,11 +156,10 @@ check_plan(size_t n, const core::fft_options& options, size_t run_batch, uint32_
         }
     const cl::Buffer input = real_in ? device_buffer(in_real) : device_buffer(in_complex);
     const size_t out_element = real_out ? sizeof(float) : sizeof(cfloat);
-    cl::Buffer output(
-        test_context()->context(), CL_MEM_READ_WRITE, out_count * out_element);
+    cl::Buffer output(context()->context(), CL_MEM_READ_WRITE, out_count * out_element);
     const float p = poison();
-    test_queue().enqueueFillBuffer(output, p, 0, out_count * out_element);
-    plan.enqueue(test_queue(), input, output, {}, run_batch).wait();
+    queue().enqueueFillBuffer(output, p, 0, out_count * out_element);
+    plan.enqueue(queue(), input, output, {}, run_batch).wait();
 
     // The output as floats: real parts, or real and imaginary interleaved.
     const size_t floats = real_out ? 1 : 2;
@@ -254,7 +253,7 @@ BOOST_AUTO_TEST_CASE(real_forward_and_inverse_every_kind_of_plan)
                 }
                 // Odd offsets (1) and strides (2) on the real side never pack.
                 const bool packs = s.packed && (l == 0 || l == 3);
-                const std::string how = core::fft_plan(test_context(), n, o).describe();
+                const std::string how = core::fft_plan(context(), n, o).describe();
                 BOOST_CHECK_MESSAGE(
                     (how.find("real pairs") != std::string::npos) == packs,
                     how << ": expected " << (packs ? "" : "not ") << "packed");
@@ -311,21 +310,21 @@ BOOST_AUTO_TEST_CASE(round_trip_returns_the_input)
     for (const shape& s : shapes) {
         const size_t n = s.n, bins = n / 2 + 1, batch = 4;
         const core::fft_plan forward(
-            test_context(), n, real_options(core::fft_transform::real_forward, s, batch));
+            context(), n, real_options(core::fft_transform::real_forward, s, batch));
         core::fft_options io = real_options(core::fft_transform::real_inverse, s, batch);
         io.normalize = true;
-        const core::fft_plan inverse(test_context(), n, io);
+        const core::fft_plan inverse(context(), n, io);
         std::vector<float> x(n * batch);
         const std::vector<cfloat> signal = random_signal(n * batch, 7);
         for (size_t i = 0; i < x.size(); ++i)
             x[i] = signal[i].imag();
         const cl::Buffer input = device_buffer(x);
         cl::Buffer spectrum(
-            test_context()->context(), CL_MEM_READ_WRITE, bins * batch * sizeof(cfloat));
+            context()->context(), CL_MEM_READ_WRITE, bins * batch * sizeof(cfloat));
         cl::Buffer back(
-            test_context()->context(), CL_MEM_READ_WRITE, x.size() * sizeof(float));
-        const cl::Event done = forward.enqueue(test_queue(), input, spectrum);
-        inverse.enqueue(test_queue(), spectrum, back, { done }).wait();
+            context()->context(), CL_MEM_READ_WRITE, x.size() * sizeof(float));
+        const cl::Event done = forward.enqueue(queue(), input, spectrum);
+        inverse.enqueue(queue(), spectrum, back, { done }).wait();
         const std::vector<float> y = read_back<float>(back, x.size());
         double error = 0, energy = 0;
         for (size_t i = 0; i < x.size(); ++i) {
@@ -342,7 +341,7 @@ BOOST_AUTO_TEST_CASE(arguments_real_transforms_refuse)
 {
     const shape s{ 64, 0, true };
     auto refused = [&](core::fft_options o, const char* what) {
-        BOOST_CHECK_EXCEPTION(core::fft_plan(test_context(), s.n, o),
+        BOOST_CHECK_EXCEPTION(core::fft_plan(context(), s.n, o),
                               std::invalid_argument,
                               [&](const std::invalid_argument& e) {
                                   BOOST_TEST_MESSAGE(what << ": " << e.what());
@@ -373,17 +372,15 @@ BOOST_AUTO_TEST_CASE(arguments_real_transforms_refuse)
 
     // A buffer too small for the real layout: floats, not complex values.
     const core::fft_plan plan(
-        test_context(), s.n, real_options(core::fft_transform::real_forward, s, 2));
+        context(), s.n, real_options(core::fft_transform::real_forward, s, 2));
     cl::Buffer small(
-        test_context()->context(), CL_MEM_READ_WRITE, s.n * 2 * sizeof(float) - 4);
-    cl::Buffer bins(
-        test_context()->context(), CL_MEM_READ_WRITE, 2 * 33 * sizeof(cfloat));
-    BOOST_CHECK_THROW(plan.enqueue(test_queue(), small, bins), std::invalid_argument);
+        context()->context(), CL_MEM_READ_WRITE, s.n * 2 * sizeof(float) - 4);
+    cl::Buffer bins(context()->context(), CL_MEM_READ_WRITE, 2 * 33 * sizeof(cfloat));
+    BOOST_CHECK_THROW(plan.enqueue(queue(), small, bins), std::invalid_argument);
     // A packed plan reads its floats in pairs: an odd offset is refused.
     BOOST_TEST_MESSAGE(plan.describe());
-    cl::Buffer floats(
-        test_context()->context(), CL_MEM_READ_WRITE, 4 * s.n * sizeof(float));
-    BOOST_CHECK_THROW(plan.enqueue_at(test_queue(), floats, 1, bins, 0),
+    cl::Buffer floats(context()->context(), CL_MEM_READ_WRITE, 4 * s.n * sizeof(float));
+    BOOST_CHECK_THROW(plan.enqueue_at(queue(), floats, 1, bins, 0),
                       std::invalid_argument);
-    plan.enqueue_at(test_queue(), floats, 2, bins, 0).wait();
+    plan.enqueue_at(queue(), floats, 2, bins, 0).wait();
 }

@@ -10,6 +10,7 @@
 #define BOOST_TEST_MODULE qa_fft_validation
 #include <boost/test/unit_test.hpp>
 
+#include "test_support.h"
 #include <gnuradio/wideband/core/fft_plan.h>
 
 #include <functional>
@@ -19,15 +20,8 @@ namespace core = gr::wideband::core;
 
 namespace {
 
-core::device_context::sptr context() { return core::device_context::get(""); }
-
-const cl::CommandQueue& queue()
-{
-    // Never destroyed: releasing OpenCL objects during static destruction
-    // crashes some ICDs.
-    static const auto* q = new cl::CommandQueue(context()->create_queue());
-    return *q;
-}
+using wideband_test::context;
+using wideband_test::queue;
 
 cl::Buffer buffer(size_t elements)
 {
