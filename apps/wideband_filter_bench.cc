@@ -979,7 +979,8 @@ private:
     /*
      * One call of up to 2^14 samples from zero history into NaN-filled `out`:
      * its output count and every output against the in-tree kernel's loops
-     * (float recurrence, float64 sums), and the output after them untouched.
+     * (wideband_reference::arb_resampler: float recurrence, float64 sums), and
+     * the output after them untouched.
      */
     check_stats check_arb(core::arb_resampler& engine,
                           const core::arb_resampler_options& o,
@@ -997,34 +998,13 @@ private:
         done.wait();
         std::vector<cfloat> y(std::min(produced + 1, nan.size()));
         d_compute.enqueueReadBuffer(out, CL_TRUE, 0, y.size() * 8, y.data());
-        // The in-tree pfb_arb_resampler::filter() over x.
-        const unsigned R = o.filter_size;
-        const size_t T = (o.taps.size() + R - 1) / R;
-        std::vector<float> h(o.taps), dh(o.taps.size(), 0.0f);
-        for (size_t k = 0; k + 1 < o.taps.size(); ++k)
-            dh[k] = -1.0f * o.taps[k] + 1.0f * o.taps[k + 1];
-        h.resize(T * R, 0.0f);
-        dh.resize(T * R, 0.0f);
-        const unsigned dec = unsigned(std::floor(float(R) / o.rate));
-        const float flt = float(R) / o.rate - float(dec);
-        float acc = 0.0f;
-        unsigned j = unsigned((o.taps.size() / 2) % R);
-        size_t k = 0;
-        for (size_t i = 0; i < n; i += j / R, j %= R)
-            for (; j < R; ++k) {
-                std::complex<double> o0 = 0, o1 = 0;
-                for (size_t m = 0; m < T && m <= i; ++m) {
-                    o0 += double(h[m * R + j]) * std::complex<double>(x[i - m]);
-                    o1 += double(dh[m * R + j]) * std::complex<double>(x[i - m]);
-                }
-                if (k < produced)
-                    c.add(o0 + o1 * double(acc), y[k]);
-                acc += flt;
-                j += dec + unsigned(std::floor(acc));
-                acc = std::fmod(acc, 1.0f);
-            }
-        if (produced != k)
-            c.fail(std::to_string(produced) + " outputs, expected " + std::to_string(k));
+        const std::vector<std::complex<double>> ref = wideband_reference::arb_resampler(
+            std::vector<cfloat>(x, x + n), o.rate, o.taps, o.filter_size);
+        for (size_t k = 0; k < std::min(produced, ref.size()); ++k)
+            c.add(ref[k], y[k]);
+        if (produced != ref.size())
+            c.fail(std::to_string(produced) + " outputs, expected " +
+                   std::to_string(ref.size()));
         if (y.size() > produced && !std::isnan(y[produced].real()))
             c.fail("an output written past the call's outputs");
         return c;
