@@ -702,6 +702,21 @@ private:
         d_rows.back().sample_bytes = sample_bytes;
     }
 
+    //! A gr-wideband block of make() from the host source into a null sink, in
+    //! the flowgraph \p flowgraph, then alone between a device feed and drain.
+    void measure_from_source(const std::string& flowgraph,
+                             const std::string& name,
+                             const std::function<gr::block_sptr()>& make)
+    {
+        const gr::block_sptr block = make();
+        run_through(flowgraph,
+                    make_source(),
+                    block,
+                    d_opt.source + " -> " + name + " -> sink",
+                    edges_of(block));
+        measure_alone(name, make(), 1, 1);
+    }
+
     void measure_chain()
     {
         const size_t m = d_opt.chain_channels;
@@ -913,17 +928,10 @@ private:
     {
         const std::string name = "pfb_decimator_ccf decim=" + std::to_string(m) +
                                  " K=" + std::to_string(d_opt.taps_per_channel);
-        auto make = [&] {
+        measure_from_source("decimator", name, [&] {
             return wb::pfb_decimator_ccf::make(
                 unsigned(m), exact_taps(m), 1, true, true, first_devices(1));
-        };
-        const gr::block_sptr ours = make();
-        run_through("decimator",
-                    make_source(),
-                    ours,
-                    d_opt.source + " -> " + name + " -> sink",
-                    edges_of(ours));
-        measure_alone(name, make(), 1, 1);
+        });
         if (!d_opt.baseline)
             return;
         auto tb = gr::make_top_block("in-tree");
@@ -955,10 +963,22 @@ private:
             return wb::pfb_synthesizer_ccf::make(
                 unsigned(m), exact_taps(m), false, first_devices(1), vector_input);
         };
-        auto sources = [&](const gr::top_block_sptr& tb, const gr::block_sptr& block) {
+        // m host sources -> the block's m inputs -> a sink.
+        auto from_sources = [&](const std::string& flowgraph,
+                                const gr::block_sptr& block,
+                                const std::string& what) {
+            auto tb = gr::make_top_block(flowgraph);
             const std::vector<gr_complex> x = normal_noise(size_t(1) << 16, 3);
             for (size_t c = 0; c < m; ++c)
                 tb->connect(gr::blocks::vector_source_c::make(x, true), 0, block, int(c));
+            auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
+            tb->connect(block, 0, sink, 0);
+            run_for(tb,
+                    block,
+                    sink,
+                    std::to_string(m) + " sources -> " + what + " -> sink",
+                    {},
+                    double(m));
         };
         const gr::block_sptr vector_in = make(true);
         run_through(
@@ -970,34 +990,13 @@ private:
             edges_of(vector_in),
             sizeof(gr_complex),
             double(m));
-        {
-            auto tb = gr::make_top_block("synth");
-            auto synth = make(false);
-            auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
-            sources(tb, synth);
-            tb->connect(synth, 0, sink, 0);
-            run_for(tb,
-                    synth,
-                    sink,
-                    std::to_string(m) + " sources -> " + name + " -> sink",
-                    {},
-                    double(m));
-        }
+        from_sources("synth", make(false), name);
         measure_alone(name + " vector in", make(true), m, 1);
-        if (!d_opt.baseline)
-            return;
-        auto tb = gr::make_top_block("in-tree");
-        auto synth =
-            gr::filter::pfb_synthesizer_ccf::make(unsigned(m), exact_taps(m), false);
-        auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
-        sources(tb, synth);
-        tb->connect(synth, 0, sink, 0);
-        run_for(tb,
-                synth,
-                sink,
-                std::to_string(m) + " sources -> in-tree " + name + " -> sink",
-                {},
-                double(m));
+        if (d_opt.baseline)
+            from_sources(
+                "in-tree",
+                gr::filter::pfb_synthesizer_ccf::make(unsigned(m), exact_taps(m), false),
+                "in-tree " + name);
     }
 
     /*
@@ -1076,16 +1075,9 @@ private:
             t.resize(32 * d_opt.taps_per_channel, 0.0f);
             return t;
         }();
-        auto make = [&] {
+        measure_from_source("resampler", name, [&] {
             return wb::pfb_arb_resampler_ccf::make(rate, taps, 32, first_devices(1));
-        };
-        const gr::block_sptr resampler = make();
-        run_through("resampler",
-                    make_source(),
-                    resampler,
-                    d_opt.source + " -> " + name + " -> sink",
-                    edges_of(resampler));
-        measure_alone(name, make(), 1, 1);
+        });
         if (d_opt.baseline)
             run_through("in-tree",
                         make_source(),
