@@ -1345,16 +1345,21 @@ class Live(Case):
             self.assertEqual(len(metas), 5)  # 100000 samples in segments of 20000
             np.testing.assert_allclose(y, ref[c], rtol=0, atol=1e-5)
 
-    def test_channel_bank_from_a_file(self):
-        """--plan live: each channel at its own rate, segments of its own length,
-        the same samples as the batch program's."""
-        rate, n = 1e6, 300000
-        x = self.signal(n, seed=11)
+    def file_and_plan(self, n, seed):
+        """A file of n samples of signal() and a plan of two channels (up at
+        +250 kHz, 50 kHz; mid at 0, 100 kHz): (its path, the plan's)."""
         raw = self.path("iq.cf32")
-        x.tofile(raw)
+        self.signal(n, seed=seed).tofile(raw)
         plan = self.path("plan.csv")
         with open(plan, "w") as f:
             f.write("name,offset,rate\nup,250k,50k\nmid,0,100k\n")
+        return raw, plan
+
+    def test_channel_bank_from_a_file(self):
+        """--plan live: each channel at its own rate, segments of its own length,
+        the same samples as the batch program's."""
+        rate = 1e6
+        raw, plan = self.file_and_plan(300000, seed=11)
         app = self.start_app("--source", "file:" + raw, "--rate", rate, "--freq", "10M",
                              "--plan", plan, "-o", self.path("out"), "--segment-seconds", 0.1,
                              "--status-interval", 0)
@@ -1380,12 +1385,7 @@ class Live(Case):
         centre and a retune annotation; the other channel goes on untouched."""
         import signal
         rate, n = 1e6, 4000000  # 4 s: a stall (first kernel builds) leaves time for the SIGHUP
-        x = self.signal(n, seed=13)  # the carrier at +250 kHz
-        raw = self.path("iq.cf32")
-        x.tofile(raw)
-        plan = self.path("plan.csv")
-        with open(plan, "w") as f:
-            f.write("name,offset,rate\nup,250k,50k\nmid,0,100k\n")
+        raw, plan = self.file_and_plan(n, seed=13)  # the carrier at +250 kHz
         app = self.start_app("--source", "file:" + raw, "--rate", rate, "--freq", "10M",
                              "--plan", plan, "-o", self.path("out"), "--segment-seconds", 0.5,
                              "--status-interval", 0.2, "--status-json", self.path("st.json"))
