@@ -662,8 +662,15 @@ private:
                                                              : slot * frames + f] });
                 frames_out += frames;
             };
-            m.time = stream_signal(
-                p, input_ring, chunk, calls, d_opt.transfer_reps, pinned, !pinned, take);
+            m.time = stream_signal(*p.pipeline,
+                                   engine,
+                                   input_ring,
+                                   chunk,
+                                   calls,
+                                   d_opt.transfer_reps,
+                                   pinned,
+                                   !pinned,
+                                   take);
             const uint64_t expected =
                 uint64_t(calls) * (d_opt.transfer_reps + 1) * chunk / engine.decimation();
             if (frames_out != expected)
@@ -1104,6 +1111,7 @@ private:
                                  engine.max_output_elements() * sizeof(cfloat));
             auto x = [this](uint64_t k) { return d_signal[k]; };
             m.check = check_three_calls(
+                d_compute,
                 engine,
                 M,
                 out,

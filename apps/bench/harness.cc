@@ -651,11 +651,6 @@ std::vector<link_measurement> measure_device_links(
     return results;
 }
 
-void copy_samples(cfloat* to, const cfloat* from, size_t n)
-{
-    core::host_copy(to, from, n * sizeof(cfloat));
-}
-
 std::unique_ptr<core::pinned_buffer>
 pinned_copy(const core::device_context::sptr& ctx, const cfloat* x, size_t n)
 {
@@ -1198,6 +1193,34 @@ const cfloat* bench_base::signal(size_t n)
     for (size_t i = d_signal.size(); i < n; ++i)
         d_signal.push_back(signal_sample(i));
     return d_signal.data();
+}
+
+timing
+bench_base::stream_signal(core::multi_device_pipeline& pipeline,
+                          const core::stream_engine& engine,
+                          size_t ring_chunks,
+                          size_t chunk,
+                          size_t calls,
+                          int reps,
+                          bool pinned,
+                          bool copy_out,
+                          const std::function<void(const cfloat*, size_t, int)>& take)
+{
+    const cfloat* x = signal(ring_chunks * chunk);
+    const auto pinned_ring =
+        pinned ? pinned_copy(d_ctx, x, ring_chunks * chunk) : nullptr;
+    if (pinned_ring)
+        x = static_cast<const cfloat*>(pinned_ring->data());
+    std::vector<cfloat> copy(std::max<size_t>(engine.max_output_elements(), 1));
+    auto copy_and_take = [&](const cfloat* y, size_t elements, int sequence) {
+        if (copy_out) {
+            core::host_copy(copy.data(), y, elements * sizeof(cfloat));
+            y = copy.data();
+        }
+        take(y, elements, sequence);
+    };
+    return stream_chunks(
+        pipeline, x, ring_chunks, chunk, calls, reps, copy_and_take, pinned);
 }
 
 // ---- main() ---------------------------------------------------------------

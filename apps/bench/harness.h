@@ -742,9 +742,6 @@ struct device_pipeline {
     std::unique_ptr<core::multi_device_pipeline> pipeline;
 };
 
-//! core::host_copy() of n samples (the blocks' staging copy).
-void copy_samples(cfloat* to, const cfloat* from, size_t n);
-
 //! A page-locked copy of x[0, n) in `ctx`'s context, for submit_pinned().
 std::unique_ptr<core::pinned_buffer>
 pinned_copy(const core::device_context::sptr& ctx, const cfloat* x, size_t n);
@@ -842,21 +839,10 @@ struct bench_base {
      * The check of a streaming engine (core::pfb_channelizer, core::fft_filter):
      * three calls from zero history into NaN-filled `out`, of the most samples,
      * of fewer (leaving samples short of an output when D > 1) and of the most
-     * again; call(n) enqueues one on d_compute and returns its outputs; then
-     * check(stats, outputs, first) compares them, the first being output `first`
-     * of the stream.
+     * again; call(n) enqueues one on `queue` (where the inputs are written)
+     * and returns its outputs; then check(stats, outputs, first) compares
+     * them, the first being output `first` of the stream.
      */
-    template <class Engine, class Call, class Check>
-    check_stats check_three_calls(Engine& engine,
-                                  size_t D,
-                                  const cl::Buffer& out,
-                                  const char* unit,
-                                  Call&& call,
-                                  Check&& check)
-    {
-        return check_three_calls(d_compute, engine, D, out, unit, call, check);
-    }
-    //! As above, with the engine's calls and the writes on \p queue.
     template <class Engine, class Call, class Check>
     check_stats check_three_calls(const cl::CommandQueue& queue,
                                   Engine& engine,
@@ -1011,37 +997,21 @@ struct bench_base {
     }
 
     /*
-     * stream_chunks() through `p` from a ring of `ring_chunks` chunks of the
-     * test stream (page-locked with `pinned`): each chunk's output copied out of
-     * the pipeline's memory first with `copy_out` (as a block with host edges
-     * does), then take(output, elements, sequence).
+     * stream_chunks() through `pipeline` (of engines like `engine`) from a
+     * ring of `ring_chunks` chunks of the test stream (page-locked with
+     * `pinned`): each chunk's output copied out of the pipeline's memory first
+     * with `copy_out` (as a block with host edges does), then take(output,
+     * elements, sequence).
      */
-    template <class Engine, class Take>
-    timing stream_signal(const device_pipeline<Engine>& p,
+    timing stream_signal(core::multi_device_pipeline& pipeline,
+                         const core::stream_engine& engine,
                          size_t ring_chunks,
                          size_t chunk,
                          size_t calls,
                          int reps,
                          bool pinned,
                          bool copy_out,
-                         Take&& take)
-    {
-        const cfloat* x = signal(ring_chunks * chunk);
-        const auto pinned_ring =
-            pinned ? pinned_copy(d_ctx, x, ring_chunks * chunk) : nullptr;
-        if (pinned_ring)
-            x = static_cast<const cfloat*>(pinned_ring->data());
-        std::vector<cfloat> copy(std::max<size_t>(p.front().max_output_elements(), 1));
-        auto copy_and_take = [&](const cfloat* y, size_t elements, int sequence) {
-            if (copy_out) {
-                copy_samples(copy.data(), y, elements);
-                y = copy.data();
-            }
-            take(y, elements, sequence);
-        };
-        return stream_chunks(
-            *p.pipeline, x, ring_chunks, chunk, calls, reps, copy_and_take, pinned);
-    }
+                         const std::function<void(const cfloat*, size_t, int)>& take);
 
     std::vector<core::device_context::sptr> d_devices;
     core::device_context::sptr d_ctx;
