@@ -1031,7 +1031,7 @@ struct bench_base {
 struct bench_help {
     const char* program;
     std::string about, examples;
-    std::string checked; // see exit_statuses(); "": no check
+    std::string checked; // what fails a check (exit status 3); "": none
 };
 
 /*
@@ -1084,6 +1084,7 @@ int bench_main(int argc,
             }
         });
 }
+
 //! The same, the help in arguments (wideband_fft_bench's main() until it
 //! passes a bench_help).
 template <class Bench, class Options>
