@@ -662,15 +662,8 @@ private:
                                                              : slot * frames + f] });
                 frames_out += frames;
             };
-            m.time = stream_signal(*p.pipeline,
-                                   engine,
-                                   input_ring,
-                                   chunk,
-                                   calls,
-                                   d_opt.transfer_reps,
-                                   pinned,
-                                   !pinned,
-                                   take);
+            m.time = stream_signal(
+                p, input_ring, chunk, calls, d_opt.transfer_reps, pinned, !pinned, take);
             const uint64_t expected =
                 uint64_t(calls) * (d_opt.transfer_reps + 1) * chunk / engine.decimation();
             if (frames_out != expected)

@@ -794,15 +794,8 @@ private:
                     records.pop_front();
                 delivered += n;
             };
-            m.time = stream_signal(*p.pipeline,
-                                   engine,
-                                   input_ring,
-                                   chunk,
-                                   calls,
-                                   d_opt.transfer_reps,
-                                   pinned,
-                                   copy_out,
-                                   take);
+            m.time = stream_signal(
+                p, input_ring, chunk, calls, d_opt.transfer_reps, pinned, copy_out, take);
             const uint64_t submitted =
                 uint64_t(chunk) * calls * (d_opt.transfer_reps + 1);
             if (delivered != submitted / row.D)

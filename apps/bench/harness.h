@@ -1012,6 +1012,12 @@ struct bench_base {
                          bool pinned,
                          bool copy_out,
                          const std::function<void(const cfloat*, size_t, int)>& take);
+    //! The same through a device_pipeline and its engines.
+    template <class Engine, class... Rest>
+    timing stream_signal(const device_pipeline<Engine>& p, Rest&&... rest)
+    {
+        return stream_signal(*p.pipeline, p.front(), std::forward<Rest>(rest)...);
+    }
 
     std::vector<core::device_context::sptr> d_devices;
     core::device_context::sptr d_ctx;
