@@ -651,14 +651,6 @@ std::vector<link_measurement> measure_device_links(
     return results;
 }
 
-std::unique_ptr<core::pinned_buffer>
-pinned_copy(const core::device_context::sptr& ctx, const cfloat* x, size_t n)
-{
-    auto copy = std::make_unique<core::pinned_buffer>(ctx, n * sizeof(cfloat));
-    core::host_copy(copy->data(), x, n * sizeof(cfloat));
-    return copy;
-}
-
 std::string copy_ceiling_text(double gbs)
 {
     return gbs > 0 ? fmt("%.0f GB/s", gbs) : "(not measured)";
@@ -1206,11 +1198,14 @@ bench_base::stream_signal(core::multi_device_pipeline& pipeline,
                           bool copy_out,
                           const std::function<void(const cfloat*, size_t, int)>& take)
 {
+    const size_t ring_bytes = ring_chunks * chunk * sizeof(cfloat);
     const cfloat* x = signal(ring_chunks * chunk);
-    const auto pinned_ring =
-        pinned ? pinned_copy(d_ctx, x, ring_chunks * chunk) : nullptr;
-    if (pinned_ring)
+    std::unique_ptr<core::pinned_buffer> pinned_ring; // what submit_pinned() DMAs from
+    if (pinned) {
+        pinned_ring = std::make_unique<core::pinned_buffer>(d_ctx, ring_bytes);
+        core::host_copy(pinned_ring->data(), x, ring_bytes);
         x = static_cast<const cfloat*>(pinned_ring->data());
+    }
     std::vector<cfloat> copy(std::max<size_t>(engine.max_output_elements(), 1));
     auto copy_and_take = [&](const cfloat* y, size_t elements, int sequence) {
         if (copy_out) {

@@ -742,10 +742,6 @@ struct device_pipeline {
     std::unique_ptr<core::multi_device_pipeline> pipeline;
 };
 
-//! A page-locked copy of x[0, n) in `ctx`'s context, for submit_pinned().
-std::unique_ptr<core::pinned_buffer>
-pinned_copy(const core::device_context::sptr& ctx, const cfloat* x, size_t n);
-
 /*
  * One Engine on each of the first n devices, each with a queue (no profiling,
  * as a block's) and an output buffer of output_elements(engine) samples: what
