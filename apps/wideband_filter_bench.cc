@@ -940,16 +940,12 @@ private:
             m.samples = samples;
             const cl::Buffer out = output_buffer(engine->max_output_elements());
             m.check = check_arb(*engine, o, out);
-            // A fresh engine on the test stream in both input windows (a call
-            // of no samples moves to the next one), as for the bank.
+            // A fresh engine on the test stream in its input windows.
             engine = std::make_unique<core::arb_resampler>(d_ctx, o);
-            for (size_t w = 0; w < engine->input_regions(); ++w) {
-                const auto region = engine->input_region();
-                write_region(
-                    d_compute, region, signal(region.capacity), region.capacity, true);
+            prime_inputs(*engine, d_compute, [&](size_t n) {
                 cl::Event done;
-                engine->run(d_compute, 0, out, {}, done);
-            }
+                engine->run(d_compute, n, out, {}, done);
+            });
             d_compute.finish();
             const double host_before = engine->schedule_seconds();
             const uint64_t outputs_before = engine->outputs_scheduled();
@@ -1082,20 +1078,12 @@ private:
             }
             const cl::Buffer out = output_buffer(bank.max_output_elements());
             m.check = check_bank(bank, plan, out);
-            // The test stream in both input windows (a call of no samples moves
-            // to the next one), as time_calls() does for the other engines.
-            for (size_t w = 0; w < bank.input_regions(); ++w) {
-                const auto region = bank.input_region();
-                write_region(
-                    d_compute, region, signal(region.capacity), region.capacity, true);
-                bank.enqueue(d_compute, 0, out);
-            }
-            d_compute.finish();
-            m.time = d_timer.measure(
-                [&](const cl::CommandQueue& q) { bank.enqueue(q, samples, out); },
-                {},
+            m.time = time_calls(
+                bank,
+                samples,
                 d_opt.warmup,
-                d_opt.reps);
+                d_opt.reps,
+                [&](const cl::CommandQueue& q, size_t n) { bank.enqueue(q, n, out); });
         });
         m.print("bank device-resident",
                 number(m.gsps()) + " Gsps, FFT " + std::to_string(m.fft_size) +

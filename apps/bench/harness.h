@@ -798,6 +798,15 @@ void print_scaling(const std::string& heading,
 
 // ---- the state of a benchmark ------------------------------------------------
 
+//! Whether an engine has reset() (core::channel_bank and core::arb_resampler do not).
+template <class Engine, class = void>
+struct has_reset : std::false_type {
+};
+template <class Engine>
+struct has_reset<Engine, std::void_t<decltype(std::declval<Engine&>().reset())>>
+    : std::true_type {
+};
+
 /*
  * What a benchmark holds: the devices of --device (streaming runs over the first
  * 1, 2, ... of them), the first (everything else), its timer, a queue without
@@ -877,13 +886,15 @@ struct bench_base {
     }
 
     /*
-     * `engine` from zero history with the test stream in the new-sample part of
-     * every input region, written on `queue`; call(0) moves to the next region.
+     * `engine` from zero history (an engine without reset(): its own) with the
+     * test stream in the new-sample part of every input region, written on
+     * `queue`; call(0) moves to the next region.
      */
     template <class Engine, class Call>
     void prime_inputs(Engine& engine, const cl::CommandQueue& queue, Call&& call)
     {
-        engine.reset();
+        if constexpr (has_reset<Engine>::value)
+            engine.reset();
         for (size_t w = 0; w < engine.input_regions(); ++w) {
             const auto region = engine.input_region();
             write_region(queue, region, signal(region.capacity), region.capacity, true);
