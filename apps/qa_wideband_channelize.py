@@ -13,6 +13,7 @@ The program is apps/wideband_channelize beside this file, or $WIDEBAND_CHANNELIZ
 it runs under this interpreter, so PYTHONPATH must reach gnuradio.wideband (ctest
 sets it to the build tree's test_modules)."""
 
+import contextlib
 import json
 import math
 import os
@@ -59,6 +60,32 @@ def table_rows(stdout):
         if m:
             rows[int(m.group(1))] = (float(m.group(3)), m.group(5) or "")
     return rows
+
+
+@contextlib.contextmanager
+def zmq_consumers(endpoints):
+    """A flowgraph pulling from each of endpoints ({key: endpoint}) into a vector
+    sink, running inside the with block; yields {key: sink}."""
+    from gnuradio import blocks, gr, zeromq
+    tb = gr.top_block()
+    sinks = {}
+    for c, endpoint in endpoints.items():
+        sinks[c] = blocks.vector_sink_c()
+        tb.connect(zeromq.pull_source(gr.sizeof_gr_complex, 1, endpoint), sinks[c])
+    tb.start()
+    try:
+        yield sinks
+    finally:
+        tb.stop()
+        tb.wait()
+
+
+def wait_for_items(sinks, count, seconds):
+    """Until every sink has count items, or seconds have passed."""
+    deadline = time.monotonic() + seconds
+    while any(s.nitems_read(0) < count for s in sinks.values()) and \
+            time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def read_lines(stream, lines):
@@ -389,14 +416,7 @@ class ZeroMQ(Case):
     def receive(self, endpoints, count):
         """Pulls from every endpoint until the program ends and count samples came
         from each (or 30 s more passed); returns {channel: samples}."""
-        from gnuradio import blocks, gr, zeromq
-        tb = gr.top_block()
-        sinks = {}
-        for c, endpoint in endpoints.items():
-            sinks[c] = blocks.vector_sink_c()
-            tb.connect(zeromq.pull_source(gr.sizeof_gr_complex, 1, endpoint), sinks[c])
-        tb.start()
-        try:
+        with zmq_consumers(endpoints) as sinks:
             status = self.app.wait(timeout=300)
             self.reader.join(10)
             while not self.lines.empty():
@@ -404,13 +424,7 @@ class ZeroMQ(Case):
             with open(self.path("stderr.txt")) as f:
                 self.assertEqual(status, 0, "exit status %d\n--- stdout\n%s--- stderr\n%s"
                                  % (status, self.stdout, f.read()))
-            deadline = time.monotonic() + 30
-            while any(s.nitems_read(0) < count for s in sinks.values()) and \
-                    time.monotonic() < deadline:
-                time.sleep(0.01)
-        finally:
-            tb.stop()
-            tb.wait()
+            wait_for_items(sinks, count, 30)
         return {c: np.asarray(s.data(), np.complex64) for c, s in sinks.items()}
 
     def check_received(self, received, recordings):
@@ -675,7 +689,7 @@ class Plan(Case):
     def test_bad_plans(self):
         from gnuradio.wideband import channel_plan
         head = "name,center,rate\n"
-        for text, regex in (
+        csv_mistakes = (
                 ("", r"plan.csv has no channels"),
                 ("name,centre,rate\nx,1M,10k\n", r"line 1 \(header\): unknown column 'centre'"),
                 ("center,rate\n1M,10k\n", r"no name column"),
@@ -707,18 +721,17 @@ class Plan(Case):
                 ("name,rate\na,10k\n", r"no center \(absolute, Hz\) or offset"),
                 ("name,center,offset,rate\na,100.1M,,10k\nb,,5k,10k\n",
                  r"gives both center \(absolute\) and offset"),
-                ("name,center,decimation\na,100.1M,2.5\n", r"decimation wants a whole number")):
-            with self.subTest(text=text):
-                with self.assertRaisesRegex(channel_plan.PlanError, regex):
-                    channel_plan.load(self.write("plan.csv", text), self.fs, self.fc)
-        for text, regex in (("- [1, 2]\n", r"plan.yaml entry 1: wants a mapping"),
-                            ("channels: 3\n", r"wants a list of channels"),
-                            ("- {name: a, rate: 10k, center: 100.1M, bw: 5k}\n",
-                             r"plan.yaml entry 1: unknown column 'bw'"),
-                            ("- {name: a\n", r"plan.yaml is not valid YAML")):
-            with self.subTest(text=text):
-                with self.assertRaisesRegex(channel_plan.PlanError, regex):
-                    channel_plan.load(self.write("plan.yaml", text), self.fs, self.fc)
+                ("name,center,decimation\na,100.1M,2.5\n", r"decimation wants a whole number"))
+        yaml_mistakes = (("- [1, 2]\n", r"plan.yaml entry 1: wants a mapping"),
+                         ("channels: 3\n", r"wants a list of channels"),
+                         ("- {name: a, rate: 10k, center: 100.1M, bw: 5k}\n",
+                          r"plan.yaml entry 1: unknown column 'bw'"),
+                         ("- {name: a\n", r"plan.yaml is not valid YAML"))
+        for name, mistakes in (("plan.csv", csv_mistakes), ("plan.yaml", yaml_mistakes)):
+            for text, regex in mistakes:
+                with self.subTest(text=text):
+                    with self.assertRaisesRegex(channel_plan.PlanError, regex):
+                        channel_plan.load(self.write(name, text), self.fs, self.fc)
         with self.assertRaisesRegex(channel_plan.PlanError, r"cannot read channel plan .*: No such"):
             channel_plan.load(self.path("missing.csv"), self.fs, self.fc)
         # The program: one line, exit status 1 for the plan, 2 for the command line.
@@ -1156,26 +1169,13 @@ class Live(Case):
                              "--status-interval", 0.5, "--status-json", self.path("st.json"),
                              "--status-zmq", "tcp://127.0.0.1:%d" % status_port)
         # Consumers of the channels (the app waits for them: nothing dropped).
-        from gnuradio import blocks, gr, zeromq
-        tb = gr.top_block()
-        vsinks = {}
-        for i, c in enumerate((0, 1)):
-            vsinks[c] = blocks.vector_sink_c()
-            tb.connect(zeromq.pull_source(gr.sizeof_gr_complex, 1,
-                                          "tcp://127.0.0.1:%d" % (out_port + i)), vsinks[c])
-        tb.start()
-        try:
+        with zmq_consumers({c: "tcp://127.0.0.1:%d" % (out_port + c) for c in (0, 1)}) \
+                as vsinks:
             n_out = len(sent) // D
             rec = self.wait_status(app, self.path("st.json"), lambda r: all(
                 v == n_out for v in r["channel_samples"].values()))
             self.assertEqual(rec["input_samples"], len(sent))
-            deadline = time.monotonic() + 60
-            while any(s.nitems_read(0) < n_out for s in vsinks.values()) and \
-                    time.monotonic() < deadline:
-                time.sleep(0.05)
-        finally:
-            tb.stop()
-            tb.wait()
+            wait_for_items(vsinks, n_out, 60)
         out, err = self.stop_app(app, signal.SIGTERM)
         self.assertRegex(out, r"stopped: +by SIGTERM; %d input samples, %d lost in 1 events "
                               r"\(time from rx_time\)" % (len(sent), gap))
@@ -1345,16 +1345,21 @@ class Live(Case):
             self.assertEqual(len(metas), 5)  # 100000 samples in segments of 20000
             np.testing.assert_allclose(y, ref[c], rtol=0, atol=1e-5)
 
-    def test_channel_bank_from_a_file(self):
-        """--plan live: each channel at its own rate, segments of its own length,
-        the same samples as the batch program's."""
-        rate, n = 1e6, 300000
-        x = self.signal(n, seed=11)
+    def file_and_plan(self, n, seed):
+        """A file of n samples of signal() and a plan of two channels (up at
+        +250 kHz, 50 kHz; mid at 0, 100 kHz): (its path, the plan's)."""
         raw = self.path("iq.cf32")
-        x.tofile(raw)
+        self.signal(n, seed=seed).tofile(raw)
         plan = self.path("plan.csv")
         with open(plan, "w") as f:
             f.write("name,offset,rate\nup,250k,50k\nmid,0,100k\n")
+        return raw, plan
+
+    def test_channel_bank_from_a_file(self):
+        """--plan live: each channel at its own rate, segments of its own length,
+        the same samples as the batch program's."""
+        rate = 1e6
+        raw, plan = self.file_and_plan(300000, seed=11)
         app = self.start_app("--source", "file:" + raw, "--rate", rate, "--freq", "10M",
                              "--plan", plan, "-o", self.path("out"), "--segment-seconds", 0.1,
                              "--status-interval", 0)
@@ -1380,12 +1385,7 @@ class Live(Case):
         centre and a retune annotation; the other channel goes on untouched."""
         import signal
         rate, n = 1e6, 4000000  # 4 s: a stall (first kernel builds) leaves time for the SIGHUP
-        x = self.signal(n, seed=13)  # the carrier at +250 kHz
-        raw = self.path("iq.cf32")
-        x.tofile(raw)
-        plan = self.path("plan.csv")
-        with open(plan, "w") as f:
-            f.write("name,offset,rate\nup,250k,50k\nmid,0,100k\n")
+        raw, plan = self.file_and_plan(n, seed=13)  # the carrier at +250 kHz
         app = self.start_app("--source", "file:" + raw, "--rate", rate, "--freq", "10M",
                              "--plan", plan, "-o", self.path("out"), "--segment-seconds", 0.5,
                              "--status-interval", 0.2, "--status-json", self.path("st.json"))

@@ -19,7 +19,6 @@
 #include "reference.h"
 #include <gnuradio/wideband/core/stream_config.h>
 
-#include <gnuradio/wideband/core/host_copy.h>
 #include <gnuradio/wideband/core/pfb_channelizer.h>
 #include <gnuradio/wideband/core/pfb_synthesizer.h>
 #include <gnuradio/wideband/core/pinned_buffer.h>
@@ -208,6 +207,11 @@ const char* const examples =
   wideband_channelizer_bench --synthesizer --device cpu --samples-log2 12 --channels 16,64 --reps 2
 )";
 
+const bench_help help = { program_name,
+                          about,
+                          examples,
+                          "err above 1e-4, non-finite values or a wrong frame count" };
+
 // ---- taps and the float64 reference ------------------------------------------
 
 // Frame q of output `slot` of an engine of M channels, from the stream x, in
@@ -334,6 +338,7 @@ public:
           d_upload(d_ctx->create_queue(false)),
           d_download(d_ctx->create_queue(false))
     {
+        d_other_queues = { &d_upload, &d_download };
         for (size_t M : d_opt.channels)
             for (size_t K : d_opt.taps_per_branch)
                 for (double r : d_opt.oversample)
@@ -409,7 +414,7 @@ private:
     {
         const row_config& row = d_rows[index];
         result m(index, variant);
-        try {
+        attempt(m, [&] {
             const auto start = clock_type::now();
             core::pfb_channelizer engine(d_ctx,
                                          row.options(d_opt.samples(),
@@ -435,10 +440,7 @@ private:
                                 [&](const cl::CommandQueue& q, size_t n) {
                                     engine.enqueue(q, n, out, stride);
                                 });
-        } catch (const std::exception&) {
-            m.fail();
-            drain();
-        }
+        });
         print(m);
         return m;
     }
@@ -598,14 +600,11 @@ private:
                           ", D=" + std::to_string(D) + ", " + std::to_string(calls) +
                           " calls of " + std::to_string(chunk) + " samples, " +
                           (overlap ? "3 queues" : "1 queue");
-                try {
+                attempt(*m, [&] {
                     m->time =
                         repeat([&] { return sequence(overlap); }, d_opt.transfer_reps);
                     m->check = check();
-                } catch (const std::exception&) {
-                    m->fail();
-                    drain();
-                }
+                });
             }
         } catch (const std::exception&) {
             for (result* m : { &ser, &ovl })
@@ -633,7 +632,7 @@ private:
         result m(index, pinned ? "devices_pinned" : "devices", n);
         m.samples = chunk * calls;
         m.calls = calls;
-        try {
+        attempt(m, [&] {
             const auto start = clock_type::now();
             const device_pipeline<core::pfb_channelizer> p(
                 d_devices, n, row.options(chunk + row.decimation() - 1), d_opt.depth);
@@ -646,12 +645,6 @@ private:
                      (n > 1 ? "s" : "") + ", " + std::to_string(d_opt.depth) +
                      " in flight per device" +
                      (pinned ? ", from and to pinned memory" : ", copied in and out");
-            const size_t ring = input_ring * chunk;
-            const cfloat* x = signal(ring);
-            const auto pinned_ring = pinned ? pinned_copy(d_ctx, x, ring) : nullptr;
-            if (pinned_ring)
-                x = static_cast<const cfloat*>(pinned_ring->data());
-            std::vector<cfloat> sink(std::max<size_t>(engine.max_output_elements(), 1));
             struct point {
                 uint64_t frame;
                 size_t slot;
@@ -660,10 +653,6 @@ private:
             std::vector<point> points; // sampled outputs of the untimed sequence
             uint64_t frames_out = 0;
             auto take = [&](const cfloat* y, size_t elements, int sequence) {
-                if (!pinned) {
-                    core::host_copy(sink.data(), y, elements * sizeof(cfloat));
-                    y = sink.data();
-                }
                 const size_t frames = elements / outputs;
                 for (size_t f : sequence ? std::vector<size_t>() : sample_indices(frames))
                     for (size_t slot : checked_channels(outputs))
@@ -673,26 +662,19 @@ private:
                                                              : slot * frames + f] });
                 frames_out += frames;
             };
-            m.time = stream_chunks(*p.pipeline,
-                                   x,
-                                   input_ring,
-                                   chunk,
-                                   calls,
-                                   d_opt.transfer_reps,
-                                   take,
-                                   pinned);
+            m.time = stream_signal(
+                p, input_ring, chunk, calls, d_opt.transfer_reps, pinned, !pinned, take);
             const uint64_t expected =
                 uint64_t(calls) * (d_opt.transfer_reps + 1) * chunk / engine.decimation();
             if (frames_out != expected)
                 m.check.fail(std::to_string(frames_out) + " frames, expected " +
                              std::to_string(expected));
-            auto stream = [&](uint64_t k) { return x[k % ring]; };
+            // The stream is the ring of chunks, repeating.
+            auto stream = [&](uint64_t k) { return d_signal[k % (input_ring * chunk)]; };
             for (const point& p : points)
                 m.check.add(reference_output(stream, engine, row.M, p.slot, p.frame),
                             p.value);
-        } catch (const std::exception&) {
-            m.fail();
-        }
+        });
         print(m);
         return m;
     }
@@ -707,37 +689,25 @@ private:
     {
         const row_config& row = d_rows[index];
         result m(index, "resident", n);
-        try {
-            const auto start = clock_type::now();
-            engines_on_devices<core::pfb_channelizer> set(
-                d_devices,
-                n,
-                row.options(d_opt.samples()),
-                [](const core::pfb_channelizer& e) { return e.max_output_elements(); });
-            m.setup_ms = ms_since(start);
-            m.fused = set.front().fused();
-            const size_t samples = set.front().max_input_samples(); // per call, device
-            const size_t frames = set.front().frames_for(samples);  // channel-major rows
-            m.samples = n * samples;
-            m.note = std::to_string(n) + " device" + (n > 1 ? "s" : "") +
-                     " at once, the same " + std::to_string(frames) +
-                     "-frame calls on each, host time per round";
-            m.time = time_calls_together(
-                set,
-                samples,
-                d_opt.warmup,
-                d_opt.reps,
-                3,
-                [&](size_t i, const cl::CommandQueue& q, size_t count) {
-                    set.engines[i]->enqueue(q, count, set.outputs[i], frames);
-                });
-            m.check = set.check_each([&](size_t i) {
-                return check_engine(
-                    row, *set.engines[i], set.queues[i], set.outputs[i], frames);
-            });
-        } catch (const std::exception&) {
-            m.fail();
-        }
+        size_t frames = 0; // per call, channel-major rows
+        measure_together<core::pfb_channelizer>(
+            m,
+            n,
+            row.options(d_opt.samples()),
+            d_opt.warmup,
+            d_opt.reps,
+            [&](const core::pfb_channelizer& e) {
+                m.fused = e.fused();
+                frames = e.frames_for(e.max_input_samples());
+                return std::to_string(frames) + "-frame calls";
+            },
+            [&](core::pfb_channelizer& e,
+                const cl::CommandQueue& q,
+                size_t count,
+                const cl::Buffer& out) { e.enqueue(q, count, out, frames); },
+            [&](core::pfb_channelizer& e,
+                const cl::CommandQueue& q,
+                const cl::Buffer& out) { return check_engine(row, e, q, out, frames); });
         print(m);
         return m;
     }
@@ -1059,8 +1029,6 @@ private:
         d_csv.finish();
     }
 
-    void drain() const { bench_base::drain({ &d_upload, &d_download }); }
-
     // ---- --synthesizer ------------------------------------------------------
 
     int run_synthesizer()
@@ -1117,7 +1085,7 @@ private:
     result measure_synthesizer(const row_config& row, size_t index)
     {
         result m(index, "engine");
-        try {
+        attempt(m, [&] {
             const size_t M = row.M;
             const std::vector<double> h = windowed_sinc(row.K * M, 0.5 / double(M));
             core::pfb_synthesizer_options o;
@@ -1136,6 +1104,7 @@ private:
                                  engine.max_output_elements() * sizeof(cfloat));
             auto x = [this](uint64_t k) { return d_signal[k]; };
             m.check = check_three_calls(
+                d_compute,
                 engine,
                 M,
                 out,
@@ -1164,10 +1133,7 @@ private:
                                     cl::Event done;
                                     engine.run(q, n, out, {}, done);
                                 });
-        } catch (const std::exception&) {
-            m.fail();
-            drain();
-        }
+        });
         print(m);
         return m;
     }
@@ -1183,12 +1149,5 @@ private:
 
 int main(int argc, char** argv)
 {
-    return bench_main<bench, bench_options>(
-        program_name,
-        argc,
-        argv,
-        declare_options,
-        about,
-        examples,
-        "err above 1e-4, non-finite values or a wrong frame count");
+    return bench_main<bench>(argc, argv, declare_options, help);
 }

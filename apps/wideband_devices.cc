@@ -240,24 +240,7 @@ int main(int argc, char** argv)
 {
     try {
         return run(argc, argv);
-    } catch (const std::invalid_argument& e) {
-        // Usage errors and device strings that select no device.
-        std::fprintf(stderr, "%s: %s\n", prog, one_line(e.what()).c_str());
-        return 2;
-    } catch (const cl::Error& e) {
-        std::fprintf(stderr,
-                     "%s: OpenCL error in %s: %s\n",
-                     prog,
-                     e.what(),
-                     wb::cl_error_name(e.err()).c_str());
-        return 1;
-    } catch (const std::exception& e) {
-        // The core's messages start with "gr-wideband: "; the program's name says it.
-        std::string msg = e.what();
-        const std::string core_prefix = "gr-wideband: ";
-        if (msg.rfind(core_prefix, 0) == 0)
-            msg.erase(0, core_prefix.size());
-        std::fprintf(stderr, "%s: %s\n", prog, msg.c_str());
-        return 1;
+    } catch (...) {
+        return app_common::report_error(prog);
     }
 }

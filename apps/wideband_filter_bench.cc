@@ -24,7 +24,6 @@
 #include <gnuradio/wideband/core/batched_convolution.h>
 #include <gnuradio/wideband/core/channel_bank.h>
 #include <gnuradio/wideband/core/fft_filter.h>
-#include <gnuradio/wideband/core/host_copy.h>
 #include <gnuradio/wideband/core/stream_config.h>
 
 #include <deque>
@@ -298,6 +297,11 @@ const std::string examples =
       --bank-mixed-decimations 16..300 --reps 2
   wideband_filter_bench --device gpu:all --no-conv --no-fftw --taps 64,1024
 )" + std::string(have_fftw ? "" : "(built without FFTW: no CPU columns)\n");
+
+const bench_help help = { program_name,
+                          about,
+                          examples,
+                          "err above 1e-4, non-finite values or a wrong output count" };
 
 // ---- taps and the float64 references -------------------------------------------
 
@@ -644,7 +648,7 @@ private:
     measure_filter_device(const filter_row& row, size_t index, size_t samples)
     {
         filter_measurement m(index, "device");
-        try {
+        attempt(m, [&] {
             const auto start = clock_type::now();
             core::fft_filter engine(d_ctx, row.options(samples));
             m.setup_ms = ms_since(start);
@@ -659,10 +663,7 @@ private:
                 d_opt.warmup,
                 d_opt.reps,
                 [&](const cl::CommandQueue& q, size_t n) { engine.enqueue(q, n, out); });
-        } catch (const std::exception&) {
-            m.fail();
-            drain();
-        }
+        });
         print_filter(m);
         return m;
     }
@@ -710,34 +711,23 @@ private:
     {
         const filter_row& row = d_rows[index];
         filter_measurement m(index, "resident", 0, n);
-        try {
-            const auto start = clock_type::now();
-            engines_on_devices<core::fft_filter> set(
-                d_devices,
-                n,
-                row.options(d_opt.samples()),
-                [](const core::fft_filter& e) { return e.max_output_elements(); });
-            m.setup_ms = ms_since(start);
-            m.fft_size = set.front().fft_size();
-            const size_t samples = set.front().max_input_samples(); // per call, device
-            m.samples = n * samples;
-            m.note = std::to_string(n) + " device" + (n > 1 ? "s" : "") +
-                     " at once, the same calls on each, host time per round";
-            m.time = time_calls_together(
-                set,
-                samples,
-                d_opt.warmup,
-                d_opt.reps,
-                3,
-                [&](size_t i, const cl::CommandQueue& q, size_t count) {
-                    set.engines[i]->enqueue(q, count, set.outputs[i]);
-                });
-            m.check = set.check_each([&](size_t i) {
-                return check_engine(row, *set.engines[i], set.queues[i], set.outputs[i]);
+        measure_together<core::fft_filter>(
+            m,
+            n,
+            row.options(d_opt.samples()),
+            d_opt.warmup,
+            d_opt.reps,
+            [&](const core::fft_filter& e) {
+                m.fft_size = e.fft_size();
+                return "calls";
+            },
+            [](core::fft_filter& e,
+               const cl::CommandQueue& q,
+               size_t count,
+               const cl::Buffer& out) { e.enqueue(q, count, out); },
+            [&](core::fft_filter& e, const cl::CommandQueue& q, const cl::Buffer& out) {
+                return check_engine(row, e, q, out);
             });
-        } catch (const std::exception&) {
-            m.fail();
-        }
         print_filter(m);
         return m;
     }
@@ -773,7 +763,7 @@ private:
         const bool copy_out = d_opt.copy_out && !pinned;
         m.samples = chunk * calls;
         m.calls = calls;
-        try {
+        attempt(m, [&] {
             const auto start = clock_type::now();
             // One engine per device; with one, the pipeline is a plain stream_pipeline.
             const device_pipeline<core::fft_filter> p(
@@ -789,12 +779,6 @@ private:
                      (pinned ? ", from pinned memory" : "") +
                      (copy_out ? ", outputs copied out" : ", outputs read in place");
 
-            const size_t ring = input_ring * chunk;
-            const cfloat* x = signal(ring);
-            const auto pinned_ring = pinned ? pinned_copy(d_ctx, x, ring) : nullptr;
-            if (pinned_ring)
-                x = static_cast<const cfloat*>(pinned_ring->data());
-            std::vector<cfloat> sink(std::max<size_t>(engine.max_output_elements(), 1));
             struct sample_record {
                 uint64_t index;
                 cfloat value;
@@ -802,10 +786,6 @@ private:
             std::deque<std::vector<sample_record>> records; // the last 3 chunks'
             uint64_t delivered = 0;                         // outputs
             auto take = [&](const cfloat* y, size_t n, int) {
-                if (copy_out) {
-                    core::host_copy(sink.data(), y, n * sizeof(cfloat));
-                    y = sink.data();
-                }
                 std::vector<sample_record> r;
                 for (size_t i : sample_indices(n, {}, 3))
                     r.push_back({ delivered + i, y[i] });
@@ -814,30 +794,21 @@ private:
                     records.pop_front();
                 delivered += n;
             };
-            m.time = stream_chunks(*p.pipeline,
-                                   x,
-                                   input_ring,
-                                   chunk,
-                                   calls,
-                                   d_opt.transfer_reps,
-                                   take,
-                                   pinned);
+            m.time = stream_signal(
+                p, input_ring, chunk, calls, d_opt.transfer_reps, pinned, copy_out, take);
             const uint64_t submitted =
                 uint64_t(chunk) * calls * (d_opt.transfer_reps + 1);
             if (delivered != submitted / row.D)
                 m.check.fail(std::to_string(delivered) + " outputs after " +
                              std::to_string(submitted) + " samples, expected " +
                              std::to_string(submitted / row.D));
-            // The stream is the ring of host chunks, repeating.
-            auto stream = [&](uint64_t k) { return x[k % ring]; };
+            // The stream is the ring of chunks, repeating.
+            auto stream = [&](uint64_t k) { return d_signal[k % (input_ring * chunk)]; };
             for (const auto& r : records)
                 for (const auto& s : r)
                     m.check.add(filter_reference(stream, engine.taps(), row.D, s.index),
                                 s.value);
-        } catch (const std::exception&) {
-            m.fail();
-            drain();
-        }
+        });
         print_filter(m);
         return m;
     }
@@ -948,7 +919,7 @@ private:
         std::cout << "\narbitrary resampler: rate " << rate << ", 32 filters of " << T
                   << " taps" << d_progress.step() << std::endl;
         const size_t samples = bank_samples();
-        try {
+        attempt(m, [&] {
             core::arb_resampler_options o;
             o.rate = rate;
             o.filter_size = 32;
@@ -969,16 +940,12 @@ private:
             m.samples = samples;
             const cl::Buffer out = output_buffer(engine->max_output_elements());
             m.check = check_arb(*engine, o, out);
-            // A fresh engine on the test stream in both input windows (a call
-            // of no samples moves to the next one), as for the bank.
+            // A fresh engine on the test stream in its input windows.
             engine = std::make_unique<core::arb_resampler>(d_ctx, o);
-            for (size_t w = 0; w < engine->input_regions(); ++w) {
-                const auto region = engine->input_region();
-                write_region(
-                    d_compute, region, signal(region.capacity), region.capacity, true);
+            prime_inputs(*engine, d_compute, [&](size_t n) {
                 cl::Event done;
-                engine->run(d_compute, 0, out, {}, done);
-            }
+                engine->run(d_compute, n, out, {}, done);
+            });
             d_compute.finish();
             const double host_before = engine->schedule_seconds();
             const uint64_t outputs_before = engine->outputs_scheduled();
@@ -997,10 +964,7 @@ private:
             m.host_ns_per_output =
                 (engine->schedule_seconds() - host_before) * 1e9 / std::max(outputs, 1.0);
             m.note = fmt("%.0f outputs per call", m.outputs);
-        } catch (const std::exception&) {
-            m.fail();
-            drain();
-        }
+        });
         m.print("arb device-resident",
                 number(m.in_gsps()) + " Gsps in, " + number(m.out_gsps()) +
                     " Gsps out, host " + fmt("%.2f", m.host_ns_per_output) +
@@ -1011,7 +975,8 @@ private:
     /*
      * One call of up to 2^14 samples from zero history into NaN-filled `out`:
      * its output count and every output against the in-tree kernel's loops
-     * (float recurrence, float64 sums), and the output after them untouched.
+     * (wideband_reference::arb_resampler: float recurrence, float64 sums), and
+     * the output after them untouched.
      */
     check_stats check_arb(core::arb_resampler& engine,
                           const core::arb_resampler_options& o,
@@ -1029,34 +994,13 @@ private:
         done.wait();
         std::vector<cfloat> y(std::min(produced + 1, nan.size()));
         d_compute.enqueueReadBuffer(out, CL_TRUE, 0, y.size() * 8, y.data());
-        // The in-tree pfb_arb_resampler::filter() over x.
-        const unsigned R = o.filter_size;
-        const size_t T = (o.taps.size() + R - 1) / R;
-        std::vector<float> h(o.taps), dh(o.taps.size(), 0.0f);
-        for (size_t k = 0; k + 1 < o.taps.size(); ++k)
-            dh[k] = -1.0f * o.taps[k] + 1.0f * o.taps[k + 1];
-        h.resize(T * R, 0.0f);
-        dh.resize(T * R, 0.0f);
-        const unsigned dec = unsigned(std::floor(float(R) / o.rate));
-        const float flt = float(R) / o.rate - float(dec);
-        float acc = 0.0f;
-        unsigned j = unsigned((o.taps.size() / 2) % R);
-        size_t k = 0;
-        for (size_t i = 0; i < n; i += j / R, j %= R)
-            for (; j < R; ++k) {
-                std::complex<double> o0 = 0, o1 = 0;
-                for (size_t m = 0; m < T && m <= i; ++m) {
-                    o0 += double(h[m * R + j]) * std::complex<double>(x[i - m]);
-                    o1 += double(dh[m * R + j]) * std::complex<double>(x[i - m]);
-                }
-                if (k < produced)
-                    c.add(o0 + o1 * double(acc), y[k]);
-                acc += flt;
-                j += dec + unsigned(std::floor(acc));
-                acc = std::fmod(acc, 1.0f);
-            }
-        if (produced != k)
-            c.fail(std::to_string(produced) + " outputs, expected " + std::to_string(k));
+        const std::vector<std::complex<double>> ref = wideband_reference::arb_resampler(
+            std::vector<cfloat>(x, x + n), o.rate, o.taps, o.filter_size);
+        for (size_t k = 0; k < std::min(produced, ref.size()); ++k)
+            c.add(ref[k], y[k]);
+        if (produced != ref.size())
+            c.fail(std::to_string(produced) + " outputs, expected " +
+                   std::to_string(ref.size()));
         if (y.size() > produced && !std::isnan(y[produced].real()))
             c.fail("an output written past the call's outputs");
         return c;
@@ -1073,25 +1017,22 @@ private:
                   << copy_ceiling_text(ceiling)
                   << ".\nhost ns/out: the host's phase recurrence per output (not in the "
                      "device time); it bounds a stream at 1/that outputs per second.\n";
-        const auto cell = [](const std::string& text, int width) {
-            return std::string(size_t(std::max(0, width - int(text.size()))), ' ') + text;
-        };
-        std::cout << cell("rate", 8) << cell("T", 5) << cell("in Gsps", 10)
-                  << cell("out Gsps", 10) << cell("GB/s", 9) << cell("%copy", 7)
-                  << cell("host ns/out", 12) << cell("host Gsps", 11) << "  check\n";
+        std::cout << pad("rate", 8) << pad("T", 5) << pad("in Gsps", 10)
+                  << pad("out Gsps", 10) << pad("GB/s", 9) << pad("%copy", 7)
+                  << pad("host ns/out", 12) << pad("host Gsps", 11) << "  check\n";
         for (const arb_result& a : d_arbs) {
-            std::cout << cell(fmt("%.4f", a.rate), 8)
-                      << cell(std::to_string(a.taps_per_filter), 5);
+            std::cout << pad(fmt("%.4f", a.rate), 8)
+                      << pad(std::to_string(a.taps_per_filter), 5);
             if (!a.ok()) {
                 std::cout << "  " << a.status << ": " << a.note << "\n";
                 continue;
             }
-            std::cout << cell(number(a.in_gsps()), 10) << cell(number(a.out_gsps()), 10)
-                      << cell(number(a.gbs()), 9)
-                      << cell(ceiling > 0 ? fmt("%.0f", 100.0 * a.gbs() / ceiling) : "-",
-                              7)
-                      << cell(fmt("%.3f", a.host_ns_per_output), 12)
-                      << cell(number(1.0 / a.host_ns_per_output), 11) << "  "
+            std::cout << pad(number(a.in_gsps()), 10) << pad(number(a.out_gsps()), 10)
+                      << pad(number(a.gbs()), 9)
+                      << pad(ceiling > 0 ? fmt("%.0f", 100.0 * a.gbs() / ceiling) : "-",
+                             7)
+                      << pad(fmt("%.3f", a.host_ns_per_output), 12)
+                      << pad(number(1.0 / a.host_ns_per_output), 11) << "  "
                       << a.check.text() << "\n";
         }
     }
@@ -1122,7 +1063,7 @@ private:
                   << plan.decimations() << ", " << plan.channels.front().taps.size()
                   << " taps" << d_progress.step() << std::endl;
         const size_t samples = bank_samples();
-        try {
+        attempt(m, [&] {
             core::channel_bank_options o = bank_plans::options(plan);
             o.max_input_samples = samples;
             const auto start = clock_type::now();
@@ -1137,24 +1078,13 @@ private:
             }
             const cl::Buffer out = output_buffer(bank.max_output_elements());
             m.check = check_bank(bank, plan, out);
-            // The test stream in both input windows (a call of no samples moves
-            // to the next one), as time_calls() does for the other engines.
-            for (size_t w = 0; w < bank.input_regions(); ++w) {
-                const auto region = bank.input_region();
-                write_region(
-                    d_compute, region, signal(region.capacity), region.capacity, true);
-                bank.enqueue(d_compute, 0, out);
-            }
-            d_compute.finish();
-            m.time = d_timer.measure(
-                [&](const cl::CommandQueue& q) { bank.enqueue(q, samples, out); },
-                {},
+            m.time = time_calls(
+                bank,
+                samples,
                 d_opt.warmup,
-                d_opt.reps);
-        } catch (const std::exception&) {
-            m.fail();
-            drain();
-        }
+                d_opt.reps,
+                [&](const cl::CommandQueue& q, size_t n) { bank.enqueue(q, n, out); });
+        });
         m.print("bank device-resident",
                 number(m.gsps()) + " Gsps, FFT " + std::to_string(m.fft_size) +
                     ", window bins " + m.bins.text() + ", inverse lengths " +
@@ -1280,7 +1210,7 @@ private:
     void measure_conv_gpu(conv_cell& c)
     {
         const size_t N = c.N, L = N, S = N, out = c.out_length(), P = c.pairs();
-        try {
+        attempt(c.gpu, [&] {
             const size_t n = seven_smooth_at_least(out);
             // signals, filters, outputs, the filters' spectra, up to 3 work buffers
             const double per_pair = 8.0 * double(L + S + out + 4 * n);
@@ -1358,10 +1288,7 @@ private:
                              std::to_string(reps) + " calls of " + std::to_string(Q) +
                              " pairs, times P/" + std::to_string(Q);
             }
-        } catch (const std::exception&) {
-            c.gpu.fail();
-            drain();
-        }
+        });
     }
 
     /*
@@ -2017,12 +1944,5 @@ private:
 
 int main(int argc, char** argv)
 {
-    return bench_main<bench, bench_options>(
-        program_name,
-        argc,
-        argv,
-        declare_options,
-        about,
-        examples,
-        "err above 1e-4, non-finite values or a wrong output count");
+    return bench_main<bench>(argc, argv, declare_options, help);
 }

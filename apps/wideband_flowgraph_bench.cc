@@ -230,6 +230,8 @@ const char* const examples = R"(  wideband_flowgraph_bench --device gpu
   wideband_flowgraph_bench --device gpu --only pcie,bank --bank-channels 10,100
 )";
 
+const bench_help help = { program, about, examples, "" };
+
 // ---- test blocks ------------------------------------------------------------
 
 //! Complex normal noise, the same for the same seed.
@@ -274,30 +276,35 @@ public:
     }
 };
 
-
 /*
- * Produces items in device memory without computing them (the buffer is
- * filled with random samples once): a source as fast as the buffer allows.
+ * A test block at one end of a device-resident chain: a feed produces items in
+ * device memory without computing them (the buffer is filled with random
+ * samples once), as fast as the buffer allows; a drain consumes them without
+ * reading them.
  */
-class device_feed : public gr::sync_block, public wb::opencl_block
+class device_end : public gr::sync_block, public wb::opencl_block
 {
 public:
-    device_feed(core::device_context::sptr context,
-                size_t vlen,
-                size_t sample_bytes = sizeof(gr_complex))
-        : gr::sync_block("device_feed",
-                         gr::io_signature::make(0, 0, 0),
-                         gr::io_signature::make(
-                             1, 1, int(vlen * sample_bytes), wb::opencl_buffer::type)),
-          d_context(std::move(context))
+    device_end(bool feed,
+               core::device_context::sptr context,
+               size_t vlen,
+               size_t sample_bytes)
+        : gr::sync_block(
+              feed ? "device_feed" : "device_drain",
+              feed ? gr::io_signature::make(0, 0, 0) : port(vlen, sample_bytes),
+              feed ? port(vlen, sample_bytes) : gr::io_signature::make(0, 0, 0)),
+          d_context(std::move(context)),
+          d_feed(feed)
     {
-        set_min_output_buffer(long(feed_buffer_samples / vlen));
+        if (feed)
+            set_min_output_buffer(long(feed_buffer_samples / vlen));
     }
     core::device_context::sptr opencl_context() const override { return d_context; }
+    bool reads_any_amount() const override { return !d_feed; }
 
     int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star&) override
     {
-        if (!d_filled) {
+        if (d_feed && !d_filled) {
             wb::stream_port port = wb::output_port(*this, 0);
             if (port.where == wb::stream_port::kind::device) {
                 const cl::Buffer& memory = port.buffer->device_memory();
@@ -312,35 +319,32 @@ public:
     }
 
 private:
+    static gr::io_signature::sptr port(size_t vlen, size_t sample_bytes)
+    {
+        return gr::io_signature::make(
+            1, 1, int(vlen * sample_bytes), wb::opencl_buffer::type);
+    }
+
     core::device_context::sptr d_context;
+    const bool d_feed;
     bool d_filled = false;
 };
 
-//! Consumes items in device memory without reading them.
-class device_drain : public gr::sync_block, public wb::opencl_block
+gr::block_sptr device_feed(core::device_context::sptr context,
+                           size_t vlen,
+                           size_t sample_bytes = sizeof(gr_complex))
 {
-public:
-    device_drain(core::device_context::sptr context,
-                 size_t vlen,
-                 size_t sample_bytes = sizeof(gr_complex))
-        : gr::sync_block("device_drain",
-                         gr::io_signature::make(
-                             1, 1, int(vlen * sample_bytes), wb::opencl_buffer::type),
-                         gr::io_signature::make(0, 0, 0)),
-          d_context(std::move(context))
-    {
-    }
-    core::device_context::sptr opencl_context() const override { return d_context; }
-    bool reads_any_amount() const override { return true; }
+    return gnuradio::make_block_sptr<device_end>(
+        true, std::move(context), vlen, sample_bytes);
+}
 
-    int work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star&) override
-    {
-        return noutput_items;
-    }
-
-private:
-    core::device_context::sptr d_context;
-};
+gr::block_sptr device_drain(core::device_context::sptr context,
+                            size_t vlen,
+                            size_t sample_bytes = sizeof(gr_complex))
+{
+    return gnuradio::make_block_sptr<device_end>(
+        false, std::move(context), vlen, sample_bytes);
+}
 
 // ---- measurements ----------------------------------------------------------
 
@@ -617,10 +621,7 @@ private:
                     " K=" + std::to_string(d_opt.taps_per_channel) + " -> " +
                     (vector_output ? std::string("1 sink of vectors")
                                    : std::to_string(m) + " sinks"),
-                [&] {
-                    return "in: " + wb::input_memory(ch) +
-                           ", out: " + wb::output_memory(ch);
-                });
+                edges_of(ch));
         d_rows.back().devices = devices;
         d_rows.back().sample_bytes = core::sample_bytes(type);
     }
@@ -660,6 +661,15 @@ private:
         return join(addresses, ",");
     }
 
+    //! Where the data of a gr-wideband block's edges lives, for run_for().
+    static std::function<std::string()> edges_of(const gr::block_sptr& block)
+    {
+        return [block] {
+            return "in: " + wb::input_memory(block) +
+                   ", out: " + wb::output_memory(block);
+        };
+    }
+
     //! One block between a device feed and drain.
     void measure_alone(const std::string& name,
                        const gr::block_sptr& block,
@@ -668,15 +678,43 @@ private:
                        size_t sample_bytes = sizeof(gr_complex))
     {
         auto tb = gr::make_top_block("alone");
-        auto feed = gnuradio::make_block_sptr<device_feed>(d_ctx, in_vlen, sample_bytes);
-        auto drain =
-            gnuradio::make_block_sptr<device_drain>(d_ctx, out_vlen, sample_bytes);
+        auto feed = device_feed(d_ctx, in_vlen, sample_bytes);
+        auto drain = device_drain(d_ctx, out_vlen, sample_bytes);
         connect_in_series(tb, { feed, block, drain });
-        auto edges = [&] {
-            return "in: " + wb::input_memory(block) +
-                   ", out: " + wb::output_memory(block);
-        };
-        run_for(tb, block, drain, name, edges, double(in_vlen));
+        run_for(tb, block, drain, name, edges_of(block), double(in_vlen));
+        d_rows.back().sample_bytes = sample_bytes;
+    }
+
+    //! \p head -> \p block -> a null sink, samples of \p sample_bytes in and
+    //! out, in the flowgraph \p flowgraph: the row of \p block (run_for()).
+    void run_through(const std::string& flowgraph,
+                     const gr::basic_block_sptr& head,
+                     const gr::block_sptr& block,
+                     const std::string& what,
+                     const std::function<std::string()>& describe = {},
+                     size_t sample_bytes = sizeof(gr_complex),
+                     double scale = 1)
+    {
+        auto tb = gr::make_top_block(flowgraph);
+        auto sink = gr::blocks::null_sink::make(sample_bytes);
+        connect_in_series(tb, { head, block, sink });
+        run_for(tb, block, sink, what, describe, scale);
+        d_rows.back().sample_bytes = sample_bytes;
+    }
+
+    //! A gr-wideband block of make() from the host source into a null sink, in
+    //! the flowgraph \p flowgraph, then alone between a device feed and drain.
+    void measure_from_source(const std::string& flowgraph,
+                             const std::string& name,
+                             const std::function<gr::block_sptr()>& make)
+    {
+        const gr::block_sptr block = make();
+        run_through(flowgraph,
+                    make_source(),
+                    block,
+                    d_opt.source + " -> " + name + " -> sink",
+                    edges_of(block));
+        measure_alone(name, make(), 1, 1);
     }
 
     void measure_chain()
@@ -715,9 +753,9 @@ private:
         gr::basic_block_sptr head = make_source();
         gr::block_sptr tail = gr::blocks::null_sink::make(m * sizeof(gr_complex));
         if (feed_device)
-            head = gnuradio::make_block_sptr<device_feed>(feed_device, 1);
+            head = device_feed(feed_device, 1);
         if (drain_device)
-            tail = gnuradio::make_block_sptr<device_drain>(drain_device, m);
+            tail = device_drain(drain_device, m);
         connect_in_series(tb, { head, c.filter, c.channelizer, c.fft, tail });
         auto edges = [&] {
             return wb::input_memory(c.filter) + " | " + wb::output_memory(c.filter) +
@@ -890,22 +928,10 @@ private:
     {
         const std::string name = "pfb_decimator_ccf decim=" + std::to_string(m) +
                                  " K=" + std::to_string(d_opt.taps_per_channel);
-        auto make = [&] {
+        measure_from_source("decimator", name, [&] {
             return wb::pfb_decimator_ccf::make(
                 unsigned(m), exact_taps(m), 1, true, true, first_devices(1));
-        };
-        {
-            auto tb = gr::make_top_block("decimator");
-            auto src = make_source();
-            auto dec = make();
-            auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
-            connect_in_series(tb, { src, dec, sink });
-            run_for(tb, dec, sink, d_opt.source + " -> " + name + " -> sink", [&] {
-                return "in: " + wb::input_memory(dec) +
-                       ", out: " + wb::output_memory(dec);
-            });
-        }
-        measure_alone(name, make(), 1, 1);
+        });
         if (!d_opt.baseline)
             return;
         auto tb = gr::make_top_block("in-tree");
@@ -937,57 +963,40 @@ private:
             return wb::pfb_synthesizer_ccf::make(
                 unsigned(m), exact_taps(m), false, first_devices(1), vector_input);
         };
-        auto sources = [&](const gr::top_block_sptr& tb, const gr::block_sptr& block) {
+        // m host sources -> the block's m inputs -> a sink.
+        auto from_sources = [&](const std::string& flowgraph,
+                                const gr::block_sptr& block,
+                                const std::string& what) {
+            auto tb = gr::make_top_block(flowgraph);
             const std::vector<gr_complex> x = normal_noise(size_t(1) << 16, 3);
             for (size_t c = 0; c < m; ++c)
                 tb->connect(gr::blocks::vector_source_c::make(x, true), 0, block, int(c));
-        };
-        {
-            auto tb = gr::make_top_block("synth");
-            auto src = gr::blocks::vector_source_c::make(
-                normal_noise(std::max<size_t>(size_t(1) << 20, m), 2), true, unsigned(m));
-            auto synth = make(true);
             auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
-            connect_in_series(tb, { src, synth, sink });
-            run_for(
-                tb,
-                synth,
-                sink,
-                "vector source -> " + name + " vector in -> sink",
-                [&] {
-                    return "in: " + wb::input_memory(synth) +
-                           ", out: " + wb::output_memory(synth);
-                },
-                double(m));
-        }
-        {
-            auto tb = gr::make_top_block("synth");
-            auto synth = make(false);
-            auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
-            sources(tb, synth);
-            tb->connect(synth, 0, sink, 0);
+            tb->connect(block, 0, sink, 0);
             run_for(tb,
-                    synth,
+                    block,
                     sink,
-                    std::to_string(m) + " sources -> " + name + " -> sink",
+                    std::to_string(m) + " sources -> " + what + " -> sink",
                     {},
                     double(m));
-        }
+        };
+        const gr::block_sptr vector_in = make(true);
+        run_through(
+            "synth",
+            gr::blocks::vector_source_c::make(
+                normal_noise(std::max<size_t>(size_t(1) << 20, m), 2), true, unsigned(m)),
+            vector_in,
+            "vector source -> " + name + " vector in -> sink",
+            edges_of(vector_in),
+            sizeof(gr_complex),
+            double(m));
+        from_sources("synth", make(false), name);
         measure_alone(name + " vector in", make(true), m, 1);
-        if (!d_opt.baseline)
-            return;
-        auto tb = gr::make_top_block("in-tree");
-        auto synth =
-            gr::filter::pfb_synthesizer_ccf::make(unsigned(m), exact_taps(m), false);
-        auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
-        sources(tb, synth);
-        tb->connect(synth, 0, sink, 0);
-        run_for(tb,
-                synth,
-                sink,
-                std::to_string(m) + " sources -> in-tree " + name + " -> sink",
-                {},
-                double(m));
+        if (d_opt.baseline)
+            from_sources(
+                "in-tree",
+                gr::filter::pfb_synthesizer_ccf::make(unsigned(m), exact_taps(m), false),
+                "in-tree " + name);
     }
 
     /*
@@ -1014,29 +1023,25 @@ private:
             return gr::blocks::vector_source_f::make(x, true);
         };
         auto run_host = [&](const gr::block_sptr& filter, const std::string& what) {
-            auto tb = gr::make_top_block("fff");
-            auto src = source();
-            auto sink = gr::blocks::null_sink::make(sizeof(float));
-            connect_in_series(tb, { src, filter, sink });
-            run_for(tb, filter, sink, "vector -> " + what + " -> sink");
-            d_rows.back().sample_bytes = sizeof(float);
+            run_through("fff",
+                        source(),
+                        filter,
+                        "vector -> " + what + " -> sink",
+                        {},
+                        sizeof(float));
         };
         auto ours = [&] {
             return wb::fft_filter_fff::make(decimation, taps, 1, first_devices(1));
         };
         run_host(ours(), name);
         const double mine = d_rows.back().msps;
-        {
-            auto tb = gr::make_top_block("fff");
-            auto feed = gnuradio::make_block_sptr<host_feed>(sizeof(float));
-            auto filter = ours();
-            auto sink = gr::blocks::null_sink::make(sizeof(float));
-            connect_in_series(tb, { feed, filter, sink });
-            run_for(tb, filter, sink, "feed -> " + name + " -> sink");
-            d_rows.back().sample_bytes = sizeof(float);
-        }
+        run_through("fff",
+                    gnuradio::make_block_sptr<host_feed>(sizeof(float)),
+                    ours(),
+                    "feed -> " + name + " -> sink",
+                    {},
+                    sizeof(float));
         measure_alone(name, ours(), 1, 1, sizeof(float));
-        d_rows.back().sample_bytes = sizeof(float);
         if (!d_opt.baseline)
             return;
         const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
@@ -1070,29 +1075,14 @@ private:
             t.resize(32 * d_opt.taps_per_channel, 0.0f);
             return t;
         }();
-        auto make = [&] {
+        measure_from_source("resampler", name, [&] {
             return wb::pfb_arb_resampler_ccf::make(rate, taps, 32, first_devices(1));
-        };
-        {
-            auto tb = gr::make_top_block("resampler");
-            auto src = make_source();
-            auto resampler = make();
-            auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
-            connect_in_series(tb, { src, resampler, sink });
-            run_for(tb, resampler, sink, d_opt.source + " -> " + name + " -> sink", [&] {
-                return "in: " + wb::input_memory(resampler) +
-                       ", out: " + wb::output_memory(resampler);
-            });
-        }
-        measure_alone(name, make(), 1, 1);
-        if (!d_opt.baseline)
-            return;
-        auto tb = gr::make_top_block("in-tree");
-        auto src = make_source();
-        auto resampler = gr::filter::pfb_arb_resampler_ccf::make(rate, taps, 32);
-        auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
-        connect_in_series(tb, { src, resampler, sink });
-        run_for(tb, resampler, sink, d_opt.source + " -> in-tree " + name + " -> sink");
+        });
+        if (d_opt.baseline)
+            run_through("in-tree",
+                        make_source(),
+                        gr::filter::pfb_arb_resampler_ccf::make(rate, taps, 32),
+                        d_opt.source + " -> in-tree " + name + " -> sink");
     }
 
     /*
@@ -1153,16 +1143,15 @@ private:
         auto bank = wb::channel_bank_ccc::make(
             1.0, centres, decimations, taps, first_devices(devices));
         auto tb = gr::make_top_block(flowgraph);
-        gr::basic_block_sptr src =
-            device           ? gnuradio::make_block_sptr<device_feed>(d_ctx, 1)
-            : from == "feed" ? gnuradio::make_block_sptr<host_feed>()
-                             : make_source();
+        gr::basic_block_sptr src = device ? device_feed(d_ctx, 1)
+                                   : from == "feed"
+                                       ? gnuradio::make_block_sptr<host_feed>()
+                                       : make_source();
         tb->connect(src, 0, bank, 0);
         gr::block_sptr sink;
         for (size_t c = 0; c < C; ++c) {
-            sink = device
-                       ? gr::block_sptr(gnuradio::make_block_sptr<device_drain>(d_ctx, 1))
-                       : gr::blocks::null_sink::make(sizeof(gr_complex));
+            sink = device ? device_drain(d_ctx, 1)
+                          : gr::blocks::null_sink::make(sizeof(gr_complex));
             tb->connect(bank, int(c), sink, 0);
         }
         run_for(tb,
@@ -1171,10 +1160,7 @@ private:
                 (device ? "feed" : from) + " -> channel_bank_ccc C=" + std::to_string(C) +
                     " D=" + plan.decimations() + " -> " + std::to_string(C) +
                     (device ? " drains" : " sinks"),
-                [&] {
-                    return "in: " + wb::input_memory(bank) +
-                           ", out: " + wb::output_memory(bank);
-                });
+                edges_of(bank));
         d_rows.back().devices = devices;
     }
 
@@ -1274,6 +1260,5 @@ private:
 
 int main(int argc, char** argv)
 {
-    return bench_main<bench, bench_options>(
-        program, argc, argv, declare_options, about, examples, "");
+    return bench_main<bench>(argc, argv, declare_options, help);
 }

@@ -46,7 +46,6 @@
 #include <unistd.h>
 
 namespace wb = gr::wideband::core;
-using app_common::one_line;
 
 namespace {
 
@@ -1154,42 +1153,18 @@ int run(const options& o)
 
 int main(int argc, char** argv)
 {
-    options o;
     try {
         bool help = false;
-        o = parse_args(argc, argv, help);
+        const options o = parse_args(argc, argv, help);
         if (help) {
             std::fputs(usage_text, stdout);
             return 0;
         }
-    } catch (const usage_error& e) {
-        std::fprintf(stderr, "%s: %s\n", prog, e.what());
-        return 2;
-    }
-
-    try {
         return run(o);
     } catch (const usage_error& e) {
         std::fprintf(stderr, "%s: %s\n", prog, e.what());
         return 2;
-    } catch (const std::invalid_argument& e) {
-        // A device string that names no device, or a parameter the core rejects.
-        std::fprintf(stderr, "%s: %s\n", prog, one_line(e.what()).c_str());
-        return 2;
-    } catch (const cl::Error& e) {
-        std::fprintf(stderr,
-                     "%s: OpenCL error in %s: %s\n",
-                     prog,
-                     e.what(),
-                     wb::cl_error_name(e.err()).c_str());
-        return 1;
-    } catch (const std::exception& e) {
-        // The core's messages start with "gr-wideband: "; the program's name says it.
-        std::string msg = e.what();
-        const std::string core_prefix = "gr-wideband: ";
-        if (msg.rfind(core_prefix, 0) == 0)
-            msg.erase(0, core_prefix.size());
-        std::fprintf(stderr, "%s: %s\n", prog, msg.c_str());
-        return 1;
+    } catch (...) {
+        return app_common::report_error(prog);
     }
 }

@@ -248,22 +248,6 @@ bool option_table::has(const std::string& name) const
         d_lines.begin(), d_lines.end(), [&](const line& l) { return l.to.name == name; });
 }
 
-std::string exit_statuses(const std::string& checked, bool time_limit)
-{
-    std::ostringstream out;
-    wrap(out,
-         "",
-         "Exit status: 0 done" +
-             std::string(checked.empty() ? "" : ", every check passed") +
-             "; 1 an OpenCL or other run-time error, or a measurement that failed; 2 a "
-             "bad command line or a --device that matches no device" +
-             (checked.empty() ? "" : "; 3 an output failed its check (" + checked + ")") +
-             (time_limit ? "; 4 stopped by --time-limit (every check made passed)" : "") +
-             ".",
-         0);
-    return out.str();
-}
-
 option_table::line time_limit::option(const std::string& units)
 {
     return { { "--time-limit", "SEC", &seconds, 0 },
@@ -665,14 +649,6 @@ std::vector<link_measurement> measure_device_links(
             1,
             timed([&] { core::host_copy(to.data(), from.data(), bytes); }));
     return results;
-}
-
-std::unique_ptr<core::pinned_buffer>
-pinned_copy(const core::device_context::sptr& ctx, const cfloat* x, size_t n)
-{
-    auto copy = std::make_unique<core::pinned_buffer>(ctx, n * sizeof(cfloat));
-    core::host_copy(copy->data(), x, n * sizeof(cfloat));
-    return copy;
 }
 
 std::string copy_ceiling_text(double gbs)
@@ -1175,6 +1151,158 @@ void print_scaling(const std::string& heading,
         std::cout << text << "\n";
     }
     std::cout << std::flush;
+}
+
+// ---- the state of a benchmark ------------------------------------------------
+
+bench_base::bench_base(const common_options& o,
+                       std::vector<core::device_context::sptr> devices)
+    : d_devices(std::move(devices)),
+      d_ctx(d_devices.front()),
+      d_timer(*d_ctx),
+      d_compute(d_ctx->create_queue(false)),
+      d_csv(o.csv)
+{
+}
+
+void bench_base::measure_copies(const std::string& when,
+                                size_t bytes,
+                                int warmup,
+                                int reps)
+{
+    d_copies.push_back(measure_copy(*d_ctx, d_timer, when, bytes, warmup, reps));
+}
+
+void bench_base::drain() const
+{
+    std::vector<const cl::CommandQueue*> queues = d_other_queues;
+    queues.insert(queues.end(), { &d_timer.queue(), &d_compute });
+    harness::drain(queues);
+}
+
+const cfloat* bench_base::signal(size_t n)
+{
+    for (size_t i = d_signal.size(); i < n; ++i)
+        d_signal.push_back(signal_sample(i));
+    return d_signal.data();
+}
+
+timing
+bench_base::stream_signal(core::multi_device_pipeline& pipeline,
+                          const core::stream_engine& engine,
+                          size_t ring_chunks,
+                          size_t chunk,
+                          size_t calls,
+                          int reps,
+                          bool pinned,
+                          bool copy_out,
+                          const std::function<void(const cfloat*, size_t, int)>& take)
+{
+    const size_t ring_bytes = ring_chunks * chunk * sizeof(cfloat);
+    const cfloat* x = signal(ring_chunks * chunk);
+    std::unique_ptr<core::pinned_buffer> pinned_ring; // what submit_pinned() DMAs from
+    if (pinned) {
+        pinned_ring = std::make_unique<core::pinned_buffer>(d_ctx, ring_bytes);
+        core::host_copy(pinned_ring->data(), x, ring_bytes);
+        x = static_cast<const cfloat*>(pinned_ring->data());
+    }
+    std::vector<cfloat> copy(std::max<size_t>(engine.max_output_elements(), 1));
+    auto copy_and_take = [&](const cfloat* y, size_t elements, int sequence) {
+        if (copy_out) {
+            core::host_copy(copy.data(), y, elements * sizeof(cfloat));
+            y = copy.data();
+        }
+        take(y, elements, sequence);
+    };
+    return stream_chunks(
+        pipeline, x, ring_chunks, chunk, calls, reps, copy_and_take, pinned);
+}
+
+// ---- main() ---------------------------------------------------------------
+
+namespace {
+
+/*
+ * The "Exit status:" paragraph of a --help: `checked` says what fails a check
+ * (none: the program has no status 3); status 4 when the options have
+ * --time-limit.
+ */
+std::string exit_statuses(const std::string& checked, bool time_limit)
+{
+    std::ostringstream out;
+    wrap(out,
+         "",
+         "Exit status: 0 done" +
+             std::string(checked.empty() ? "" : ", every check passed") +
+             "; 1 an OpenCL or other run-time error, or a measurement that failed; 2 a "
+             "bad command line or a --device that matches no device" +
+             (checked.empty() ? "" : "; 3 an output failed its check (" + checked + ")") +
+             (time_limit ? "; 4 stopped by --time-limit (every check made passed)" : "") +
+             ".",
+         0);
+    return out.str();
+}
+
+} // namespace
+
+int run_bench_main(
+    const bench_help& help,
+    int argc,
+    char** argv,
+    common_options& options,
+    bool several,
+    const std::function<void(option_table&)>& declare,
+    const std::function<int(const std::vector<core::device_context::sptr>&)>& run)
+{
+    const char* const program = help.program;
+    option_table table;
+    table.add(
+        { { { "--device", "STR", &options.device },
+            std::string("OpenCL device: \"\" = automatic (first GPU, else CPU; env "
+                        "WIDEBAND_DEVICE), gpu, cpu, P:D, or part of its name") +
+                (several ? "; several (gpu:all, 0:0,0:1, ...): streaming scaling" : "") +
+                " []" } });
+    declare(table);
+    table.add(
+        { { { "--csv", "FILE", &options.csv }, "write every figure to FILE as CSV []" },
+          { { "-h", &options.help }, "" },
+          { { "--help", &options.help }, "this text" } });
+    try {
+        table.parse(argc, argv);
+    } catch (const usage_error& e) {
+        std::cerr << program << ": " << e.what() << " (see --help)" << std::endl;
+        return 2;
+    }
+    if (options.help) {
+        std::cout << "Usage: " << program << " [OPTIONS]\n\n" << help.about << "\n";
+        table.print(std::cout);
+        std::cout << "\nExamples:\n"
+                  << help.examples << "\n"
+                  << exit_statuses(help.checked, table.has("--time-limit"));
+        return 0;
+    }
+    try {
+        std::vector<core::device_context::sptr> devices;
+        try {
+            devices = core::device_context::get_all(options.device);
+        } catch (const std::invalid_argument& e) { // --device matches no device
+            std::cerr << program << ": " << one_line(e.what()) << std::endl;
+            return 2;
+        }
+        if (!several && devices.size() > 1) {
+            std::cerr << program << ": --device \"" << options.device << "\" names "
+                      << devices.size() << " devices; this benchmark runs on one"
+                      << std::endl;
+            return 2;
+        }
+        return run(devices);
+    } catch (const cl::Error& e) {
+        std::cerr << program << ": OpenCL error " << core::cl_error_name(e.err())
+                  << " in " << e.what() << std::endl;
+    } catch (const std::exception& e) {
+        std::cerr << program << ": " << one_line(e.what()) << std::endl;
+    }
+    return 1;
 }
 
 } // namespace harness

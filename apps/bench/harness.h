@@ -742,10 +742,6 @@ struct device_pipeline {
     std::unique_ptr<core::multi_device_pipeline> pipeline;
 };
 
-//! A page-locked copy of x[0, n) in `ctx`'s context, for submit_pinned().
-std::unique_ptr<core::pinned_buffer>
-pinned_copy(const core::device_context::sptr& ctx, const cfloat* x, size_t n);
-
 /*
  * One Engine on each of the first n devices, each with a queue (no profiling,
  * as a block's) and an output buffer of output_elements(engine) samples: what
@@ -802,6 +798,15 @@ void print_scaling(const std::string& heading,
 
 // ---- the state of a benchmark ------------------------------------------------
 
+//! Whether an engine has reset() (core::channel_bank and core::arb_resampler do not).
+template <class Engine, class = void>
+struct has_reset : std::false_type {
+};
+template <class Engine>
+struct has_reset<Engine, std::void_t<decltype(std::declval<Engine&>().reset())>>
+    : std::true_type {
+};
+
 /*
  * What a benchmark holds: the devices of --device (streaming runs over the first
  * 1, 2, ... of them), the first (everything else), its timer, a queue without
@@ -810,53 +815,39 @@ void print_scaling(const std::string& heading,
  * its rows.
  */
 struct bench_base {
-    bench_base(const common_options& o, std::vector<core::device_context::sptr> devices)
-        : d_devices(std::move(devices)),
-          d_ctx(d_devices.front()),
-          d_timer(*d_ctx),
-          d_compute(d_ctx->create_queue(false)),
-          d_csv(o.csv)
+    bench_base(const common_options& o, std::vector<core::device_context::sptr> devices);
+    //! clEnqueueCopyBuffer of `bytes` (measure_copy()).
+    void measure_copies(const std::string& when, size_t bytes, int warmup, int reps);
+    //! Waits for the timer's queue, d_compute and d_other_queues, ignoring their
+    //! errors.
+    void drain() const;
+    /*
+     * body(); an exception from it fails `m` (measurement::fail(): its message
+     * as the note) and drains the queues, so that the next measurement starts
+     * clean.
+     */
+    template <class Body>
+    void attempt(measurement& m, Body&& body)
     {
-    }
-    //! clEnqueueCopyBuffer of `bytes` (bench/harness.h's measure_copy).
-    void measure_copies(const std::string& when, size_t bytes, int warmup, int reps)
-    {
-        d_copies.push_back(measure_copy(*d_ctx, d_timer, when, bytes, warmup, reps));
-    }
-    //! Waits for the timer's queue, d_compute and `more`, ignoring their errors.
-    void drain(std::vector<const cl::CommandQueue*> more = {}) const
-    {
-        more.insert(more.end(), { &d_timer.queue(), &d_compute });
-        harness::drain(more);
+        try {
+            body();
+        } catch (const std::exception&) {
+            m.fail();
+            drain();
+        }
     }
     //! The first n samples of the test stream (signal_sample); the pointer stays
     //! valid until a longer stream is asked for.
-    const cfloat* signal(size_t n)
-    {
-        for (size_t i = d_signal.size(); i < n; ++i)
-            d_signal.push_back(signal_sample(i));
-        return d_signal.data();
-    }
+    const cfloat* signal(size_t n);
 
     /*
      * The check of a streaming engine (core::pfb_channelizer, core::fft_filter):
      * three calls from zero history into NaN-filled `out`, of the most samples,
      * of fewer (leaving samples short of an output when D > 1) and of the most
-     * again; call(n) enqueues one on d_compute and returns its outputs; then
-     * check(stats, outputs, first) compares them, the first being output `first`
-     * of the stream.
+     * again; call(n) enqueues one on `queue` (where the inputs are written)
+     * and returns its outputs; then check(stats, outputs, first) compares
+     * them, the first being output `first` of the stream.
      */
-    template <class Engine, class Call, class Check>
-    check_stats check_three_calls(Engine& engine,
-                                  size_t D,
-                                  const cl::Buffer& out,
-                                  const char* unit,
-                                  Call&& call,
-                                  Check&& check)
-    {
-        return check_three_calls(d_compute, engine, D, out, unit, call, check);
-    }
-    //! As above, with the engine's calls and the writes on \p queue.
     template <class Engine, class Call, class Check>
     check_stats check_three_calls(const cl::CommandQueue& queue,
                                   Engine& engine,
@@ -895,13 +886,15 @@ struct bench_base {
     }
 
     /*
-     * `engine` from zero history with the test stream in the new-sample part of
-     * every input region, written on `queue`; call(0) moves to the next region.
+     * `engine` from zero history (an engine without reset(): its own) with the
+     * test stream in the new-sample part of every input region, written on
+     * `queue`; call(0) moves to the next region.
      */
     template <class Engine, class Call>
     void prime_inputs(Engine& engine, const cl::CommandQueue& queue, Call&& call)
     {
-        engine.reset();
+        if constexpr (has_reset<Engine>::value)
+            engine.reset();
         for (size_t w = 0; w < engine.input_regions(); ++w) {
             const auto region = engine.input_region();
             write_region(queue, region, signal(region.capacity), region.capacity, true);
@@ -966,10 +959,78 @@ struct bench_base {
                (1.0 / reps);
     }
 
+    /*
+     * An Engine of `options` on each of the first n devices at once, the same
+     * calls of its max_input_samples() on each (time_calls_together(), 3
+     * sequences), into m: setup_ms, samples (of all n), the note with what
+     * describe(first engine) says of a call, time, and the check of every
+     * engine, check(engine, its queue, its output). enqueue(engine, queue,
+     * samples, output) enqueues a call.
+     */
+    template <class Engine, class Options, class Describe, class Enqueue, class Check>
+    void measure_together(measurement& m,
+                          size_t n,
+                          const Options& options,
+                          int warmup,
+                          int reps,
+                          Describe&& describe,
+                          Enqueue&& enqueue,
+                          Check&& check)
+    {
+        attempt(m, [&] {
+            const auto start = clock_type::now();
+            engines_on_devices<Engine> set(d_devices, n, options, [](const Engine& e) {
+                return e.max_output_elements();
+            });
+            m.setup_ms = ms_since(start);
+            const size_t samples = set.front().max_input_samples(); // per call, device
+            m.samples = n * samples;
+            m.note = std::to_string(n) + " device" + (n > 1 ? "s" : "") +
+                     " at once, the same " + describe(set.front()) +
+                     " on each, host time per round";
+            m.time = time_calls_together(
+                set,
+                samples,
+                warmup,
+                reps,
+                3,
+                [&](size_t i, const cl::CommandQueue& q, size_t count) {
+                    enqueue(*set.engines[i], q, count, set.outputs[i]);
+                });
+            m.check = set.check_each([&](size_t i) {
+                return check(*set.engines[i], set.queues[i], set.outputs[i]);
+            });
+        });
+    }
+
+    /*
+     * stream_chunks() through `pipeline` (of engines like `engine`) from a
+     * ring of `ring_chunks` chunks of the test stream (page-locked with
+     * `pinned`): each chunk's output copied out of the pipeline's memory first
+     * with `copy_out` (as a block with host edges does), then take(output,
+     * elements, sequence).
+     */
+    timing stream_signal(core::multi_device_pipeline& pipeline,
+                         const core::stream_engine& engine,
+                         size_t ring_chunks,
+                         size_t chunk,
+                         size_t calls,
+                         int reps,
+                         bool pinned,
+                         bool copy_out,
+                         const std::function<void(const cfloat*, size_t, int)>& take);
+    //! The same through a device_pipeline and its engines.
+    template <class Engine, class... Rest>
+    timing stream_signal(const device_pipeline<Engine>& p, Rest&&... rest)
+    {
+        return stream_signal(*p.pipeline, p.front(), std::forward<Rest>(rest)...);
+    }
+
     std::vector<core::device_context::sptr> d_devices;
     core::device_context::sptr d_ctx;
     device_timer d_timer;
     cl::CommandQueue d_compute;
+    std::vector<const cl::CommandQueue*> d_other_queues; // a benchmark's own queues
     std::vector<cfloat> d_signal;
     std::vector<copy_measurement> d_copies;
     std::vector<pcie_measurement> d_pcie;
@@ -979,12 +1040,27 @@ struct bench_base {
 
 // ---- main() ---------------------------------------------------------------
 
+//! What --help says of a benchmark, and what fails its check.
+struct bench_help {
+    const char* program;
+    std::string about, examples;
+    std::string checked; // what fails a check (exit status 3); "": none
+};
+
 /*
- * The "Exit status:" paragraph of a --help: `checked` says what fails a check
- * (none: the program has no status 3); status 4 when the options have
- * --time-limit.
+ * The work of bench_main() that does not depend on the benchmark: `declare`
+ * adds the benchmark's options between --device and --csv; `several`: the
+ * benchmark takes every device of --device, else exactly one; run(devices)
+ * constructs and runs it.
  */
-std::string exit_statuses(const std::string& checked, bool time_limit);
+int run_bench_main(
+    const bench_help& help,
+    int argc,
+    char** argv,
+    common_options& options,
+    bool several,
+    const std::function<void(option_table&)>& declare,
+    const std::function<int(const std::vector<core::device_context::sptr>&)>& run);
 
 /*!
  * The main() of a bench app: its options (declared by declare(), with --device,
@@ -996,6 +1072,35 @@ std::string exit_statuses(const std::string& checked, bool time_limit);
  * other error is one line and exit 1.
  */
 template <class Bench, class Options>
+int bench_main(int argc,
+               char** argv,
+               void (*declare)(Options&, option_table&),
+               const bench_help& help)
+{
+    using contexts = std::vector<core::device_context::sptr>;
+    constexpr bool several = std::is_constructible_v<Bench, const Options&, contexts>;
+    Options options;
+    return run_bench_main(
+        help,
+        argc,
+        argv,
+        options,
+        several,
+        [&](option_table& table) { declare(options, table); },
+        [&](const contexts& devices) {
+            if constexpr (several) {
+                Bench b(options, devices);
+                return b.run();
+            } else {
+                Bench b(options, devices.front());
+                return b.run();
+            }
+        });
+}
+
+//! The same, the help in arguments (wideband_fft_bench's main() until it
+//! passes a bench_help).
+template <class Bench, class Options>
 int bench_main(const char* program,
                int argc,
                char** argv,
@@ -1004,63 +1109,7 @@ int bench_main(const char* program,
                const std::string& examples,
                const std::string& checked)
 {
-    using contexts = std::vector<core::device_context::sptr>;
-    constexpr bool several = std::is_constructible_v<Bench, const Options&, contexts>;
-    Options options;
-    option_table table;
-    table.add(
-        { { { "--device", "STR", &options.device },
-            std::string("OpenCL device: \"\" = automatic (first GPU, else CPU; env "
-                        "WIDEBAND_DEVICE), gpu, cpu, P:D, or part of its name") +
-                (several ? "; several (gpu:all, 0:0,0:1, ...): streaming scaling" : "") +
-                " []" } });
-    declare(options, table);
-    table.add(
-        { { { "--csv", "FILE", &options.csv }, "write every figure to FILE as CSV []" },
-          { { "-h", &options.help }, "" },
-          { { "--help", &options.help }, "this text" } });
-    try {
-        table.parse(argc, argv);
-    } catch (const usage_error& e) {
-        std::cerr << program << ": " << e.what() << " (see --help)" << std::endl;
-        return 2;
-    }
-    if (options.help) {
-        std::cout << "Usage: " << program << " [OPTIONS]\n\n" << about << "\n";
-        table.print(std::cout);
-        std::cout << "\nExamples:\n"
-                  << examples << "\n"
-                  << exit_statuses(checked, table.has("--time-limit"));
-        return 0;
-    }
-    try {
-        contexts devices;
-        try {
-            devices = core::device_context::get_all(options.device);
-        } catch (const std::invalid_argument& e) { // --device matches no device
-            std::cerr << program << ": " << one_line(e.what()) << std::endl;
-            return 2;
-        }
-        if constexpr (several) {
-            Bench b(options, devices);
-            return b.run();
-        } else {
-            if (devices.size() > 1) {
-                std::cerr << program << ": --device \"" << options.device << "\" names "
-                          << devices.size() << " devices; this benchmark runs on one"
-                          << std::endl;
-                return 2;
-            }
-            Bench b(options, devices.front());
-            return b.run();
-        }
-    } catch (const cl::Error& e) {
-        std::cerr << program << ": OpenCL error " << core::cl_error_name(e.err())
-                  << " in " << e.what() << std::endl;
-    } catch (const std::exception& e) {
-        std::cerr << program << ": " << one_line(e.what()) << std::endl;
-    }
-    return 1;
+    return bench_main<Bench>(argc, argv, declare, { program, about, examples, checked });
 }
 
 } // namespace harness

@@ -58,75 +58,7 @@ std::vector<float> random_taps(size_t count, uint32_t seed)
     return taps;
 }
 
-// Settings that change before a given output (as between two calls).
-struct change {
-    float rate = 0.0f;       // 0: unchanged
-    std::vector<float> taps; // empty: unchanged
-};
-
-/*
- * The in-tree pfb_arb_resampler_ccf over the whole of x, its loops verbatim,
- * sums in double; `changes` apply before the output of their index (the step
- * after the previous output was made at the old rate, as in a work() call).
- */
-std::vector<cdouble> reference(const std::vector<cfloat>& x,
-                               float rate,
-                               std::vector<float> taps,
-                               unsigned R,
-                               const std::map<size_t, change>& changes = {},
-                               int start_filter = -1)
-{
-    unsigned dec = unsigned(std::floor(float(R) / rate));
-    float flt = float(R) / rate - float(dec);
-    float acc = 0.0f;
-    unsigned j =
-        start_filter < 0 ? unsigned((taps.size() / 2) % R) : unsigned(start_filter);
-    auto filters = [&](const std::vector<float>& t) {
-        const size_t T = (t.size() + R - 1) / R;
-        std::vector<float> p(t);
-        p.resize(T * R, 0.0f);
-        return p;
-    };
-    auto diff = [](const std::vector<float>& t) {
-        std::vector<float> d;
-        for (size_t i = 0; i + 1 < t.size(); ++i)
-            d.push_back(-1.0f * t[i] + 1.0f * t[i + 1]);
-        d.push_back(0.0f);
-        return d;
-    };
-    std::vector<float> h = filters(taps), dh = filters(diff(taps));
-    std::vector<cdouble> y;
-    size_t i_in = 0;
-    while (i_in < x.size()) {
-        while (j < R) {
-            const auto c = changes.find(y.size());
-            if (c != changes.end()) {
-                if (c->second.rate > 0.0f) {
-                    rate = c->second.rate;
-                    dec = unsigned(std::floor(float(R) / rate));
-                    flt = float(R) / rate - float(dec);
-                }
-                if (!c->second.taps.empty()) {
-                    h = filters(c->second.taps);
-                    dh = filters(diff(c->second.taps));
-                }
-            }
-            const size_t T = h.size() / R;
-            cdouble o0 = 0, o1 = 0;
-            for (size_t m = 0; m < T && m <= i_in; ++m) {
-                o0 += double(h[m * R + j]) * cdouble(x[i_in - m]);
-                o1 += double(dh[m * R + j]) * cdouble(x[i_in - m]);
-            }
-            y.push_back(o0 + o1 * double(acc));
-            acc += flt;
-            j += dec + (int)std::floor(acc);
-            acc = std::fmod(acc, 1.0f);
-        }
-        i_in += j / R;
-        j = j % R;
-    }
-    return y;
-}
+using change = wideband_reference::arb_change;
 
 // Runs the engine over x in calls of `chunks` samples; before the call that
 // starts at output n, `changes[n]` (the engine's outputs so far) apply.
@@ -195,7 +127,8 @@ BOOST_AUTO_TEST_CASE(rates_filter_sizes_and_chunkings)
             // 16 and 8 taps per filter, one filter short of the last row
             const std::vector<float> taps =
                 random_taps((R == 32 ? 16 : 8) * R - 3, seed++);
-            const std::vector<cdouble> ref = reference(x, rate, taps, R);
+            const std::vector<cdouble> ref =
+                wideband_reference::arb_resampler(x, rate, taps, R);
             std::vector<cfloat> first;
             const std::vector<std::vector<size_t>> chunkings = {
                 fixed_chunks(total, max_input),
@@ -250,7 +183,10 @@ BOOST_AUTO_TEST_CASE(long_stream_keeps_the_float_phase)
     const std::vector<float> taps = random_taps(32 * 4, 5);
     core::arb_resampler engine(context(), options(0.6144f, taps, 32, 8192));
     const std::vector<cfloat> y = run_engine(engine, x, fixed_chunks(total, 8192));
-    check_accuracy(y, reference(x, 0.6144f, taps, 32), l2_bound, "long stream");
+    check_accuracy(y,
+                   wideband_reference::arb_resampler(x, 0.6144f, taps, 32),
+                   l2_bound,
+                   "long stream");
 }
 
 BOOST_AUTO_TEST_CASE(settings_between_calls)
@@ -268,8 +204,10 @@ BOOST_AUTO_TEST_CASE(settings_between_calls)
     core::arb_resampler engine(context(), options(0.6144f, taps, 32, 400));
     std::map<size_t, change> by_output;
     const std::vector<cfloat> y = run_engine(engine, x, chunks, by_call, &by_output);
-    check_accuracy(
-        y, reference(x, 0.6144f, taps, 32, by_output), l2_bound, "set_rate, set_taps");
+    check_accuracy(y,
+                   wideband_reference::arb_resampler(x, 0.6144f, taps, 32, by_output),
+                   l2_bound,
+                   "set_rate, set_taps");
 }
 
 BOOST_AUTO_TEST_CASE(set_filter_starts_there)
@@ -280,7 +218,10 @@ BOOST_AUTO_TEST_CASE(set_filter_starts_there)
     BOOST_CHECK_EQUAL(engine.phase().filter, 3u); // (35 / 2) % 7
     engine.set_filter(5);
     const std::vector<cfloat> y = run_engine(engine, x, fixed_chunks(1000, 256));
-    check_accuracy(y, reference(x, 2.5f, taps, 7, {}, 5), l2_bound, "set_filter(5)");
+    check_accuracy(y,
+                   wideband_reference::arb_resampler(x, 2.5f, taps, 7, {}, 5),
+                   l2_bound,
+                   "set_filter(5)");
 }
 
 BOOST_AUTO_TEST_CASE(bounds_and_rejected_options)

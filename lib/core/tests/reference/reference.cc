@@ -370,4 +370,63 @@ linear_convolution(const cfloat* s, size_t L, const cfloat* f, size_t S)
     return y;
 }
 
+std::vector<cdouble> arb_resampler(const std::vector<cfloat>& x,
+                                   float rate,
+                                   std::vector<float> taps,
+                                   unsigned R,
+                                   const std::map<size_t, arb_change>& changes,
+                                   int start_filter)
+{
+    unsigned dec = unsigned(std::floor(float(R) / rate));
+    float flt = float(R) / rate - float(dec);
+    float acc = 0.0f;
+    unsigned j =
+        start_filter < 0 ? unsigned((taps.size() / 2) % R) : unsigned(start_filter);
+    auto filters = [&](const std::vector<float>& t) {
+        const size_t T = (t.size() + R - 1) / R;
+        std::vector<float> p(t);
+        p.resize(T * R, 0.0f);
+        return p;
+    };
+    auto diff = [](const std::vector<float>& t) {
+        std::vector<float> d;
+        for (size_t i = 0; i + 1 < t.size(); ++i)
+            d.push_back(-1.0f * t[i] + 1.0f * t[i + 1]);
+        d.push_back(0.0f);
+        return d;
+    };
+    std::vector<float> h = filters(taps), dh = filters(diff(taps));
+    std::vector<cdouble> y;
+    size_t i_in = 0;
+    while (i_in < x.size()) {
+        while (j < R) {
+            const auto c = changes.find(y.size());
+            if (c != changes.end()) {
+                if (c->second.rate > 0.0f) {
+                    rate = c->second.rate;
+                    dec = unsigned(std::floor(float(R) / rate));
+                    flt = float(R) / rate - float(dec);
+                }
+                if (!c->second.taps.empty()) {
+                    h = filters(c->second.taps);
+                    dh = filters(diff(c->second.taps));
+                }
+            }
+            const size_t T = h.size() / R;
+            cdouble o0 = 0, o1 = 0;
+            for (size_t m = 0; m < T && m <= i_in; ++m) {
+                o0 += double(h[m * R + j]) * cdouble(x[i_in - m]);
+                o1 += double(dh[m * R + j]) * cdouble(x[i_in - m]);
+            }
+            y.push_back(o0 + o1 * double(acc));
+            acc += flt;
+            j += dec + (int)std::floor(acc);
+            acc = std::fmod(acc, 1.0f);
+        }
+        i_in += j / R;
+        j = j % R;
+    }
+    return y;
+}
+
 } // namespace wideband_reference

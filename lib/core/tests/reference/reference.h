@@ -20,6 +20,7 @@
 #include <complex>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <vector>
 
 namespace wideband_reference {
@@ -142,6 +143,28 @@ linear_convolution_at(const cfloat* s, size_t L, const cfloat* f, size_t S, size
 //! All L + S - 1 points of it (batched_convolution.h).
 std::vector<cdouble>
 linear_convolution(const cfloat* s, size_t L, const cfloat* f, size_t S);
+
+//! Settings of the arbitrary resampler that change before a given output (as
+//! between two calls).
+struct arb_change {
+    float rate = 0.0f;       // 0: unchanged
+    std::vector<float> taps; // empty: unchanged
+};
+
+/*!
+ * GNU Radio's pfb_arb_resampler_ccf (arb_resampler.h) of R filters over the
+ * whole of x, its loops verbatim (float accumulator, floor and fmodf), the
+ * filter sums in double; `changes` apply before the output of their index (the
+ * step after the previous output was made at the old rate, as in a work()
+ * call); the first filter is start_filter, or the block's, taps / 2 % R, when
+ * negative.
+ */
+std::vector<cdouble> arb_resampler(const std::vector<cfloat>& x,
+                                   float rate,
+                                   std::vector<float> taps,
+                                   unsigned R,
+                                   const std::map<size_t, arb_change>& changes = {},
+                                   int start_filter = -1);
 
 } // namespace wideband_reference
 
