@@ -1181,12 +1181,12 @@ private:
 
 int main(int argc, char** argv)
 {
-    return bench_main<bench, bench_options>(
-        program_name,
+    return bench_main<bench>(
         argc,
         argv,
         declare_options,
-        about(),
-        examples,
-        "ours only: non-finite values, error above 1e-5, or a changed input");
+        { program_name,
+          about(),
+          examples,
+          "ours only: non-finite values, error above 1e-5, or a changed input" });
 }

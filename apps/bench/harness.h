@@ -1098,20 +1098,6 @@ int bench_main(int argc,
         });
 }
 
-//! The same, the help in arguments (wideband_fft_bench's main() until it
-//! passes a bench_help).
-template <class Bench, class Options>
-int bench_main(const char* program,
-               int argc,
-               char** argv,
-               void (*declare)(Options&, option_table&),
-               const std::string& about,
-               const std::string& examples,
-               const std::string& checked)
-{
-    return bench_main<Bench>(argc, argv, declare, { program, about, examples, checked });
-}
-
 } // namespace harness
 
 #endif /* INCLUDED_WIDEBAND_BENCH_HARNESS_H */
