@@ -7,9 +7,9 @@
 
 // The discrete cosine transforms (fft_transform::dct_ii, dct_iii, dct_iv)
 // against the float64 reference (wideband_reference::dct, scipy.fft.dct's
-// definitions with norm=None and "ortho"): many lengths and every way the core computes
-// them (passes, Rader, Bluestein), batches, layouts, round trips and the
-// options they refuse.
+// definitions with norm=None and "ortho"): many lengths and every way the
+// core computes them (passes, Rader, Bluestein), batches, layouts, round
+// trips and the options they refuse.
 
 #define BOOST_TEST_MODULE qa_dct
 #include <boost/test/unit_test.hpp>
