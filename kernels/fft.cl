@@ -141,25 +141,38 @@ static inline uint cosine_order(uint e, uint n)
     return 2 * e < n ? 2 * e : 2 * n - 1 - 2 * e;
 }
 
-/* Bin e of a packed inverse transform's input (PRE_REAL_UNPACK) in row t: as
- * stored (irfft), or DCT-III's V[e] = f_e (x[e] - i x[2 FFT_L - e]), x[2 FFT_L]
- * taken as zero, f_e = pre_factors[FFT_L + e]. */
+/* Bin e of a packed inverse transform's input (PRE_REAL_UNPACK) in row t, as
+ * stored (irfft). */
 static inline float2 load_bin(__global const SAMPLE_T* src,
                               const struct io_layout in,
                               uint t,
-                              uint e,
-                              __global const float2* pre_factors)
+                              uint e)
 {
-    const idx_t row = in.offset + t * in.distance;
-#if PRE_COSINE == 3
-    const float2 x = (float2)(load_sample(src, row + e * in.stride).x,
-                              e ? -load_sample(src, row + (2 * FFT_L - e) * in.stride).x
-                                : 0.0f);
-    return cmul(pre_factors[FFT_L + e], x);
-#else
-    return load_sample(src, row + e * in.stride);
-#endif
+    return load_sample(src, in.offset + t * in.distance + e * in.stride);
 }
+
+#if PRE_REAL_UNPACK && PRE_COSINE == 3
+/* Point f of a packed DCT-III's row in the tile (float f of the row). */
+static inline float tile_point(__local const float2* row, uint f)
+{
+    const float2 pair = row[LDS_INDEX(f / 2)];
+    return f % 2 ? pair.y : pair.x;
+}
+
+/* DCT-III's bin V[e] = f_e (x[e] - i x[2 FFT_L - e]), x[2 FFT_L] taken as zero,
+ * f_e = pre_factors[FFT_L + e], from the row's points in the tile. */
+static inline float2
+cosine_bin_from_tile(__local const float2* row, uint e, __global const float2* pre_factors)
+{
+    const float2 x =
+        (float2)(tile_point(row, e), e ? -tile_point(row, 2 * FFT_L - e) : 0.0f);
+    return cmul(pre_factors[FFT_L + e], x);
+}
+
+/* The unpacking rounds of a work-item: pairs e, L - e per group of transforms. */
+#define UNPACK_ROUNDS \
+    ((FFT_G * (FFT_L / 2 + 1) + FFT_G * FFT_T - 1) / (FFT_G * FFT_T))
+#endif
 
 /* A packed DCT-II's bin k times its twiddle and scaling (post_factors[FFT_L +
  * k]); other packed transforms store their bins as they are. */
@@ -413,7 +426,54 @@ fft_pass(__global const SAMPLE_T* src,
 #define STORE_POINT(t, s, x) \
     store_point(dst, out, t, s, x, logical_length, scale, post_factors, range, rader_perm)
 
-#if PRE_REAL_UNPACK
+#if PRE_REAL_UNPACK && PRE_COSINE == 3
+    /* A packed DCT-III: the row's 2L points into the tile as they lie (pairs of
+     * floats, read as a C2R reads its bins: coalesced, from the front), then the
+     * bins e and L - e formed from the four points they need and unpacked into
+     * Z'[e], Z'[L - e] as below. Those points lie in other pairs' places, so
+     * every pair is read before any is written. */
+    for (uint n_ = lid; n_ < FFT_G * FFT_L; n_ += FFT_G * FFT_T) {
+        const uint lg_ = n_ / FFT_L, m_ = n_ % FFT_L;
+        float2 x_ = (float2)(0.0f, 0.0f);
+        if (first + lg_ < transforms) {
+            const idx_t row_ = in.offset + (first + lg_) * in.distance;
+            x_ = (float2)(load_sample(src, row_ + 2 * m_ * in.stride).x,
+                          load_sample(src, row_ + (2 * m_ + 1) * in.stride).x);
+        }
+        tiles[lg_ * TILE_STRIDE + LDS_INDEX(m_)] = x_;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float2 unpacked_[UNPACK_ROUNDS][2];
+#pragma unroll
+    for (uint r_ = 0; r_ < UNPACK_ROUNDS; ++r_) {
+        const uint n_ = lid + r_ * FFT_G * FFT_T;
+        if (n_ < FFT_G * (FFT_L / 2 + 1)) {
+            const uint e_ = n_ % (FFT_L / 2 + 1);
+            __local const float2* row_ = tiles + n_ / (FFT_L / 2 + 1) * TILE_STRIDE;
+            float2 a = cosine_bin_from_tile(row_, e_, pre_factors);
+            float2 b = cosine_bin_from_tile(row_, FFT_L - e_, pre_factors);
+            if (e_ == 0) { /* bins 0 and L, taken as real */
+                a.y = 0.0f;
+                b.y = 0.0f;
+            }
+            unpacked_[r_][0] = real_unpacked(a, b, pre_factors[e_]);
+            unpacked_[r_][1] = real_unpacked(b, a, pre_factors[FFT_L - e_]);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint r_ = 0; r_ < UNPACK_ROUNDS; ++r_) {
+        const uint n_ = lid + r_ * FFT_G * FFT_T;
+        if (n_ < FFT_G * (FFT_L / 2 + 1)) {
+            const uint e_ = n_ % (FFT_L / 2 + 1);
+            const uint row_ = n_ / (FFT_L / 2 + 1) * TILE_STRIDE;
+            tiles[row_ + LDS_INDEX(e_)] = unpacked_[r_][0];
+            if (e_ != 0 && 2 * e_ != FFT_L)
+                tiles[row_ + LDS_INDEX(FFT_L - e_)] = unpacked_[r_][1];
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#elif PRE_REAL_UNPACK
     /* Bins 0 .. L-1 into the tile as load_bin() gives them (coalesced), then
      * each pair e, L - e replaced by Z'[e], Z'[L - e] by the work-item that
      * read both; bin L comes from global memory for e = 0. irfft takes bins 0
@@ -421,7 +481,7 @@ fft_pass(__global const SAMPLE_T* src,
     for (uint n_ = lid; n_ < FFT_G * FFT_L; n_ += FFT_G * FFT_T) {
         const uint lg_ = n_ / FFT_L, e_ = n_ % FFT_L;
         tiles[lg_ * TILE_STRIDE + LDS_INDEX(e_)] =
-            first + lg_ < transforms ? load_bin(src, in, first + lg_, e_, pre_factors)
+            first + lg_ < transforms ? load_bin(src, in, first + lg_, e_)
                                      : (float2)(0.0f, 0.0f);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -432,7 +492,7 @@ fft_pass(__global const SAMPLE_T* src,
         float2 b;
         if (e_ == 0) {
             b = first + lg_ < transforms
-                    ? load_bin(src, in, first + lg_, FFT_L, pre_factors)
+                    ? load_bin(src, in, first + lg_, FFT_L)
                     : (float2)(0.0f, 0.0f);
             a.y = 0.0f;
             b.y = 0.0f;
