@@ -154,10 +154,61 @@ static inline uint block_origin(uint b,
 }
 
 /*
+ * The blocks of the launch from input to output (the geometry above): the
+ * forward transform multiplies each output (u, v) by scale[u * 8 + v] as it
+ * stores it, the inverse each input as it loads it. inverse is a constant of
+ * each caller.
+ */
+static inline void transform_blocks(__global const float* input,
+                                    uint row_pitch,
+                                    uint image_distance,
+                                    __global float* output,
+                                    uint output_row_pitch,
+                                    uint output_image_distance,
+                                    uint blocks_per_row,
+                                    uint blocks_per_image,
+                                    uint blocks,
+                                    __constant float* scale,
+                                    __local float* tile,
+                                    bool inverse)
+{
+    const uint lane = get_local_id(0), column = lane % 8;
+    const uint b = get_global_id(0) / 8;
+    const bool active = b < blocks;
+
+    float v[8];
+    const uint in_at =
+        active ? block_origin(
+                     b, blocks_per_row, blocks_per_image, row_pitch, image_distance) +
+                     column
+               : 0;
+#pragma unroll
+    for (uint r = 0; r < 8; ++r)
+        v[r] = active ? input[in_at + r * row_pitch] *
+                            (inverse ? scale[r * 8 + column] : 1.0f)
+                      : 0.0f;
+
+    columns_then_rows(v, tile, lane, inverse);
+
+    if (!active)
+        return;
+    const uint out_at = block_origin(b,
+                                     blocks_per_row,
+                                     blocks_per_image,
+                                     output_row_pitch,
+                                     output_image_distance) +
+                        column;
+#pragma unroll
+    for (uint r = 0; r < 8; ++r)
+        output[out_at + r * output_row_pitch] =
+            v[r] * (inverse ? 1.0f : scale[r * 8 + column]);
+}
+
+/*
  * scipy.fft.dctn(block, type=2) of every block of the images in input (image
  * i's point (y, x) at i * image_distance + y * row_pitch + x), written to the
- * same place of the output's geometry; scale[u * 8 + v] holds the factor of
- * output (u, v): the AAN scales of both passes and the norm.
+ * same place of the output's geometry; scale[u * 8 + v]: the AAN scales of
+ * both passes and the norm, for output (u, v).
  */
 __kernel __attribute__((reqd_work_group_size(64, 1, 1))) void
 block_dct_forward(__global const float* input,
@@ -172,39 +223,14 @@ block_dct_forward(__global const float* input,
                   __constant float* scale)
 {
     __local float tile[8 * TILE_PITCH];
-    const uint lane = get_local_id(0), column = lane % 8;
-    const uint b = get_global_id(0) / 8;
-    const bool active = b < blocks;
-
-    float v[8];
-    const uint in_at =
-        active ? block_origin(
-                     b, blocks_per_row, blocks_per_image, row_pitch, image_distance) +
-                     column
-               : 0;
-#pragma unroll
-    for (uint r = 0; r < 8; ++r)
-        v[r] = active ? input[in_at + r * row_pitch] : 0.0f;
-
-    columns_then_rows(v, tile, lane, false);
-
-    if (!active)
-        return;
-    const uint out_at = block_origin(b,
-                                     blocks_per_row,
-                                     blocks_per_image,
-                                     output_row_pitch,
-                                     output_image_distance) +
-                        column;
-#pragma unroll
-    for (uint u = 0; u < 8; ++u)
-        output[out_at + u * output_row_pitch] = v[u] * scale[u * 8 + column];
+    transform_blocks(input, row_pitch, image_distance, output, output_row_pitch,
+                     output_image_distance, blocks_per_row, blocks_per_image, blocks,
+                     scale, tile, false);
 }
 
 /*
- * scipy.fft.idctn(block, type=2) of every block, in the geometry of
- * block_dct_forward; scale[u * 8 + v] holds the factor of input (u, v): the
- * AAN scales of both passes and the norm.
+ * scipy.fft.idctn(block, type=2) of every block, in the same geometries;
+ * scale[u * 8 + v]: the AAN scales of both passes and the norm, for input (u, v).
  */
 __kernel __attribute__((reqd_work_group_size(64, 1, 1))) void
 block_dct_inverse(__global const float* input,
@@ -219,31 +245,7 @@ block_dct_inverse(__global const float* input,
                   __constant float* scale)
 {
     __local float tile[8 * TILE_PITCH];
-    const uint lane = get_local_id(0), column = lane % 8;
-    const uint b = get_global_id(0) / 8;
-    const bool active = b < blocks;
-
-    float v[8];
-    const uint in_at =
-        active ? block_origin(
-                     b, blocks_per_row, blocks_per_image, row_pitch, image_distance) +
-                     column
-               : 0;
-#pragma unroll
-    for (uint u = 0; u < 8; ++u)
-        v[u] = active ? input[in_at + u * row_pitch] * scale[u * 8 + column] : 0.0f;
-
-    columns_then_rows(v, tile, lane, true);
-
-    if (!active)
-        return;
-    const uint out_at = block_origin(b,
-                                     blocks_per_row,
-                                     blocks_per_image,
-                                     output_row_pitch,
-                                     output_image_distance) +
-                        column;
-#pragma unroll
-    for (uint y = 0; y < 8; ++y)
-        output[out_at + y * output_row_pitch] = v[y];
+    transform_blocks(input, row_pitch, image_distance, output, output_row_pitch,
+                     output_image_distance, blocks_per_row, blocks_per_image, blocks,
+                     scale, tile, true);
 }
