@@ -19,20 +19,6 @@ namespace wideband_test {
 
 namespace {
 
-// Element index of point p of transform b, computed here independently of the core.
-struct layout {
-    size_t offset, stride, distance;
-
-    layout(const core::fft_layout& l, size_t n)
-        : offset(l.offset),
-          stride(l.stride),
-          distance(l.distance ? l.distance : n * l.stride)
-    {
-    }
-    size_t at(size_t b, size_t p) const { return offset + b * distance + p * stride; }
-    size_t elements(size_t n, size_t batch) const { return at(batch - 1, n - 1) + 1; }
-};
-
 // Extra elements past the end of the layout, so that a write past it shows.
 constexpr size_t tail_slack = 3;
 

@@ -50,17 +50,7 @@ const core::fft_transform types[] = { core::fft_transform::dct_ii,
                                       core::fft_transform::dct_iv };
 const core::dct_norm norms[] = { core::dct_norm::none, core::dct_norm::ortho };
 
-// Where point p of transform b sits, in floats.
-struct layout {
-    size_t offset, stride, distance;
-    layout(const core::fft_layout& l, size_t n)
-        : offset(l.offset),
-          stride(l.stride),
-          distance(l.distance ? l.distance : n * l.stride)
-    {
-    }
-    size_t at(size_t b, size_t p) const { return offset + b * distance + p * stride; }
-};
+using wideband_test::layout; // in floats
 
 /*
  * Runs \p run_batch transforms of a plan of \p n points with random input at

@@ -10,10 +10,12 @@
 
 /*
  * What the core's tests share: the test device and its queue, the poison that
- * marks unwritten elements, and never-zero real test values.
+ * marks unwritten elements, never-zero real test values, and where a layout
+ * puts its points.
  */
 
 #include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/fft_plan.h>
 
 #include <cstdint>
 #include <cstring>
@@ -68,6 +70,20 @@ inline std::vector<float> never_zero_values(size_t count, uint32_t seed)
         x = (gen() & 1 ? 1.0f : -1.0f) * magnitude(gen);
     return v;
 }
+
+//! Element index of point p of transform b, computed here independently of the core.
+struct layout {
+    size_t offset, stride, distance;
+
+    layout(const core::fft_layout& l, size_t n)
+        : offset(l.offset),
+          stride(l.stride),
+          distance(l.distance ? l.distance : n * l.stride)
+    {
+    }
+    size_t at(size_t b, size_t p) const { return offset + b * distance + p * stride; }
+    size_t elements(size_t n, size_t batch) const { return at(batch - 1, n - 1) + 1; }
+};
 
 } // namespace wideband_test
 
