@@ -1,4 +1,7 @@
-#!/usr/bin/env python3
+# Copyright 2026 gr-wideband authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+
 """cupyx.scipy.fft.dctn (type 2, unnormalised) of batched 8x8 blocks, 2^26
 points per call, CUDA events, 5 warm-ups, median of 25 (the method of
 cupy_real_dct_peer.py); checked against scipy in float64 on a few blocks."""
