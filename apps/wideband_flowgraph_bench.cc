@@ -46,8 +46,10 @@
 #include <gnuradio/wideband/pfb_decimator_ccf.h>
 #include <gnuradio/wideband/pfb_synthesizer_ccf.h>
 
+#include <cstring>
 #include <fstream>
 #include <iomanip>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -58,10 +60,11 @@ namespace {
 
 const char* const program = "wideband_flowgraph_bench";
 
-const std::vector<std::string> row_groups = {
-    "verify",    "pcie",        "source", "host-in",       "chain",   "in-tree", "bank",
-    "decimator", "synthesizer", "fff",    "arb_resampler", "devices", "cross"
-};
+const std::vector<std::string> row_groups = { "verify",  "pcie",          "source",
+                                              "host-in", "chain",         "in-tree",
+                                              "bank",    "decimator",     "synthesizer",
+                                              "fff",     "arb_resampler", "devices",
+                                              "cross",   "realtime" };
 
 struct bench_options : common_options {
     double seconds = 3.0;
@@ -73,6 +76,9 @@ struct bench_options : common_options {
     std::string source = "vector";
     bool pcie = true;
     bool baseline = false;
+    double realtime_msps = 200;   // the paced source's nominal rate
+    double realtime_fifo_ms = 20; // the receiver's buffer before it overflows
+    bool realtime_search = false;
     std::vector<std::string> only; // row groups to run; empty: all
     bank_plans banks = [] {        // the --bank-* options: 10 and 100 channels
         bank_plans b;
@@ -126,6 +132,12 @@ void declare_options(bench_options& o, option_table& t)
           "(zeros, memset)" },
         { { "--baseline", &o.baseline }, "also run GNU Radio's in-tree channelizer" },
         { { "--no-pcie", &o.pcie, false }, "skip the PCIe measurement" },
+        { { "--realtime-rate", "MSPS", &o.realtime_msps, 0.001 },
+          "realtime: the receiver's sample rate, Msamples/s" },
+        { { "--realtime-fifo", "MS", &o.realtime_fifo_ms, 0.1 },
+          "realtime: the receiver's buffer, milliseconds of samples" },
+        { { "--realtime-search", &o.realtime_search },
+          "realtime: also search the highest rate without an overflow" },
     });
     o.banks.declare(t);
     t.add({
@@ -214,6 +226,16 @@ const char* const about =
             vectors (each --channels M), feed -> channel bank -> C sinks (each
             --bank-* plan), and host source -> chain -> null sink; a table of
             Msamples/s by device count.
+  realtime  for each --bank-* plan: a receiver at --realtime-rate (a source
+            that delivers samples by the wall clock into GNU Radio's buffer,
+            losing and counting those its FIFO of --realtime-fifo cannot hold
+            when the flowgraph falls behind, as a radio overflows) ->
+            channel_bank_ccc -> C null sinks: the samples lost in the window
+            (and before it: kernel builds, warm-up), and how far the slowest
+            channel's output trails the input against the bank's latency. With
+            --realtime-search, the highest rate losing nothing in a window
+            of --seconds, within 3 % (doubling, then bisection). A long
+            window (--seconds 600) prints a line a minute.
 
 Every other row runs on the first device of --device; pcie is measured for
 each device.
@@ -228,6 +250,8 @@ const char* const examples = R"(  wideband_flowgraph_bench --device gpu
   wideband_flowgraph_bench --device gpu --channels 64,1024 --baseline --csv fg.csv
   wideband_flowgraph_bench --device cpu --seconds 0.5 --channels 16 --chain-taps 32
   wideband_flowgraph_bench --device gpu --only pcie,bank --bank-channels 10,100
+  wideband_flowgraph_bench --device gpu --only realtime --bank-channels 100
+      --bank-decimation 100 --bank-mixed 0 --seconds 10 --realtime-search
 )";
 
 const bench_help help = { program, about, examples, "" };
@@ -274,6 +298,102 @@ public:
     {
         return noutput_items;
     }
+};
+
+/*
+ * A receiver at a fixed sample rate, as a radio's driver delivers samples: by
+ * wall-clock time, from a buffer (the FIFO) that overflows when the flowgraph
+ * does not take them in time. The samples overflowing are lost and counted,
+ * as a radio's "O". Each delivered sample is copied into GNU Radio's buffer
+ * (the driver's copy out of its receive frames) from a cycle of noise.
+ */
+class paced_source : public gr::sync_block
+{
+public:
+    paced_source(double rate, size_t fifo_samples)
+        : gr::sync_block("paced_source",
+                         gr::io_signature::make(0, 0, 0),
+                         gr::io_signature::make(1, 1, sizeof(gr_complex))),
+          d_rate(rate),
+          d_fifo(fifo_samples),
+          d_noise(normal_noise(size_t(1) << 20, 4))
+    {
+        set_min_output_buffer(long(feed_buffer_samples));
+    }
+
+    struct counts {
+        uint64_t delivered = 0, lost = 0, overflows = 0;
+    };
+    //! The counts now: samples due that the FIFO cannot hold are lost also
+    //! while the flowgraph does not call work().
+    counts snapshot()
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        take_due();
+        return d_counts;
+    }
+
+    bool start() override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_start = clock_type::now(); // the receiver streams from here
+        return true;
+    }
+
+    int
+    work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& out) override
+    {
+        // Waits for a packet's worth (a driver's receive frame, at most 10 ms
+        // of samples): a source that returned nothing would not be called
+        // again before its output is read.
+        const uint64_t packet = std::max<uint64_t>(
+            1,
+            std::min<uint64_t>(
+                { uint64_t(noutput_items), 16384, uint64_t(d_rate / 100) }));
+        std::unique_lock<std::mutex> lock(d_mutex);
+        uint64_t waiting;
+        while ((waiting = take_due()) < packet) {
+            lock.unlock();
+            std::this_thread::sleep_for(
+                std::chrono::duration<double>(double(packet - waiting) / d_rate));
+            lock.lock();
+        }
+        lock.unlock();
+        const size_t n = std::min<uint64_t>(waiting, uint64_t(noutput_items));
+        auto* y = static_cast<gr_complex*>(out[0]);
+        for (size_t done = 0; done < n;) {
+            const size_t piece = std::min(n - done, d_noise.size() - d_next);
+            std::memcpy(y + done, d_noise.data() + d_next, piece * sizeof(gr_complex));
+            done += piece;
+            d_next = (d_next + piece) % d_noise.size();
+        }
+        lock.lock();
+        d_counts.delivered += n;
+        return int(n);
+    }
+
+private:
+    //! The samples due and not yet delivered, after losing those the FIFO
+    //! cannot hold (d_mutex held).
+    uint64_t take_due()
+    {
+        const auto due = uint64_t(
+            d_rate * std::chrono::duration<double>(clock_type::now() - d_start).count());
+        const uint64_t waiting = due - d_counts.delivered - d_counts.lost;
+        if (waiting <= d_fifo)
+            return waiting;
+        d_counts.lost += waiting - d_fifo;
+        ++d_counts.overflows;
+        return d_fifo;
+    }
+
+    const double d_rate;
+    const uint64_t d_fifo;
+    const std::vector<gr_complex> d_noise;
+    size_t d_next = 0; // in d_noise
+    std::mutex d_mutex;
+    clock_type::time_point d_start;
+    counts d_counts;
 };
 
 /*
@@ -439,6 +559,9 @@ public:
                               << ": failed: " << one_line(e.what()) << std::endl;
                     failed = true;
                 }
+        if (d_opt.runs("realtime"))
+            for (const bank_plan& plan : d_opt.banks.plans())
+                measure_realtime(plan);
         print_table();
         if (d_csv.enabled())
             d_csv.finish();
@@ -1162,6 +1285,132 @@ private:
                     (device ? " drains" : " sinks"),
                 edges_of(bank));
         d_rows.back().devices = devices;
+    }
+
+    struct realtime_run {
+        double msps;                        // delivered in the window
+        paced_source::counts start, window; // before it (kernel builds), in it
+        double lag_ms;     // the most a channel's output trails the bank's input
+        double latency_ms; // what the bank says it may (latency())
+    };
+
+    /*
+     * A receiver at \p msps (paced_source) -> channel_bank_ccc (the plan) -> C
+     * sinks, for d_opt.seconds after the outputs start and a 1 s warm-up; a
+     * line every minute of a long window.
+     */
+    realtime_run run_realtime(const bank_plan& plan, double msps)
+    {
+        const size_t C = plan.channels.size();
+        std::vector<double> centres;
+        std::vector<int> decimations;
+        std::vector<std::vector<gr_complex>> taps;
+        for (const auto& c : plan.channels) {
+            centres.push_back(c.center_freq);
+            decimations.push_back(int(c.decimation));
+            taps.push_back(c.taps);
+        }
+        auto bank = wb::channel_bank_ccc::make(
+            msps * 1e6, centres, decimations, taps, first_devices(1));
+        auto src = gnuradio::make_block_sptr<paced_source>(
+            msps * 1e6, size_t(msps * 1e3 * d_opt.realtime_fifo_ms));
+        auto tb = gr::make_top_block("realtime");
+        tb->connect(src, 0, bank, 0);
+        std::vector<gr::block_sptr> sinks;
+        for (size_t c = 0; c < C; ++c) {
+            sinks.push_back(gr::blocks::null_sink::make(sizeof(gr_complex)));
+            tb->connect(bank, int(c), sinks.back(), 0);
+        }
+        tb->start();
+        const auto started = clock_type::now();
+        while (sinks.back()->nitems_read(0) == 0 && ms_since(started) < 120e3)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        realtime_run r;
+        r.start = src->snapshot();
+        const auto start = clock_type::now();
+        for (double left = d_opt.seconds; left > 0; left -= 60) {
+            std::this_thread::sleep_for(
+                std::chrono::duration<double>(std::min(left, 60.0)));
+            if (d_opt.seconds > 60) {
+                const auto now = src->snapshot();
+                std::cout << std::fixed << std::setprecision(0) << "  realtime " << msps
+                          << " Msps: " << ms_since(start) * 1e-3 << " s, "
+                          << now.delivered - r.start.delivered << " samples, "
+                          << now.lost - r.start.lost << " lost" << std::defaultfloat
+                          << std::endl;
+            }
+        }
+        const auto end = src->snapshot();
+        const uint64_t last_in = bank->nitems_read(0);
+        std::vector<uint64_t> last_out;
+        for (const auto& sink : sinks)
+            last_out.push_back(sink->nitems_read(0));
+        const double seconds = ms_since(start) * 1e-3;
+        tb->stop();
+        tb->wait();
+        r.window.delivered = end.delivered - r.start.delivered;
+        r.window.lost = end.lost - r.start.lost;
+        r.window.overflows = end.overflows - r.start.overflows;
+        r.msps = double(r.window.delivered) / seconds / 1e6;
+        uint64_t lag = 0;
+        for (size_t c = 0; c < C; ++c)
+            lag = std::max(lag, last_in - last_out[c] * uint64_t(decimations[c]));
+        r.lag_ms = double(lag) / (msps * 1e3);
+        r.latency_ms = double(bank->latency()) / (msps * 1e3);
+        return r;
+    }
+
+    /*
+     * The plan's channel bank fed by a receiver at --realtime-rate: samples
+     * lost and the rate achieved; with --realtime-search, the highest rate
+     * (within 3 %) at which a window of d_opt.seconds loses nothing.
+     */
+    void measure_realtime(const bank_plan& plan)
+    {
+        const std::string what =
+            "receiver -> channel_bank_ccc C=" + std::to_string(plan.channels.size()) +
+            " D=" + plan.decimations() + " -> sinks";
+        const auto trial = [&](double msps) {
+            const realtime_run r = run_realtime(plan, msps);
+            std::cout << std::fixed << std::setprecision(0) << "  realtime " << msps
+                      << " Msps, FIFO " << d_opt.realtime_fifo_ms << " ms, "
+                      << d_opt.seconds << " s: delivered " << std::setprecision(1)
+                      << r.msps << " Msps, " << r.window.lost << " samples lost in "
+                      << r.window.overflows << " overflows (" << r.start.lost
+                      << " before the window: kernel builds, warm-up); outputs trail the input by "
+                      << std::setprecision(2) << r.lag_ms << " ms at most (latency "
+                      << r.latency_ms << " ms)" << std::defaultfloat << std::endl;
+            return r;
+        };
+        const realtime_run nominal = trial(d_opt.realtime_msps);
+        add(row("realtime",
+                what + " at " + harness::fmt("%.0f Msps: ", d_opt.realtime_msps) +
+                    std::to_string(nominal.window.lost) + " lost",
+                "host",
+                nominal.msps));
+        if (!d_opt.realtime_search)
+            return;
+        // Doubling (or halving), then bisecting the gap between a rate that
+        // loses nothing (good) and one that loses samples (bad).
+        double good = 0, bad = 0;
+        const auto probe = [&](double msps, const realtime_run& r) {
+            (r.window.lost == 0 ? good : bad) = msps;
+        };
+        probe(d_opt.realtime_msps, nominal);
+        while (bad == 0 && good < 1e5)
+            probe(good * 2, trial(good * 2));
+        while (good == 0 && bad > 1)
+            probe(bad / 2, trial(bad / 2));
+        while (good > 0 && bad > 0 && bad / good > 1.03) {
+            const double mid = std::sqrt(good * bad);
+            probe(mid, trial(mid));
+        }
+        add(row("realtime",
+                what + ": highest rate without loss" +
+                    (bad > 0 ? harness::fmt(" (below %.0f)", bad) : ""),
+                "host",
+                good));
     }
 
     //! Msps of the row of \p flowgraph and \p what on \p devices devices (NaN: none).
