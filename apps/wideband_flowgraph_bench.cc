@@ -46,6 +46,8 @@
 #include <gnuradio/wideband/pfb_decimator_ccf.h>
 #include <gnuradio/wideband/pfb_synthesizer_ccf.h>
 
+#include <pthread.h>
+#include <sched.h>
 #include <cstring>
 #include <fstream>
 #include <iomanip>
@@ -79,6 +81,7 @@ struct bench_options : common_options {
     double realtime_msps = 200;   // the paced source's nominal rate
     double realtime_fifo_ms = 20; // the receiver's buffer before it overflows
     bool realtime_search = false;
+    bool realtime_priority = true; // the receiver's thread SCHED_FIFO
     std::vector<std::string> only; // row groups to run; empty: all
     bank_plans banks = [] {        // the --bank-* options: 10 and 100 channels
         bank_plans b;
@@ -136,6 +139,9 @@ void declare_options(bench_options& o, option_table& t)
           "realtime: the receiver's sample rate, Msamples/s" },
         { { "--realtime-fifo", "MS", &o.realtime_fifo_ms, 0.1 },
           "realtime: the receiver's buffer, milliseconds of samples" },
+        { { "--realtime-normal-priority", &o.realtime_priority, false },
+          "realtime: the receiver's thread at normal priority (default: SCHED_FIFO "
+          "where allowed, as radio drivers run theirs)" },
         { { "--realtime-search", &o.realtime_search },
           "realtime: also search the highest rate without an overflow" },
     });
@@ -230,8 +236,11 @@ const char* const about =
             that delivers samples by the wall clock into GNU Radio's buffer,
             losing and counting those its FIFO of --realtime-fifo cannot hold
             when the flowgraph falls behind, as a radio overflows) ->
-            channel_bank_ccc -> C null sinks: the samples lost in the window
-            (and before it: kernel builds, warm-up), and how far the slowest
+            channel_bank_ccc -> C null sinks (the receiver's thread SCHED_FIFO
+            where allowed): the samples lost in the window (and before it:
+            kernel builds, warm-up), each overflow told apart by GNU Radio's
+            buffer being full (the flowgraph behind) or not (the receiver's
+            thread not run in time), and how far the slowest
             channel's output trails the input against the bank's latency. With
             --realtime-search, the highest rate losing nothing in a window
             of --seconds, within 3 % (doubling, then bisection). A long
@@ -310,39 +319,52 @@ public:
 class paced_source : public gr::sync_block
 {
 public:
-    paced_source(double rate, size_t fifo_samples)
+    //! \p realtime: the receiving thread at a real-time priority, as radio
+    //! drivers run theirs.
+    paced_source(double rate, size_t fifo_samples, bool realtime)
         : gr::sync_block("paced_source",
                          gr::io_signature::make(0, 0, 0),
                          gr::io_signature::make(1, 1, sizeof(gr_complex))),
           d_rate(rate),
           d_fifo(fifo_samples),
+          d_realtime(realtime),
           d_noise(normal_noise(size_t(1) << 20, 4))
     {
         set_min_output_buffer(long(feed_buffer_samples));
     }
 
     struct counts {
-        uint64_t delivered = 0, lost = 0, overflows = 0;
+        uint64_t delivered = 0, lost = 0;
+        // Overflows with GNU Radio's buffer full at the last call (the
+        // flowgraph behind), and with room left in it (the thread not run).
+        uint64_t full = 0, late = 0;
+        double longest_gap_ms = 0; // between two calls of work(), since the
+                                   // last snapshot()
+        std::string priority;      // of the receiving thread
     };
     //! The counts now: samples due that the FIFO cannot hold are lost also
     //! while the flowgraph does not call work().
     counts snapshot()
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        take_due();
-        return d_counts;
+        take_due(clock_type::now());
+        const counts now = d_counts;
+        d_counts.longest_gap_ms = 0;
+        return now;
     }
 
     bool start() override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        d_start = clock_type::now(); // the receiver streams from here
+        d_start = d_last_call = clock_type::now(); // the receiver streams from here
         return true;
     }
 
     int
     work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& out) override
     {
+        if (d_counts.priority.empty())
+            d_counts.priority = raise_priority();
         // Waits for a packet's worth (a driver's receive frame, at most 10 ms
         // of samples): a source that returned nothing would not be called
         // again before its output is read.
@@ -351,8 +373,12 @@ public:
             std::min<uint64_t>(
                 { uint64_t(noutput_items), 16384, uint64_t(d_rate / 100) }));
         std::unique_lock<std::mutex> lock(d_mutex);
+        const auto now = clock_type::now();
+        d_counts.longest_gap_ms = std::max(
+            d_counts.longest_gap_ms,
+            std::chrono::duration<double, std::milli>(now - d_last_call).count());
         uint64_t waiting;
-        while ((waiting = take_due()) < packet) {
+        while ((waiting = take_due(clock_type::now())) < packet) {
             lock.unlock();
             std::this_thread::sleep_for(
                 std::chrono::duration<double>(double(packet - waiting) / d_rate));
@@ -369,30 +395,46 @@ public:
         }
         lock.lock();
         d_counts.delivered += n;
+        d_buffer_full = n == size_t(noutput_items);
+        d_last_call = clock_type::now();
         return int(n);
     }
 
 private:
-    //! The samples due and not yet delivered, after losing those the FIFO
-    //! cannot hold (d_mutex held).
-    uint64_t take_due()
+    //! The samples due by \p now and not yet delivered, after losing those the
+    //! FIFO cannot hold (d_mutex held).
+    uint64_t take_due(clock_type::time_point now)
     {
-        const auto due = uint64_t(
-            d_rate * std::chrono::duration<double>(clock_type::now() - d_start).count());
+        const auto due =
+            uint64_t(d_rate * std::chrono::duration<double>(now - d_start).count());
         const uint64_t waiting = due - d_counts.delivered - d_counts.lost;
         if (waiting <= d_fifo)
             return waiting;
         d_counts.lost += waiting - d_fifo;
-        ++d_counts.overflows;
+        ++(d_buffer_full ? d_counts.full : d_counts.late);
         return d_fifo;
+    }
+
+    //! SCHED_FIFO for the calling thread if asked and allowed; says which.
+    std::string raise_priority() const
+    {
+        if (!d_realtime)
+            return "normal priority";
+        sched_param param{};
+        param.sched_priority = sched_get_priority_max(SCHED_FIFO) / 2;
+        if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) != 0)
+            return "normal priority (SCHED_FIFO refused)";
+        return "SCHED_FIFO " + std::to_string(param.sched_priority);
     }
 
     const double d_rate;
     const uint64_t d_fifo;
+    const bool d_realtime;
     const std::vector<gr_complex> d_noise;
     size_t d_next = 0; // in d_noise
     std::mutex d_mutex;
-    clock_type::time_point d_start;
+    clock_type::time_point d_start, d_last_call;
+    bool d_buffer_full = false; // the last call filled GNU Radio's buffer
     counts d_counts;
 };
 
@@ -1313,7 +1355,9 @@ private:
         auto bank = wb::channel_bank_ccc::make(
             msps * 1e6, centres, decimations, taps, first_devices(1));
         auto src = gnuradio::make_block_sptr<paced_source>(
-            msps * 1e6, size_t(msps * 1e3 * d_opt.realtime_fifo_ms));
+            msps * 1e6,
+            size_t(msps * 1e3 * d_opt.realtime_fifo_ms),
+            d_opt.realtime_priority);
         auto tb = gr::make_top_block("realtime");
         tb->connect(src, 0, bank, 0);
         std::vector<gr::block_sptr> sinks;
@@ -1351,7 +1395,10 @@ private:
         tb->wait();
         r.window.delivered = end.delivered - r.start.delivered;
         r.window.lost = end.lost - r.start.lost;
-        r.window.overflows = end.overflows - r.start.overflows;
+        r.window.full = end.full - r.start.full;
+        r.window.late = end.late - r.start.late;
+        r.window.longest_gap_ms = end.longest_gap_ms;
+        r.window.priority = end.priority;
         r.msps = double(r.window.delivered) / seconds / 1e6;
         uint64_t lag = 0;
         for (size_t c = 0; c < C; ++c)
@@ -1375,10 +1422,14 @@ private:
             const realtime_run r = run_realtime(plan, msps);
             std::cout << std::fixed << std::setprecision(0) << "  realtime " << msps
                       << " Msps, FIFO " << d_opt.realtime_fifo_ms << " ms, "
-                      << d_opt.seconds << " s: delivered " << std::setprecision(1)
-                      << r.msps << " Msps, " << r.window.lost << " samples lost in "
-                      << r.window.overflows << " overflows (" << r.start.lost
-                      << " before the window: kernel builds, warm-up); outputs trail the input by "
+                      << std::defaultfloat << d_opt.seconds << std::fixed
+                      << " s: delivered " << std::setprecision(1) << r.msps << " Msps, "
+                      << r.window.lost << " samples lost (" << r.start.lost
+                      << " before the window: kernel builds, warm-up) in "
+                      << r.window.full << " overflows with the buffer full and "
+                      << r.window.late << " with room (receiver " << r.window.priority
+                      << ", longest gap between calls " << std::setprecision(1)
+                      << r.window.longest_gap_ms << " ms); outputs trail the input by "
                       << std::setprecision(2) << r.lag_ms << " ms at most (latency "
                       << r.latency_ms << " ms)" << std::defaultfloat << std::endl;
             return r;
