@@ -292,8 +292,15 @@ class FileInputs(Case):
         """ci16_le and ci8 recordings (and raw files of them) give the channels of
         their values divided by the full scale (32768, 128), as the cf32_le
         recording of those floats does: the integers cross as they are, the
-        scale is in the taps."""
+        scale is in the taps. So do the recordings through a channel plan
+        (--plan: channel_bank_ccc)."""
         x = self.tones([(6, 0.1, 0.4), (11, -0.2, 0.3)], noise=0.05)
+        plan = self.path("plan.csv")
+        with open(plan, "w") as f:
+            f.write("name,center,rate,bandwidth,decimation,transition,attenuation_db,window\n"
+                    "up,762.5k,125k,,,,,\n"
+                    "down,-650k,,,5,,,\n"
+                    "dc,0,2M,,,,,\n")
         for datatype, dtype, scale in (("ci16_le", "<i2", 32768), ("ci8", "i1", 128)):
             with self.subTest(datatype=datatype):
                 iq = np.stack([x.real, x.imag], axis=1) * (scale - 1)
@@ -313,23 +320,34 @@ class FileInputs(Case):
                         datatype: (self.path(datatype + ".sigmf-meta"),),
                         "raw": (self.path(datatype + ".raw"), "--datatype", datatype,
                                 "-s", "2M")}
+                converted = "%s input converted on the device" % (
+                    "sc16" if datatype == "ci16_le" else "sc8")
                 channels = {}
                 for name, source in runs.items():
                     out, err = self.ok(*source, "-c", self.M, "-l", "6,11,0", "--no-plot",
                                        "-o", self.path(name + "-out"), "--overwrite")
                     if name != "float":
-                        self.assertIn("%s input converted on the device" % (
-                            "sc16" if datatype == "ci16_le" else "sc8"), out)
+                        self.assertIn(converted, out)
                     channels[name] = self.check_sigmf(
                         self.path(name + "-out"), name if name != "raw" else datatype,
                         self.M, [6, 11, 0], self.fs, 0.0, 1, self.N)
-                for name in (datatype, "raw"):
-                    for c in (6, 11, 0):
+                for name in ("float", datatype):
+                    out, err = self.ok(runs[name][0], "--plan", plan, "--no-plot",
+                                       "-o", self.path(name + "-plan"), "--overwrite")
+                    if name != "float":
+                        self.assertIn(converted, out)
+                    for c, D in (("up", 16), ("down", 5), ("dc", 1)):
+                        channels[name][c] = np.fromfile(
+                            self.path(name + "-plan", c + ".sigmf-data"), np.complex64)
+                        self.assertEqual(len(channels[name][c]), self.N // D)
+                compared = {datatype: (6, 11, 0, "up", "down", "dc"), "raw": (6, 11, 0)}
+                for name, keys in compared.items():
+                    for c in keys:
                         expected = channels["float"][c]
                         np.testing.assert_allclose(
                             channels[name][c], expected, rtol=0,
                             atol=1e-6 * np.abs(expected).max(),
-                            err_msg="%s, channel %d" % (name, c))
+                            err_msg="%s, channel %s" % (name, c))
 
     def test_sigmf_non_conforming_dataset(self):
         """core:dataset names the data file, core:header_bytes and

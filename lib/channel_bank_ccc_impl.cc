@@ -32,7 +32,8 @@ core::channel_bank_options bank_options(double samp_rate,
                                         const std::vector<double>& center_freqs,
                                         const std::vector<int>& decimations,
                                         const std::vector<std::vector<gr_complex>>& taps,
-                                        bool vector_output)
+                                        bool vector_output,
+                                        core::sample_format input_format)
 {
     const size_t C = center_freqs.size();
     if (C == 0)
@@ -46,6 +47,7 @@ core::channel_bank_options bank_options(double samp_rate,
     core::channel_bank_options o;
     o.sampling_freq = samp_rate;
     o.frame_major = vector_output;
+    o.input_format = input_format;
     for (size_t c = 0; c < C; ++c) {
         const int D = decimations[decimations.size() == 1 ? 0 : c];
         if (D < 1)
@@ -66,11 +68,18 @@ channel_bank_ccc::make(double samp_rate,
                        const std::vector<int>& decimations,
                        const std::vector<std::vector<gr_complex>>& taps,
                        const std::string& device,
-                       bool vector_output)
+                       bool vector_output,
+                       const std::string& input_type)
 {
     core::environment::check();
     return gnuradio::make_block_sptr<channel_bank_ccc_impl>(
-        bank_options(samp_rate, center_freqs, decimations, taps, vector_output), device);
+        bank_options(samp_rate,
+                     center_freqs,
+                     decimations,
+                     taps,
+                     vector_output,
+                     core::parse_sample_format(input_type)),
+        device);
 }
 
 namespace {
@@ -97,7 +106,7 @@ size_t smallest_decimation(const core::channel_bank_options& o)
 channel_bank_ccc_impl::channel_bank_ccc_impl(const core::channel_bank_options& options,
                                              const std::string& device)
     : gr::block("channel_bank_ccc",
-                gr::io_signature::make(1, 1, sizeof(gr_complex)),
+                gr::io_signature::make(1, 1, core::sample_bytes(options.input_format)),
                 outputs_of(options)),
       base(core::device_context::get_all(device), { smallest_decimation(options), 1 }),
       d_options(options),

@@ -189,6 +189,7 @@ public:
     cl::CommandQueue setup_queue;
     double fs, omitted;
     bool frame_major;
+    sample_format input_format;
     // L: forward length, N: longest taps, H: block step, O = L - H: the
     // history a block needs; the window keeps `history` >= O samples before
     // its position (a block and a decimation more, so that a split stream's
@@ -327,6 +328,7 @@ channel_bank::channel_bank(device_context::sptr context, const channel_bank_opti
     im.fs = options.sampling_freq;
     im.omitted = options.omitted_response;
     im.frame_major = options.frame_major;
+    im.input_format = options.input_format;
     im.N = longest_taps(options);
     im.L = options.fft_size ? options.fft_size : choose_length(options, im.N);
     im.H = im.L - im.N + 1;
@@ -348,6 +350,7 @@ channel_bank::channel_bank(device_context::sptr context, const channel_bank_opti
     fft_options forward;
     forward.batch = im.max_blocks;
     forward.input.distance = im.H;
+    forward.input_format = im.input_format; // the integers converted as it reads them
     im.forward.reset(new fft_plan(im.ctx, im.L, forward));
 
     std::map<size_t, size_t> group_of_length;
@@ -396,8 +399,8 @@ channel_bank::channel_bank(device_context::sptr context, const channel_bank_opti
     const size_t folded_bytes = std::max<size_t>(1, im.max_blocks * im.bins) * 8;
     im.folded = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, folded_bytes);
     im.inverse = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, folded_bytes);
-    im.window.reset(
-        new stream_window(im.ctx, "channel_bank", im.history, im.window_input, im.L));
+    im.window.reset(new stream_window(
+        im.ctx, "channel_bank", im.history, im.window_input, im.L, im.input_format));
     im.fold = kernel_args(*im.ctx, "channel_bank.cl", "", "bank_fold");
     im.extract = kernel_args(*im.ctx, "channel_bank.cl", "", "bank_extract");
     const size_t C = im.channels.size();
@@ -416,6 +419,7 @@ channel_bank::~channel_bank() = default;
 
 size_t channel_bank::channels() const { return d_impl->channels.size(); }
 size_t channel_bank::fft_size() const { return d_impl->L; }
+sample_format channel_bank::input_format() const { return d_impl->input_format; }
 size_t channel_bank::block_step() const { return d_impl->H; }
 size_t channel_bank::window_bins(size_t c) const
 {

@@ -396,9 +396,16 @@ def bank_arguments(channels):
             [[complex(t) for t in c.taps] for c in channels])
 
 
-def make_bank(channels, samp_rate, device="", vector_output=False):
-    """wideband.channel_bank_ccc of the channels: output i is channels[i]."""
+def make_bank(channels, samp_rate, device="", vector_output=False, input_type="fc32",
+              full_scale=1.0):
+    """wideband.channel_bank_ccc of the channels: output i is channels[i] of the
+    samples divided by full_scale. For integer input (input_type "sc16" or
+    "sc8") the integers cross to the device as they are, and full_scale (a
+    power of two such as 32768: exact) divides the taps instead."""
     from gnuradio import wideband
     freqs, decims, taps = bank_arguments(channels)
-    return wideband.channel_bank_ccc(samp_rate, freqs, decims, taps, device, vector_output)
+    if full_scale != 1.0:
+        taps = [[t / full_scale for t in channel] for channel in taps]
+    return wideband.channel_bank_ccc(samp_rate, freqs, decims, taps, device, vector_output,
+                                     input_type)
 

@@ -64,6 +64,27 @@ def grc_platform():
     return platform
 
 
+def check_input_types(test, block_id):
+    """The block's Input Type parameter in GRC: sc16 and sc8 give its stream
+    input GRC's port types of 4 and 2 bytes (fc32: complex, 8), the outputs
+    stay complex, and the type reaches make() in Python and C++."""
+    platform = grc_platform()
+    for input_type, dtype, size in (("fc32", "complex", 8), ("sc16", "sc16", 4),
+                                    ("sc8", "sc8", 2)):
+        with test.subTest(input_type=input_type):
+            flowgraph = platform.make_flow_graph()
+            block = flowgraph.new_block(block_id)
+            block.params["id"].set_value("block_0")
+            block.params["input_type"].set_value(input_type)
+            flowgraph.rewrite()
+            flowgraph.validate()
+            test.assertEqual([(p.dtype, p.item_size) for p in block.sinks
+                              if p.dtype != "message"], [(dtype, size)])
+            test.assertEqual({p.dtype for p in block.sources}, {"complex"})
+            test.assertIn(f"input_type='{input_type}')", block.templates.render("make"))
+            test.assertIn(f"'{input_type}');", block.cpp_templates.render("make"))
+
+
 @gr_unittest.unittest.skipIf(shutil.which("grcc") is None, "grcc not installed")
 class grc_testcase(gr_unittest.TestCase):
     """A test case with a temporary folder for grcc's output (one per class:

@@ -21,6 +21,10 @@ rotation in float, so they drift from the definition along the stream; the
 bank must be at least as close to the definition as each of them, and no
 further from them than their drift (plus TOL).
 
+test_010 gives the bank complex int16 and int8 input (input_type sc16, sc8)
+beside GNU Radio's interleaved_short_to_complex / interleaved_char_to_complex
+feeding the bank with complex float input: the same outputs.
+
 Retunes are made deterministic with qa_freq_xlating_fft_filter_ccc's
 stepped_gate: the stream stops after s samples, every output i gives all its
 floor(s/D_i) outputs, the setters are called (or a "freq" message is posted
@@ -40,6 +44,7 @@ import pmt
 from gnuradio import blocks, filter, gr, gr_unittest
 from gnuradio.fft import window
 from gnuradio import wideband
+import stream_qa_helpers
 from stream_qa_helpers import never_zero, random_chunks, wait_for
 import qa_freq_xlating_fft_filter_ccc as qa_xlating
 from qa_freq_xlating_fft_filter_ccc import (TOL, assert_close, freq_tags, relative_l2,
@@ -525,6 +530,55 @@ class qa_channel_bank_ccc(gr_unittest.TestCase):
         assert_close(self, outputs[0], reference(x, 5, fs, t64, 0.1), "output 0")
         bank.set_taps(0, t100)
         self.assertEqual(len(bank.taps(0)), 100)
+
+    def test_010_integer_inputs_against_the_in_tree_chain(self):
+        # Complex int16 and int8 over their whole range, in random pieces:
+        # the same outputs as GNU Radio's interleaved_short_to_complex /
+        # interleaved_char_to_complex -> the bank with complex float input, in
+        # the same flowgraph, and as the float64 definition. The channels of
+        # test_005 (only the forward FFT's kernels are new).
+        rng = np.random.default_rng(10)
+        fs = 1.0
+        decimations = [1, 2, 7, 100, 999]
+        centers = [0.1, -0.2, 0.3, -0.4, 0.45]
+        taps = random_taps(rng, 255)
+        for input_type, item_size in (("sc16", 4), ("sc8", 2)):
+            with self.subTest(input_type=input_type):
+                self.setUp()
+                x = stream_qa_helpers.never_zero_integers(rng, 200001, input_type)
+                src, converted = stream_qa_helpers.side_by_side_sources(self.tb, x, input_type)
+                ours = make(fs, centers, decimations, taps, "", False, input_type)
+                theirs = make(fs, centers, decimations, taps)
+                self.assertEqual(ours.input_signature().sizeof_stream_item(0), item_size)
+                # (a Python block must outlive the run: keep a reference)
+                self.chunks = random_chunks(30000, int(rng.integers(1 << 31)),
+                                            item=stream_qa_helpers.SAMPLE_ITEMS[input_type])
+                self.tb.connect(src, self.chunks, ours)
+                self.tb.connect(converted, theirs)
+                sinks = [[blocks.vector_sink_c() for _ in centers] for _ in range(2)]
+                for bank, bank_sinks in zip((ours, theirs), sinks):
+                    for i, sink in enumerate(bank_sinks):
+                        self.tb.connect((bank, i), sink)
+                self.tb.run()
+                values = stream_qa_helpers.as_complex(x)
+                for i, (D, c) in enumerate(zip(decimations, centers)):
+                    got = np.asarray(sinks[0][i].data(), np.complex128)
+                    chain = np.asarray(sinks[1][i].data(), np.complex128)
+                    what = f"{input_type} output {i} (D={D})"
+                    self.assertEqual(len(got), len(values) // D, what + ": output count")
+                    assert_close(self, got, reference(values, D, fs, taps, c), what)
+                    assert_close(self, got, chain, what + ": vs the in-tree chain", tol=1e-5)
+        self.assertEqual(make(fs, centers, 1, taps).input_signature().sizeof_stream_item(0),
+                         8)
+
+    def test_011_bad_input_type_raises_value_error(self):
+        for bad in ("cf32", "SC16", "", "ci8"):
+            with self.subTest(input_type=bad):
+                with self.assertRaises(ValueError) as raised:
+                    make(1.0, [0.1], 2, [1.0, 0.5], input_type=bad)
+                self.assertEqual(str(raised.exception),
+                                 'input_type must be "fc32" (complex float), "sc16" '
+                                 f'(complex int16) or "sc8" (complex int8); got "{bad}"')
 
 
 if __name__ == '__main__':

@@ -24,7 +24,7 @@ import numpy as np
 import yaml
 from gnuradio import gr_unittest
 
-from grc_qa_helpers import grc_platform, grc_testcase
+from grc_qa_helpers import check_input_types, grc_platform, grc_testcase
 from qa_freq_xlating_fft_filter_ccc import assert_close, reference, setting
 
 BLOCK_ID = "wideband_channel_bank_ccc"
@@ -99,7 +99,8 @@ class qa_channel_bank_ccc_grc(grc_testcase):
         with open(self.assert_compiles(self.flowgraph())) as f:
             code = f.read()
         self.assertIn("wideband.channel_bank_ccc(samp_rate, [center0, center1, center2], "
-                      f"{DECIMATIONS}, taps, device='', vector_output=False)", code)
+                      f"{DECIMATIONS}, taps, device='', vector_output=False, input_type='fc32')",
+                      code)
         # new centres or taps reach the block's per-channel setters
         self.assertIn("self.bank.set_center_freq(_c, _f) for _c, _f in "
                       "enumerate([self.center0, self.center1, self.center2])", code)
@@ -232,6 +233,9 @@ class qa_channel_bank_ccc_grc(grc_testcase):
                     else:
                         self.assertEqual([(p.dtype, p.vlen) for p in bank.sources],
                                          [("complex", 1)] * count)
+
+    def test_007_input_type_sets_the_input_port_and_the_call(self):
+        check_input_types(self, BLOCK_ID)
 
 
 if __name__ == '__main__':

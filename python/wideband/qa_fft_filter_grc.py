@@ -23,7 +23,7 @@ import importlib.util
 import numpy as np
 from gnuradio import gr_unittest
 
-from grc_qa_helpers import example, grc_platform, grc_testcase
+from grc_qa_helpers import check_input_types, example, grc_platform, grc_testcase
 from stream_qa_helpers import assert_same_stream
 
 GUI_EXAMPLE = example("fft_filter")
@@ -162,23 +162,7 @@ class qa_fft_filter_grc(grc_testcase):
                 self.assertEqual([p.dtype for p in block.sources], ["complex"])
 
     def test_006_input_type_sets_the_input_port_and_the_call(self):
-        # sc16 and sc8: GRC's port types of 4 and 2 bytes, passed on to make()
-        # in Python and C++.
-        platform = grc_platform()
-        for input_type, dtype, size in (("fc32", "complex", 8), ("sc16", "sc16", 4),
-                                        ("sc8", "sc8", 2)):
-            with self.subTest(input_type=input_type):
-                flowgraph = platform.make_flow_graph()
-                block = flowgraph.new_block(BLOCK_ID)
-                block.params["id"].set_value("filter_0")
-                block.params["input_type"].set_value(input_type)
-                flowgraph.rewrite()
-                flowgraph.validate()
-                self.assertEqual([(p.dtype, p.item_size) for p in block.sinks],
-                                 [(dtype, size)])
-                self.assertEqual([p.dtype for p in block.sources], ["complex"])
-                self.assertIn(f"input_type='{input_type}')", block.templates.render("make"))
-                self.assertIn(f"'{input_type}');", block.cpp_templates.render("make"))
+        check_input_types(self, BLOCK_ID)
 
 
 if __name__ == '__main__':

@@ -19,7 +19,7 @@ import os
 import numpy as np
 from gnuradio import gr_unittest
 
-from grc_qa_helpers import example, grc_platform, grc_testcase, load, variable
+from grc_qa_helpers import check_input_types, example, grc_platform, grc_testcase, load, variable
 
 GUI_EXAMPLE = example("pfb_channelizer")
 HEADLESS_EXAMPLE = example("pfb_channelizer_headless")
@@ -118,22 +118,7 @@ class qa_pfb_channelizer_ccf_grc(grc_testcase):
                 self.assertEqual(len(block.sinks), 1)
 
     def test_006_input_type_sets_the_input_port_and_the_call(self):
-        # sc16 and sc8: GRC's port types of 4 and 2 bytes, passed on to make()
-        # in Python and C++.
-        platform = grc_platform()
-        for input_type, dtype, size in (("fc32", "complex", 8), ("sc16", "sc16", 4),
-                                        ("sc8", "sc8", 2)):
-            with self.subTest(input_type=input_type):
-                flowgraph = platform.make_flow_graph()
-                block = flowgraph.new_block(BLOCK_ID)
-                block.params["id"].set_value("channelizer_0")
-                block.params["input_type"].set_value(input_type)
-                flowgraph.rewrite()
-                flowgraph.validate()
-                self.assertEqual([(p.dtype, p.item_size) for p in block.sinks],
-                                 [(dtype, size)])
-                self.assertIn(f"input_type='{input_type}')", block.templates.render("make"))
-                self.assertIn(f"'{input_type}');", block.cpp_templates.render("make"))
+        check_input_types(self, BLOCK_ID)
 
 
 if __name__ == '__main__':

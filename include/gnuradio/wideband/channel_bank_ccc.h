@@ -41,12 +41,13 @@ namespace wideband {
  * length, all channels of one inverse length in one batched launch. The cost
  * per channel is about its bandwidth, not the input rate.
  *
- * Outputs: one stream per channel (each at its own rate, samp_rate / D_i), or
- * with vector_output one stream of vectors of all channels, which needs one
- * decimation for all. Tags on input sample k appear on output item
- * floor(k / D_i) of every output. set_center_freq() and set_taps() apply from
- * the first chunk the block computes after them; a "freq" tag (the new centre,
- * a double) marks that output of the channel.
+ * Input: complex float, or complex int16 or int8 (input_type), converted as
+ * the forward FFT reads it. Outputs: one stream per channel (each at its own
+ * rate, samp_rate / D_i), or with vector_output one stream of vectors of all
+ * channels, which needs one decimation for all. Tags on input sample k appear
+ * on output item floor(k / D_i) of every output. set_center_freq() and
+ * set_taps() apply from the first chunk the block computes after them; a
+ * "freq" tag (the new centre, a double) marks that output of the channel.
  */
 class WIDEBAND_API channel_bank_ccc : virtual public gr::block
 {
@@ -61,16 +62,23 @@ public:
      *        finite tap each
      * \param device OpenCL device, as for fft_filter_ccc
      * \param vector_output one output of vectors of all channels (one decimation)
+     * \param input_type the input's samples: "fc32" (complex float, 8 bytes),
+     *        "sc16" (complex int16, 4 bytes) or "sc8" (complex int8, 2 bytes),
+     *        as SDR front ends deliver them; the integers are taken as their
+     *        values (as interleaved_short_to_complex and
+     *        interleaved_char_to_complex do by default), converted on the
+     *        device, so fewer bytes cross PCIe
      * \throws std::invalid_argument naming the channel for a bad centre,
      *         decimation or taps; for lists whose lengths differ, no channels,
-     *         a bad rate or device
+     *         a bad rate, input_type or device
      */
     static sptr make(double samp_rate,
                      const std::vector<double>& center_freqs,
                      const std::vector<int>& decimations,
                      const std::vector<std::vector<gr_complex>>& taps,
                      const std::string& device = "",
-                     bool vector_output = false);
+                     bool vector_output = false,
+                     const std::string& input_type = "fc32");
 
     /*!
      * Channel \p channel's new centre, from the next chunk on (a "freq" tag

@@ -249,32 +249,6 @@ struct compile_report {
 };
 
 /*
- * Writes the \p samples new samples of a call, x[at ..], to \p engine's input
- * region. With \p split the call first continues the stream at \p at as
- * several devices split it (multi_device_pipeline): continue_at() and the
- * history it asks for written in front of the samples (zeros before the
- * stream's start), nothing carried over from the engine's last call.
- */
-template <class Engine>
-void write_call(
-    Engine& engine, const std::vector<cfloat>& x, size_t at, size_t samples, bool split)
-{
-    const cl::CommandQueue& q = queue();
-    const size_t lead = split ? engine.continue_at(at) : 0;
-    const auto r = engine.input_region();
-    std::vector<cfloat> call(lead + samples, cfloat(0));
-    for (size_t i = 0; i < call.size(); ++i)
-        if (at + i >= lead)
-            call[i] = x[at + i - lead];
-    if (!call.empty())
-        q.enqueueWriteBuffer(r.buffer,
-                             CL_TRUE,
-                             (r.offset - lead) * sizeof(cfloat),
-                             call.size() * sizeof(cfloat),
-                             call.data());
-}
-
-/*
  * \p count complex samples of an integer format (sc16, sc8) as the floats of
  * their values (exact), for the engines' integer inputs and the references:
  * uniform over the type's range, its extremes (-32768 and 32767 for int16)
@@ -339,6 +313,38 @@ inline std::vector<char> in_format(const cfloat* x, size_t n, core::sample_forma
     else
         pack(int8_t(0));
     return bytes;
+}
+
+/*
+ * Writes the \p samples new samples of a call, x[at ..], to \p engine's input
+ * region, in the engine's \p format (in_format()). With \p split the call
+ * first continues the stream at \p at as several devices split it
+ * (multi_device_pipeline): continue_at() and the history it asks for written in
+ * front of the samples (zeros before the stream's start), nothing carried over
+ * from the engine's last call.
+ */
+template <class Engine>
+void write_call(Engine& engine,
+                const std::vector<cfloat>& x,
+                size_t at,
+                size_t samples,
+                bool split,
+                core::sample_format format = core::sample_format::fc32)
+{
+    const cl::CommandQueue& q = queue();
+    const size_t lead = split ? engine.continue_at(at) : 0;
+    const auto r = engine.input_region();
+    std::vector<cfloat> call(lead + samples, cfloat(0));
+    for (size_t i = 0; i < call.size(); ++i)
+        if (at + i >= lead)
+            call[i] = x[at + i - lead];
+    const std::vector<char> bytes = in_format(call.data(), call.size(), format);
+    if (!bytes.empty())
+        q.enqueueWriteBuffer(r.buffer,
+                             CL_TRUE,
+                             (r.offset - lead) * core::sample_bytes(format),
+                             bytes.size(),
+                             bytes.data());
 }
 
 /*

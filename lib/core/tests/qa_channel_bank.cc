@@ -11,8 +11,8 @@
  * (reference::freq_xlating): centres anywhere (between bins, at the band's
  * edges), decimations that share factors with the FFT length and ones that do
  * not, random taps (every bin of the window matters) and designed low-pass
- * taps (narrow windows), random chunkings, retunes, and the arguments it
- * refuses.
+ * taps (narrow windows), random chunkings, complex integer input, retunes,
+ * and the arguments it refuses.
  */
 
 #define BOOST_TEST_MODULE qa_channel_bank
@@ -64,8 +64,10 @@ using before_call = std::function<void(size_t k, core::channel_bank&)>;
 
 /*
  * x through the bank in calls of the given sizes: each channel's outputs.
- * \p split: every call continues the stream as several devices split it
- * (continue_at(), the history written in front of the call's samples);
+ * The samples are written in the bank's input format (x holds integers in
+ * range for sc16 and sc8). \p split: every call continues the stream as
+ * several devices split it (continue_at(), the history written in front of
+ * the call's samples);
  * \p frame_major: the bank's outputs come frame after frame.
  */
 std::vector<std::vector<cfloat>> stream(core::channel_bank& bank,
@@ -82,7 +84,7 @@ std::vector<std::vector<cfloat>> stream(core::channel_bank& bank,
     for (size_t k = 0; k < chunks.size(); ++k) {
         if (before)
             before(k, bank);
-        write_call(bank, x, at, chunks[k], split);
+        write_call(bank, x, at, chunks[k], split, bank.input_format());
         const auto result = bank.enqueue(q, chunks[k], output);
         result.done.wait();
         size_t elements = 0;
@@ -237,6 +239,38 @@ BOOST_AUTO_TEST_CASE(split_stream_and_frame_major)
             check_channels(o, x, y, 1e-5);
         }
     }
+}
+
+// Complex int16 and int8 input over the types' whole range, taken as its
+// values (converted as the forward FFT reads the window): in random chunks,
+// and as a split stream whose caller writes the history as integers. The
+// channels of split_stream_and_frame_major: only the forward FFT's kernels
+// are new.
+BOOST_AUTO_TEST_CASE(integer_inputs)
+{
+    uint32_t seed = 70;
+    for (const core::sample_format format :
+         { core::sample_format::sc16, core::sample_format::sc8 })
+        for (const bool split : { false, true }) {
+            BOOST_TEST_CONTEXT(core::sample_format_name(format)
+                               << (split ? ", split stream" : ""))
+            {
+                core::channel_bank_options o;
+                o.sampling_freq = fs;
+                o.max_input_samples = 6000;
+                o.input_format = format;
+                o.channels = { { -0.3e6, 5, random_taps(100, 51) },
+                               { 0.05e6, 12, random_taps(37, 52) },
+                               { 0.49e6, 31, random_taps(150, 53) } };
+                core::channel_bank bank(context(), o);
+                BOOST_TEST((bank.input_format() == format));
+                BOOST_TEST(bank.input_sample_bytes() == core::sample_bytes(format));
+                const std::vector<cfloat> x =
+                    random_integer_signal(50000, format, ++seed);
+                const auto chunks = random_chunks(x.size(), 31, 6000, ++seed);
+                check_channels(o, x, stream(bank, x, chunks, {}, split), 1e-5);
+            }
+        }
 }
 
 BOOST_AUTO_TEST_CASE(rejects_bad_channels)

@@ -26,8 +26,15 @@ void bind_channel_bank_ccc(py::module& m)
                          const std::vector<int>& decimations,
                          const tap_lists& taps,
                          const std::string& device,
-                         bool vector_output) {
-        return block::make(samp_rate, center_freqs, decimations, taps, device, vector_output);
+                         bool vector_output,
+                         const std::string& input_type) {
+        return block::make(samp_rate,
+                           center_freqs,
+                           decimations,
+                           taps,
+                           device,
+                           vector_output,
+                           input_type);
     };
     py::class_<block, gr::block, gr::basic_block, std::shared_ptr<block>> cls(
         m, "channel_bank_ccc", class_doc.c_str());
@@ -38,7 +45,8 @@ void bind_channel_bank_ccc(py::module& m)
                 py::arg("decimations"),
                 py::arg("taps"),
                 py::arg("device") = "",
-                py::arg("vector_output") = false);
+                py::arg("vector_output") = false,
+                py::arg("input_type") = "fc32");
     };
     bind_init(make);
     bind_init([make](double fs,
@@ -46,24 +54,27 @@ void bind_channel_bank_ccc(py::module& m)
                      int D,
                      const tap_lists& taps,
                      const std::string& device,
-                     bool vector_output) {
-        return make(fs, f, { D }, taps, device, vector_output);
+                     bool vector_output,
+                     const std::string& input_type) {
+        return make(fs, f, { D }, taps, device, vector_output, input_type);
     });
     bind_init([make](double fs,
                      const std::vector<double>& f,
                      const std::vector<int>& D,
                      const std::vector<gr_complex>& taps,
                      const std::string& device,
-                     bool vector_output) {
-        return make(fs, f, D, { taps }, device, vector_output);
+                     bool vector_output,
+                     const std::string& input_type) {
+        return make(fs, f, D, { taps }, device, vector_output, input_type);
     });
     bind_init([make](double fs,
                      const std::vector<double>& f,
                      int D,
                      const std::vector<gr_complex>& taps,
                      const std::string& device,
-                     bool vector_output) {
-        return make(fs, f, { D }, { taps }, device, vector_output);
+                     bool vector_output,
+                     const std::string& input_type) {
+        return make(fs, f, { D }, { taps }, device, vector_output, input_type);
     });
     cls.def("set_center_freq",
             &block::set_center_freq,

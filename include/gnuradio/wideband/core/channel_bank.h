@@ -10,6 +10,7 @@
 
 #include <gnuradio/wideband/core/api.h>
 #include <gnuradio/wideband/core/device.h>
+#include <gnuradio/wideband/core/sample_format.h>
 #include <gnuradio/wideband/core/stream_engine.h>
 
 #include <complex>
@@ -33,6 +34,9 @@ struct WIDEBAND_CORE_API bank_channel {
 struct WIDEBAND_CORE_API channel_bank_options {
     double sampling_freq = 1.0; //!< fs > 0
     std::vector<bank_channel> channels;
+    //! The input's samples: complex float, or integers taken as their values,
+    //! converted as the forward FFT reads them.
+    sample_format input_format = sample_format::fc32;
     //! Forward FFT length L (0: chosen); at least the longest taps + 1, no
     //! prime factor above 31.
     size_t fft_size = 0;
@@ -77,8 +81,8 @@ struct WIDEBAND_CORE_API channel_bank_options {
  * outputs; each call returns the ones it completes, per channel, in one output
  * buffer (channel after channel). Samples are kept on the device between calls
  * (the history and those short of a block), so any split of the stream into
- * calls gives the same output. Write new samples at input_region(), then
- * enqueue(). Not thread-safe.
+ * calls gives the same output. Write new samples (of input_format) at
+ * input_region(), then enqueue(). Not thread-safe.
  */
 class WIDEBAND_CORE_API channel_bank : public splittable_engine
 {
@@ -99,6 +103,7 @@ public:
 
     size_t channels() const;
     size_t fft_size() const;
+    sample_format input_format() const;
     //! New samples per forward FFT block (H).
     size_t block_step() const;
     //! The bins channel \p c computes (its window) and its inverse FFT length
@@ -113,6 +118,7 @@ public:
     stream_ratio step() const override { return { 1, 1 }; }
     region input_region() const override;
     size_t max_input_samples() const override;
+    size_t input_sample_bytes() const override { return sample_bytes(input_format()); }
     //! Output elements (all channels) a call may write.
     size_t max_output_elements() const override;
     size_t input_regions() const override { return 2; }
