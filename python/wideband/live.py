@@ -412,9 +412,9 @@ class SegmentWriter:
         self.pending = []
         self.paths = []  # (meta, data) of every segment written
         self.power_sum, self.power_count = 0.0, 0
-        # The change a reload asked for, applied at the first "freq" tag to
-        # its frequency: (frequency, Channel to record, None to stop, or
-        # "retune"; comment).
+        # The change a reload asked for (expect()): (frequency of the tag
+        # where it applies or None, Channel to record, None to stop or
+        # "retune", comment).
         self.expected = None
         self.lock = threading.Lock()
 
