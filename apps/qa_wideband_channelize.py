@@ -1557,8 +1557,9 @@ class Live(Case):
         last = end - metas[-1]["captures"][0]["core:global_index"]
         self.assertEqual([notes(m) for m in metas],
                          [[]] * (len(metas) - 1) + [[("removed", last - 1)]])
-        self.assertTrue(metas[-1]["annotations"][-1]["core:comment"].endswith(
-            "before output sample %d" % end), metas[-1]["annotations"])
+        removed = [a for a in metas[-1]["annotations"] if a["core:label"] == "removed"]
+        self.assertTrue(removed[0]["core:comment"].endswith("before output sample %d" % end),
+                        removed)
         self.assert_channel_from(y[-3000:], x, end - 3000, first, "up")
         # new and up again: from the sample their tag marks, an added note there.
         for base, name, plan_text in (("new", "new", second), ("up_2", "up", third)):
