@@ -315,6 +315,35 @@ class qa_segments(gr_unittest.TestCase):
         self.assertEqual([m["captures"][0]["core:frequency"] for m in metas],
                          [1e6 + 10, 1e6 + 30, 1e6 + 30, 1e6 - 20])
 
+    def test_channel_tags_start_and_stop(self):
+        """pfb_channelizer_ccf's "channel" tags (a new map) in a flowgraph: the
+        sink takes them as retunes to the channel's offset, where an idle
+        output's channel starts and ends."""
+        def channel_tag(offset, value):
+            return gr.tag_utils.python_to_tag((offset, pmt.intern("channel"),
+                                               pmt.from_long(value)))
+        log = live.LossLog(1e3)
+        w = live.SegmentWriter(self.dir, None, 1e3, 0.0, 1, 1000, log, "", "qa")
+        w.expect(1e6 + 300.0, live.Channel(3, "ch3", 1e3, 1e6 + 300.0, "channel 3"))
+        x = np.arange(2500).astype(np.complex64)
+
+        def run(piece, tag):
+            sink = live.make_sink(w, 1e6, lambda c: 100.0 * c)  # a Python block: kept
+            tb = gr.top_block()
+            tb.connect(blocks.vector_source_c(piece, False, 1, [tag]), sink)
+            tb.run()
+            self.assertFalse(w.changing())
+        # Two runs, the removal expected between them: 3 from sample 700 to 1900.
+        run(x[:1200], channel_tag(700, 3))
+        w.expect(1e6, None)
+        run(x[1200:], channel_tag(700, 0))
+        log.advance(2500)
+        w.close()
+        metas, data = self.read(w)
+        np.testing.assert_array_equal(np.concatenate(data), x[700:1900])
+        self.assertEqual([[a["core:label"] for a in m["annotations"]] for m in metas],
+                         [["added"], ["removed"]])
+
     def test_spare_output_added_and_removed(self):
         """An idle output counts its samples and records nothing; a channel
         expect()ed on it starts at the first retune to its frequency (an
