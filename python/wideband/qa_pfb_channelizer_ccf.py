@@ -396,6 +396,24 @@ class qa_pfb_channelizer_ccf(gr_unittest.TestCase):
                                         f"before the change, output {slot}")
                     assert_same_channel(got[first:, slot], expect[first:, new_map[slot]],
                                         f"after the change, output {slot}")
+                # The in-tree block's channels on either side (it drops the
+                # stream's tail).
+                tb = gr.top_block()
+                in_tree = pfb.channelizer_ccf(numchans, taps, rate)
+                in_tree_sinks = [blocks.vector_sink_c() for _ in range(numchans)]
+                tb.connect(blocks.vector_source_c(x), in_tree)
+                for c, sink in enumerate(in_tree_sinks):
+                    tb.connect((in_tree, c), sink)
+                tb.run()
+                channels = [np.asarray(sink.data()) for sink in in_tree_sinks]
+                end = min(len(c) for c in channels)
+                self.assertGreater(end, first)
+                for slot in range(got.shape[1]):
+                    assert_same_channel(got[:first, slot], channels[old_map[slot]][:first],
+                                        f"in-tree before the change, output {slot}")
+                    assert_same_channel(got[first:end, slot],
+                                        channels[new_map[slot]][first:end],
+                                        f"in-tree after the change, output {slot}")
                 # The tag: on the first item of the new map, on the outputs
                 # whose channel changed (with vector output, the whole map).
                 if vector_output:
