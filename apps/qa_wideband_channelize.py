@@ -1116,9 +1116,10 @@ class Live(Case):
         self.assertNotIn("Traceback", err)
         return out, err
 
-    def segments(self, folder, base):
+    def segments(self, folder, base, added=False):
         """(metas, samples) of a channel's segments, checked to be one
-        continuous recording: numbered from 0, core:global_index continuous."""
+        continuous recording: numbered from 0, core:global_index continuous
+        from 0 (added: a channel added while running, from its first's)."""
         names = sorted(f for f in os.listdir(folder)
                        if f.startswith(base + "-") and f.endswith(".sigmf-meta"))
         self.assertTrue(names, "no segments of %s" % base)
@@ -1127,6 +1128,8 @@ class Live(Case):
             self.assertEqual(name, "%s-%06d.sigmf-meta" % (base, i))
             with open(os.path.join(folder, name)) as f:
                 meta = json.load(f)
+            if added and i == 0:
+                total = meta["captures"][0]["core:global_index"]
             x = np.fromfile(os.path.join(folder, name[:-len("meta")] + "data"), np.complex64)
             self.assertEqual(meta["global"]["core:datatype"], "cf32_le")
             self.assertEqual(meta["global"]["wideband:segment"], i)
@@ -1288,8 +1291,8 @@ class Live(Case):
         # Two segments of 20000 samples done in each channel.
         self.wait_status(app, self.path("st.json"), lambda r: all(
             v >= 30000 for v in r["channel_samples"].values()))
-        # The uniform channelizer's list cannot change: said, and the run goes on;
-        # the same asked on the control socket.
+        # A channel list given on the command line cannot change: said, and the
+        # run goes on; the same asked on the control socket.
         app.send_signal(signal.SIGHUP)
         import zmq
         req = zmq.Context.instance().socket(zmq.REQ)
@@ -1299,13 +1302,13 @@ class Live(Case):
         self.assertTrue(req.poll(60000), "no reply from --control")
         reply = json.loads(req.recv_string())
         self.assertEqual(len(reply), 1)
-        self.assertRegex(reply[0], r"^control: reload: ignored: the channel list of the uniform "
-                                   r"channelizer cannot change while it runs")
+        self.assertRegex(reply[0], r"^control: reload: ignored: the channel list was given on "
+                                   r"the command line; give it as -l @FILE")
         self.wait_status(app, self.path("st.json"), lambda r: all(
             v >= 50000 for v in r["channel_samples"].values()))
         out, err = self.stop_app(app, signal.SIGTERM)
-        self.assertIn("SIGHUP: ignored: the channel list of the uniform channelizer cannot "
-                      "change while it runs", err)
+        self.assertIn("SIGHUP: ignored: the channel list was given on the command line; give "
+                      "it as -l @FILE to change it while running", err)
         # No loss; back-pressure events (the channelizer, on a loaded CPU,
         # behind the file's rate) are possible.
         stopped = re.search(r"stopped: +by SIGTERM; \d+ input samples, 0 lost in (\d+) events "
@@ -1323,6 +1326,56 @@ class Live(Case):
             self.assertEqual([meta["captures"][0]["core:global_index"] for meta in metas],
                              list(range(0, len(y), 20000)))
             np.testing.assert_allclose(y, ref[c][:len(y)], rtol=0, atol=1e-5)
+
+    def test_channel_list_changed_on_sighup(self):
+        """-l @FILE: SIGHUP reads the list again; the channel removed ends its
+        recording and the one added starts its own on the spare output, both
+        at the sample the channelizer's "channel" tags mark (one map: the same
+        sample), each the batch program's channel there; the channel kept goes
+        on untouched."""
+        import signal
+        rate, n = 1e6, 4000000  # 4 s: a stall (first kernel builds) leaves time for the SIGHUP
+        raw = self.path("iq.cf32")
+        self.signal(n, seed=19).tofile(raw)
+        channels = self.path("list.txt")
+        with open(channels, "w") as f:
+            f.write("1\n3\n")
+        app = self.start_app("--source", "file:" + raw, "--rate", rate, "-c", self.M,
+                             "-l", "@" + channels, "--spare-channels", 1, "-o", self.path("out"),
+                             "--name", "f", "--segment-seconds", 0.5, "--status-interval", 0.2,
+                             "--status-json", self.path("st.json"))
+        self.wait_status(app, self.path("st.json"), lambda r: r["channel_samples"]["3"] >= 5000)
+        with open(channels, "w") as f:
+            f.write("1,2\n")
+        app.send_signal(signal.SIGHUP)
+        out = app.stdout.read()
+        self.assertEqual(app.wait(300), 0, out)
+        with open(self.errpath) as f:
+            err = f.read()
+        self.assertRegex(err, r"SIGHUP: channel list .*list\.txt: channel 3 removed from the "
+                              r"next chunk\n.*SIGHUP: channel list .*list\.txt: channel 2 added "
+                              r"at -?500000 Hz from the next chunk")
+        self.assertRegex(out, r"output: +2 channels and 1 spare outputs")
+        ref = self.batch(raw, rate, "cf32_le", "1,2,3")
+
+        def notes(meta):  # back-pressure (a loaded CPU) may be annotated as well
+            return [(a["core:label"], a["core:sample_start"]) for a in meta["annotations"]
+                    if a["core:label"] != "backpressure"]
+        metas, y = self.segments(self.path("out"), "f_ch0003")
+        end = len(y)
+        self.assertGreater(end, 5000)
+        self.assertLess(end, n // self.M)
+        last = end - metas[-1]["captures"][0]["core:global_index"]
+        self.assertEqual([notes(m) for m in metas],
+                         [[]] * (len(metas) - 1) + [[("removed", last - 1)]])
+        np.testing.assert_allclose(y, ref[3][:end], rtol=0, atol=1e-5)
+        metas, y = self.segments(self.path("out"), "f_ch0002", added=True)
+        self.assertEqual(metas[0]["captures"][0]["core:global_index"], end)
+        self.assertEqual([notes(m) for m in metas], [[("added", 0)]] + [[]] * (len(metas) - 1))
+        np.testing.assert_allclose(y, ref[2][end:], rtol=0, atol=1e-5)
+        metas, y = self.segments(self.path("out"), "f_ch0001")
+        self.assertEqual([notes(m) for m in metas], [[]] * len(metas))
+        np.testing.assert_allclose(y, ref[1], rtol=0, atol=1e-5)
 
     def test_recordings_cannot_be_written(self):
         """The output folder gone mid-run: exit status 1, one line naming the
@@ -1443,6 +1496,104 @@ class Live(Case):
         self.assertEqual([retunes(m) for m in metas], [[]] * len(metas))
         self.assertEqual(len(y), n // 10)
 
+    def assert_channel_from(self, y, x, first, plan_text, name, rate=1e6):
+        """y: channel name of plan_text from its output sample first on, equal
+        to the float64 definition there up to one phase (a retune's step)."""
+        from gnuradio.wideband import channel_plan
+        c = {c.name: c for c in channel_plan.load(self.write_plan(plan_text), rate, 10e6)}[name]
+        D, m = c.decimation, -(-len(c.taps) // c.decimation)
+        start = (first - m) * D
+        self.assertGreaterEqual(start, 0)
+        ref = freq_xlating_reference(x[start:(first + len(y)) * D], c.taps, D, c.offset,
+                                     rate)[m:]
+        self.assertEqual(len(ref), len(y))
+        phase = np.vdot(ref, y) / np.vdot(ref, ref)
+        self.assertAlmostEqual(abs(phase), 1.0, delta=1e-4)
+        self.assertLess(relative_l2(y, phase * ref), 1e-4, name)
+
+    def write_plan(self, text):
+        path = self.path("plan-ref.csv")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_channel_bank_channels_added_and_removed(self):
+        """SIGHUP: a channel removed from the plan ends its recording where the
+        bank's freq tag marks the change, a channel added takes the spare
+        output of its decimation and starts its recording there (its samples
+        from the first on the filter's at its centre); then "reload" on
+        --control gives the removed one back (new files); the channel left
+        alone goes on untouched."""
+        import signal
+        import zmq
+        rate, n = 1e6, 8000000  # 8 s: time for two reloads after the first kernel builds
+        raw, plan = self.file_and_plan(n, seed=17)  # the carrier at +250 kHz
+        x = np.fromfile(raw, np.complex64)
+        first = "name,offset,rate\nup,250k,50k\nmid,0,100k\n"
+        second = "name,offset,rate\nmid,0,100k\nnew,250k,100k\n"
+        third = second + "up,250k,50k\n"
+        control = "tcp://127.0.0.1:%d" % consecutive_free_ports(1)
+        app = self.start_app("--source", "file:" + raw, "--rate", rate, "--freq", "10M",
+                             "--plan", plan, "--spare-channels", 1, "-o", self.path("out"),
+                             "--segment-seconds", 0.5, "--status-interval", 0.2,
+                             "--status-json", self.path("st.json"), "--control", control)
+        self.wait_status(app, self.path("st.json"), lambda r: r["channel_samples"]["up"] >= 5000)
+        with open(plan, "w") as f:
+            f.write(second)
+        app.send_signal(signal.SIGHUP)
+        self.wait_status(app, self.path("st.json"), lambda r: sorted(r["channel_samples"]) ==
+                         ["mid", "new"] and r["channel_samples"]["new"] > 0)
+        with open(plan, "w") as f:
+            f.write(third)
+        req = zmq.Context.instance().socket(zmq.REQ)
+        self.addCleanup(req.close, 0)
+        req.connect(control)
+        req.send_string("reload")
+        self.assertTrue(req.poll(60000), "no reply from --control")
+        reply = json.loads(req.recv_string())
+        self.assertEqual(len(reply), 1, reply)
+        self.assertRegex(reply[0], r"^control: reload: plan .*plan\.csv: channel up added at "
+                                   r"10250000 Hz \(\d+ taps\) from the next chunk$")
+        out = app.stdout.read()
+        self.assertEqual(app.wait(300), 0, out)
+        with open(self.errpath) as f:
+            err = f.read()
+        self.assertRegex(err, r"SIGHUP: plan .*plan\.csv: channel up removed from the next "
+                              r"chunk\n.*SIGHUP: plan .*plan\.csv: channel new added at "
+                              r"10250000 Hz \(\d+ taps\) from the next chunk")
+        self.assertRegex(out, r"output: +2 channels and 2 spare outputs")
+        self.assertRegex(out, r"stopped: +end of the source; %d input samples" % n)
+
+        def notes(meta):  # back-pressure (a loaded CPU) may be annotated as well
+            return [(a["core:label"], a["core:sample_start"]) for a in meta["annotations"]
+                    if a["core:label"] != "backpressure"]
+        # up: from the start to the removal, its last sample annotated.
+        metas, y = self.segments(self.path("out"), "up")
+        end = len(y)
+        self.assertGreater(end, 5000)
+        self.assertLess(end, n // 20)
+        last = end - metas[-1]["captures"][0]["core:global_index"]
+        self.assertEqual([notes(m) for m in metas],
+                         [[]] * (len(metas) - 1) + [[("removed", last - 1)]])
+        removed = [a for a in metas[-1]["annotations"] if a["core:label"] == "removed"]
+        self.assertTrue(removed[0]["core:comment"].endswith("before output sample %d" % end),
+                        removed)
+        self.assert_channel_from(y[-3000:], x, end - 3000, first, "up")
+        # new and up again: from the sample their tag marks, an added note there.
+        for base, name, plan_text in (("new", "new", second), ("up_2", "up", third)):
+            metas, y = self.segments(self.path("out"), base, added=True)
+            k = metas[0]["captures"][0]["core:global_index"]
+            self.assertEqual([notes(m) for m in metas], [[("added", 0)]] + [[]] *
+                             (len(metas) - 1))
+            self.assertEqual(metas[0]["captures"][0]["core:frequency"], 10.25e6)
+            self.assertEqual(k + len(y), n // (10 if name == "new" else 20))
+            self.assert_channel_from(y[:3000], x, k, plan_text, name)
+        self.assertGreater(k, end)  # up_2's
+        metas, y = self.segments(self.path("out"), "mid")
+        self.assertEqual([notes(m) for m in metas], [[]] * len(metas))
+        self.assertEqual(len(y), n // 10)
+        self.assert_channel_from(y[200000:250000], x, 200000, first, "mid")
+
     def test_mistakes(self):
         raw = self.path("iq.cf32")
         np.zeros(1000, np.complex64).tofile(raw)
@@ -1454,6 +1605,9 @@ class Live(Case):
                 (["--source", "file:" + raw, "--rate", "1M", "--gain", "3"], 2,
                  "--gain and --antenna go to a radio"),
                 (["--gain", "3"], 2, "go with --source"),
+                (["--spare-channels", "2"], 2, "--spare-channels go with --source"),
+                (["--source", "file:" + raw, "--rate", "1M", "-l", "@" + self.path("none")], 2,
+                 "--channels-list @%s: No such file or directory" % self.path("none")),
                 (["--source", "soapy:driver=qa_no_such_driver", "--rate", "1M", "-o",
                   self.path("o1")], 1, "cannot open the soapy source 'driver=qa_no_such_driver'")):
             status, out, err = run_app(*args, timeout=300)

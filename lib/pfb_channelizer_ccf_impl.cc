@@ -12,6 +12,7 @@
 #include <gnuradio/io_signature.h>
 #include <gnuradio/wideband/core/environment.h>
 #include <gnuradio/wideband/core/host_copy.h>
+#include <pmt/pmt.h>
 
 #include <algorithm>
 #include <cmath>
@@ -24,6 +25,9 @@ namespace gr {
 namespace wideband {
 
 namespace {
+
+const pmt::pmt_t channel_key = pmt::intern("channel");
+const pmt::pmt_t channel_map_key = pmt::intern("channel_map");
 
 void check_numchans(unsigned int numchans)
 {
@@ -279,6 +283,7 @@ pfb_channelizer_ccf_impl::engine_options(const std::vector<float>& taps,
 std::unique_ptr<core::pfb_channelizer>
 pfb_channelizer_ccf_impl::make_engine(const core::device_context::sptr& context)
 {
+    d_tagged_map = d_map; // a new stream starts from the settings, untagged
     return std::make_unique<core::pfb_channelizer>(context,
                                                    engine_options(d_taps, d_map));
 }
@@ -287,6 +292,27 @@ void pfb_channelizer_ccf_impl::apply_settings(core::pfb_channelizer& engine)
 {
     engine.set_taps(d_taps);
     engine.set_channel_map(engine_map(d_map));
+    if (d_tagged_map == d_map) // unchanged, or tagged for an engine before
+        return;
+    // Where the new map applies: the first item each changed output computes
+    // with it (one tag of the whole map with vector output).
+    const uint64_t at = this->next_call_output();
+    if (d_vector_output) {
+        this->add_item_tag(0,
+                           this->stream_output_start() + at,
+                           channel_map_key,
+                           pmt::init_s32vector(d_map.size(), d_map),
+                           this->alias_pmt());
+    } else {
+        for (size_t s = 0; s < d_slots; ++s)
+            if (d_map[s] != d_tagged_map[s])
+                this->add_item_tag(unsigned(s),
+                                   this->stream_output_start(s) + at,
+                                   channel_key,
+                                   pmt::from_long(d_map[s]),
+                                   this->alias_pmt());
+    }
+    d_tagged_map = d_map;
 }
 
 void pfb_channelizer_ccf_impl::set_taps(const std::vector<float>& taps)

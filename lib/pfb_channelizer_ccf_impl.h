@@ -66,6 +66,8 @@ private:
     // under settings_mutex()
     std::vector<float> d_taps;
     std::vector<int> d_map;
+    // the map the outputs' last tags (or the stream's start) stand for
+    std::vector<int> d_tagged_map;
 
     // channels per frame the engine writes: the connected outputs, or the
     // vector length; fixed while the flowgraph runs

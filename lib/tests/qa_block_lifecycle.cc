@@ -263,6 +263,24 @@ BOOST_AUTO_TEST_CASE(flowgraphs_run_again_and_again)
                             "resident set grew from " << rss << " to " << rss_bytes());
 }
 
+// A channel map set between runs applies from the next stream's start, which
+// no tag marks (only a change while running is tagged): the outputs carry the
+// in-tree block's tags, none here.
+BOOST_AUTO_TEST_CASE(channel_map_set_between_runs_is_not_tagged)
+{
+    every_block g;
+    g.run();
+    g.channelizer->set_channel_map({ 2, 5 });
+    g.run();
+    using G = every_block;
+    check_close(
+        g.sinks[1]->data(), channel_reference(g.x, g.taps, G::M, G::D, 2), "ch 2");
+    check_close(
+        g.sinks[2]->data(), channel_reference(g.x, g.taps, G::M, G::D, 5), "ch 5");
+    BOOST_CHECK(g.sinks[1]->tags().empty());
+    BOOST_CHECK(g.sinks[2]->tags().empty());
+}
+
 // Stopped while chunks are in flight, and started again.
 BOOST_AUTO_TEST_CASE(start_stop_cycles)
 {

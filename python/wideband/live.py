@@ -381,61 +381,101 @@ def make_monitor(itemsize, loss):
 
 
 class SegmentWriter:
-    """One channel's recording in segments: BASE-NNNNNN.sigmf-data and
+    """One output's recording in segments: BASE-NNNNNN.sigmf-data and
     .sigmf-meta, segment_samples samples each (the last one shorter), and a
-    new segment where the channel is retuned (retune()): a segment has one
-    centre frequency.
+    new segment where the channel is retuned: a segment has one centre
+    frequency. base None: an idle output (a spare slot), whose samples are
+    counted and discarded; a reload starts and stops its recording where the
+    channelizer's tag marks the change (expect()).
 
-    Channel sample k stands for input sample k * decimation: its time and
+    Output sample k stands for input sample k * decimation: its time and
     the events there come from loss (LossLog). A segment's metadata is written
     once the monitor has passed the segment's end in the input (no later event
     can fall in it) or at close(); its data file is written as the samples
-    come. Thread: GNU Radio's, one per channel (write), the main one (close)."""
+    come. Thread: GNU Radio's, one per output (write), the main one (close,
+    expect)."""
 
     def __init__(self, folder, base, sample_rate, frequency, decimation, segment_samples,
-                 loss, description, recorder):
+                 loss, description, recorder, key=None):
         self.folder, self.base = folder, base
+        self.key = base if key is None else key  # the name in the status; None: idle
         self.sample_rate, self.frequency = sample_rate, frequency
         self.decimation, self.segment_samples = decimation, segment_samples
         self.loss, self.description, self.recorder = loss, description, recorder
-        self.written = 0  # channel samples so far
+        self.written = 0  # output samples so far (recorded or not)
         self.segment = 0  # number of the current segment
         self.start = 0  # the current segment's first sample
         self.notes = []  # the current segment's own annotations
         self.file = None
-        # Segments closed, metadata not yet written: (number, start, count,
-        # frequency, annotations).
+        # Segments closed, metadata not yet written: (base, description,
+        # number, start, count, frequency, annotations).
         self.pending = []
         self.paths = []  # (meta, data) of every segment written
         self.power_sum, self.power_count = 0.0, 0
+        # The change a reload asked for (expect()): (frequency of the tag
+        # where it applies or None, Channel to record, None to stop or
+        # "retune", comment).
+        self.expected = None
         self.lock = threading.Lock()
 
-    def name(self, number):
-        return os.path.join(self.folder, "%s-%06d" % (self.base, number))
+    def name(self, number, base=None):
+        return os.path.join(self.folder, "%s-%06d" % (base or self.base, number))
+
+    def changing(self):
+        """Whether a change expect()ed has not reached the output yet."""
+        with self.lock:
+            return self.expected is not None
+
+    def expect(self, frequency, change, comment=""):
+        """From the first retune to frequency that write() is given on (the
+        tag of the reload's last call to the channelizer), or from the next
+        sample written when frequency is None (the output's channel stays
+        the same): record change (a Channel: key, base, frequency,
+        description), stop recording (None), or a retune ("retune")."""
+        with self.lock:
+            self.expected = (frequency, change, comment)
 
     def write(self, samples, retunes=()):
         """Appends samples (complex64), rolling segments at their boundaries;
         retunes: [(index in samples, new centre frequency, comment)], in
         order, where the channel's centre changes."""
         with self.lock:
+            if self.expected is not None and self.expected[0] is None:
+                self._changed(None, "")
             pos = 0
             for at, frequency, comment in list(retunes) + [(len(samples), None, None)]:
+                if self.base is None:  # idle: counted, not kept
+                    self.written += at - pos
+                    self.start, pos = self.written, at
                 while pos < at:
                     if self.file is None:
                         self.file = open(self.name(self.segment) + ".sigmf-data", "wb")
                     piece = samples[pos:min(at, pos + self.start + self.segment_samples -
                                             self.written)]
                     self.file.write(piece)  # its buffer: no copy
+                    self.power_sum += float(np.vdot(piece, piece).real)
+                    self.power_count += len(piece)
                     self.written += len(piece)
                     pos += len(piece)
                     if self.written == self.start + self.segment_samples:
                         self._close_segment()
                 if frequency is not None:
-                    self._retune(frequency, comment)
-            if len(samples):
-                self.power_sum += float(np.vdot(samples, samples).real)
-                self.power_count += len(samples)
+                    self._changed(frequency, comment)
             self._write_ready(final=False)
+
+    def _changed(self, frequency, comment):
+        if self.expected is not None and self.expected[0] == frequency:
+            _, change, note = self.expected
+            self.expected = None
+            if change is None:
+                self._stop(note)
+                return
+            if change != "retune":
+                self._start(change, note)
+                return
+            comment = (comment or "") + note
+        if self.base is not None:  # else an idle output's step towards a channel
+            self._retune(frequency, comment)
 
     def _retune(self, frequency, comment):
         if self.written > self.start:
@@ -446,12 +486,36 @@ class SegmentWriter:
                            "wideband:frequency": frequency})
         self.frequency = frequency
 
+    def _start(self, channel, comment):
+        self.key, self.base, self.description = channel.key, channel.base, channel.description
+        self.frequency = channel.frequency
+        self.segment, self.start = 0, self.written
+        self.notes = [{"core:sample_start": 0, "core:label": "added",
+                       "core:comment": "channel %s added at %.9g Hz%s"
+                                       % (channel.key, channel.frequency, comment),
+                       "wideband:frequency": channel.frequency}]
+
+    def _stop(self, comment):
+        count = self.written - self.start
+        note = {"core:sample_start": max(count - 1, 0), "core:label": "removed",
+                "core:comment": "channel %s removed: the recording ends after this sample, "
+                                "before output sample %d%s" % (self.key, self.written, comment)}
+        if count:
+            self.notes.append(note)
+            self._close_segment()
+        elif self.pending and self.pending[-1][3] + self.pending[-1][4] == self.written:
+            # Removed at a segment's end: the note goes to the segment ended there.
+            note["core:sample_start"] = max(self.pending[-1][4] - 1, 0)
+            self.pending[-1][6].append(note)
+        self.key = self.base = None
+        self.notes = []
+
     def _close_segment(self):
         if self.file is not None:
             self.file.close()
             self.file = None
-        self.pending.append((self.segment, self.start, self.written - self.start,
-                             self.frequency, self.notes))
+        self.pending.append((self.base, self.description, self.segment, self.start,
+                             self.written - self.start, self.frequency, self.notes))
         self.segment += 1
         self.start = self.written
         self.notes = []
@@ -459,14 +523,13 @@ class SegmentWriter:
     def _write_ready(self, final):
         seen = self.loss.snapshot()[0]
         while self.pending:
-            number, start, count, frequency, notes = self.pending[0]
+            start, count = self.pending[0][3:5]
             if not final and seen < (start + count) * self.decimation:
                 break
-            self._write_meta(number, start, count, frequency, notes,
-                             last=final and len(self.pending) == 1)
+            self._write_meta(*self.pending[0], last=final and len(self.pending) == 1)
             self.pending.pop(0)
 
-    def _write_meta(self, number, start, count, frequency, notes, last):
+    def _write_meta(self, base, description, number, start, count, frequency, notes, last):
         """last: the recording's last segment, which takes the events after its
         last sample as well (at its last sample)."""
         d = self.decimation
@@ -492,7 +555,7 @@ class SegmentWriter:
                 "core:version": SIGMF_VERSION,
                 "core:num_channels": 1,
                 "core:description": "%s; segment %d; core:datetime from %s" % (
-                    self.description, number, self.loss.time_source),
+                    description, number, self.loss.time_source),
                 "core:recorder": self.recorder,
                 "core:extensions": [EXTENSION],
                 "wideband:time_source": self.loss.time_source,
@@ -502,12 +565,12 @@ class SegmentWriter:
             "captures": [capture],
             "annotations": annotations,
         }
-        path = self.name(number) + ".sigmf-meta"
+        path = self.name(number, base) + ".sigmf-meta"
         with open(path + ".tmp", "w", encoding="utf-8") as f:
             json.dump(meta, f, indent=2)
             f.write("\n")
         os.replace(path + ".tmp", path)
-        self.paths.append((path, self.name(number) + ".sigmf-data"))
+        self.paths.append((path, self.name(number, base) + ".sigmf-data"))
 
     def close(self):
         """Closes the current segment and writes every metadata file left."""
@@ -520,7 +583,7 @@ class SegmentWriter:
         """The first input sample whose events the recording may still need
         (its oldest segment whose metadata is not written yet)."""
         with self.lock:
-            return (self.pending[0][1] if self.pending else self.start) * self.decimation
+            return (self.pending[0][3] if self.pending else self.start) * self.decimation
 
     def take_power(self):
         """Mean |x|^2 since the last call (None if no samples)."""
@@ -530,14 +593,17 @@ class SegmentWriter:
         return s / n if n else None
 
 
-def make_sink(writer, center_freq=0.0):
+def make_sink(writer, center_freq=0.0, channel_offset=None):
     """A GNU Radio sink of complex64 items writing them through writer. A
     "freq" tag (channel_bank_ccc's, where a new centre applies: the offset
-    from the input's centre_freq) retunes the recording there."""
+    from the input's centre_freq) retunes the recording there; so does a
+    "channel" tag (pfb_channelizer_ccf's, where a new channel map applies)
+    given channel_offset(channel), the channel's offset."""
     from gnuradio import gr
     import pmt
 
     freq = pmt.intern("freq")
+    channel = pmt.intern("channel")
 
     class SegmentedSigMFSink(gr.sync_block):
         def __init__(self):
@@ -548,8 +614,12 @@ def make_sink(writer, center_freq=0.0):
             n = len(input_items[0])
             start = self.nitems_read(0)
             retunes = [(tag.offset - start, center_freq + pmt.to_double(tag.value), "")
-                       for tag in sorted(self.get_tags_in_window(0, 0, n, freq),
-                                         key=lambda tag: tag.offset)]
+                       for tag in self.get_tags_in_window(0, 0, n, freq)]
+            if channel_offset is not None:
+                retunes += [(tag.offset - start,
+                             center_freq + channel_offset(pmt.to_long(tag.value)), "")
+                            for tag in self.get_tags_in_window(0, 0, n, channel)]
+            retunes.sort(key=lambda r: r[0])
             self.writer.write(input_items[0], retunes)
             return n
 
@@ -578,10 +648,10 @@ class Status:
     performance counters, when on). Lines on stream (stderr); JSON lines to
     json_file and a ZeroMQ PUB socket (pub) when given."""
 
-    def __init__(self, nominal_rate, loss, writers, keys, interval, stream=None,
+    def __init__(self, nominal_rate, loss, writers, interval, stream=None,
                  json_file=None, pub=None, chan=None):
         self.nominal, self.loss = nominal_rate, loss
-        self.writers, self.keys, self.interval = writers, keys, interval
+        self.writers, self.interval = writers, interval
         self.stream, self.json_file, self.pub, self.chan = stream, json_file, pub, chan
         self.t_last = None  # monotonic time the interval began (None: at the first due())
         self.seen_last = 0
@@ -615,7 +685,10 @@ class Status:
         rate = (seen - self.seen_last) / dt
         self.t_last, self.seen_last = now, seen
         powers, written = {}, {}
-        for key, w in zip(self.keys, self.writers):
+        for w in self.writers:
+            key = w.key
+            if key is None:  # an idle output
+                continue
             written[str(key)] = w.written
             p = w.take_power()
             # Strict JSON has no -Infinity: all-zero samples are null as well.
@@ -722,54 +795,165 @@ class StopRequest:
         self.reload = True
 
 
-def plan_changes(old, new):
-    """What a reloaded channel plan changes live (channel_plan.Channel lists,
-    matched by name): ([(output index, new channel)] to retune -- a new centre
-    or filter at the same decimation, taps no longer than the longest the
-    bank started with -- and [why, for each change that needs a restart])."""
-    longest = max(len(c.taps) for c in old)
+def idle(channel, offset=0.0):
+    """A spare slot of a channel bank: channel's decimation and taps, at
+    offset (Hz from the input's centre); name None (records nothing)."""
+    from types import SimpleNamespace
+    return SimpleNamespace(name=None, offset=offset, decimation=channel.decimation,
+                           taps=channel.taps)
+
+
+def plan_changes(slots, new, longest, busy=()):
+    """What a reloaded channel plan changes live. slots: the bank's outputs,
+    a channel_plan.Channel each or idle() for a spare; new: the plan
+    (Channels, matched by name); longest: the most taps the bank started
+    with; busy: slots whose last change has not reached their output yet.
+    Returns ([(kind, slot, channel)], [why, for each change that needs a
+    restart]): kind "retune" (a new centre or filter at the same
+    decimation), "remove" (the slot becomes a spare) or "add" (a free spare
+    of the channel's decimation takes it); a changed decimation is a remove
+    and an add."""
     by_name = {c.name: c for c in new}
-    retunes, refused = [], []
-    for i, c in enumerate(old):
+    free = {}
+    for i, c in enumerate(slots):
+        if c.name is None and i not in busy:
+            free.setdefault(c.decimation, []).append(i)
+
+    def too_long(c):
+        """Why c cannot be given to a running bank, or None."""
+        if len(c.taps) <= longest:
+            return None
+        return ("channel %s: %d taps, more than the %d the bank started with: needs a "
+                "restart" % (c.name, len(c.taps), longest))
+
+    def add(c, why):
+        """("add", slot, c), or None after refused.append(why it cannot)."""
+        if too_long(c):
+            refused.append(too_long(c))
+        elif not free.get(c.decimation):
+            refused.append("channel %s %s: no spare slot of decimation %d left: needs a "
+                           "restart (or more --spare-channels)" % (c.name, why, c.decimation))
+        else:
+            return ("add", free[c.decimation].pop(0), c)
+        return None
+
+    changes, refused = [], []
+    for i, c in enumerate(slots):
+        if c.name is None:
+            continue
         n = by_name.get(c.name)
-        if n is None:
-            refused.append("channel %s removed: needs a restart" % c.name)
+        if n is not None and n.decimation == c.decimation and n.offset == c.offset and \
+                np.array_equal(n.taps, c.taps):
+            continue
+        if i in busy:
+            refused.append("channel %s: its last change is still on its way to the output: "
+                           "reload again" % c.name)
+        elif n is None:
+            changes.append(("remove", i, c))
         elif n.decimation != c.decimation:
-            refused.append("channel %s: decimation %d -> %d needs a restart"
-                           % (c.name, c.decimation, n.decimation))
-        elif len(n.taps) > longest:
-            refused.append("channel %s: %d taps, more than the %d the bank started with: "
-                           "needs a restart" % (c.name, len(n.taps), longest))
-        elif n.offset != c.offset or not np.array_equal(n.taps, c.taps):
-            retunes.append((i, n))
-    names = {c.name for c in old}
-    refused += ["channel %s added: needs a restart" % c.name for c in new
-                if c.name not in names]
-    return retunes, refused
+            added = add(n, "with decimation %d (was %d)" % (n.decimation, c.decimation))
+            if added:
+                changes += [("remove", i, c), added]
+        elif too_long(n):
+            refused.append(too_long(n))
+        else:
+            changes.append(("retune", i, n))
+    names = {c.name for c in slots}
+    for c in new:
+        if c.name not in names:
+            added = add(c, "added")
+            if added:
+                changes.append(added)
+    return changes, refused
 
 
-def retune_bank(bank, plan, new):
-    """Applies what plan_changes(plan, new) allows to bank (channel_bank_ccc:
-    from its next chunk, a "freq" tag where) and to plan (the list, in
-    place); returns lines that say what was done and what was not."""
-    retunes, refused = plan_changes(plan, new)
+def reconfigure_bank(bank, slots, new, longest, writers, center_freq, recording):
+    """Applies what plan_changes(slots, new, longest) allows to bank
+    (channel_bank_ccc: from its next chunk, a "freq" tag where), to slots
+    (in place) and to the writers of its outputs, which start, stop or
+    retune their recordings at that tag; center_freq: the input's centre
+    (Hz), as make_sink() is given; recording(channel): the Channel an added
+    channel is recorded as. Returns lines that say what was done and what
+    was not."""
+    busy = {i for i, w in enumerate(writers) if w.changing()}
+    changes, refused = plan_changes(slots, new, longest, busy)
     lines = list(refused)
-    for i, c in retunes:
-        # Each call applies from the next chunk: both may fall on two chunks
-        # in a row (two retune annotations).
-        if not np.array_equal(c.taps, plan[i].taps):
+    for kind, i, c in changes:
+        old = slots[i]
+        if kind == "remove":
+            # The same centre again: nothing changes but the "freq" tag,
+            # which marks where the recording ends.
+            writers[i].expect(center_freq + old.offset, None)
+            bank.set_center_freq(i, old.offset)
+            slots[i] = idle(old, old.offset)
+            lines.append("channel %s removed from the next chunk" % old.name)
+            continue
+        # The taps first: the centre's call, the last, gives the tag (of the
+        # new centre) from which all of it applies; that tag alone when only
+        # one of them changes.
+        writers[i].expect(center_freq + c.offset, recording(c) if kind == "add" else "retune")
+        if not np.array_equal(c.taps, old.taps):
             bank.set_taps(i, [complex(t) for t in c.taps])
-        if c.offset != plan[i].offset:
+        if c.offset != old.offset or np.array_equal(c.taps, old.taps):
             bank.set_center_freq(i, c.offset)
-        lines.append("channel %s retuned to %.9g Hz (%d taps) from the next chunk"
-                     % (c.name, c.frequency, len(c.taps)))
-        plan[i] = c
+        lines.append("channel %s %s %.9g Hz (%d taps) from the next chunk"
+                     % (c.name, "retuned to" if kind == "retune" else "added at", c.frequency,
+                        len(c.taps)))
+        slots[i] = c
     return lines
 
 
+def reconfigure_channelizer(chan, recorded, new, writers, center_freq, channel_offset,
+                            recording):
+    """Gives pfb_channelizer_ccf chan the channel list new from its next chunk
+    (a "channel" tag where, on each output whose channel changes): an added
+    channel takes a spare output (recorded[i] None, its change arrived), a
+    removed one's output becomes a spare, mapped to channel 0 (1 when it
+    was 0). recorded: the channel each output records (None: a spare), in
+    place; writers: the outputs' SegmentWriters, which start and stop their
+    recordings at the tags; center_freq, channel_offset: as make_sink()
+    has them; recording(channel): the Channel an added channel is recorded
+    as. Returns lines that say what was done and what was not."""
+    busy = {i for i, w in enumerate(writers) if w.changing()}
+    chmap = list(chan.channel_map())
+    free = [i for i, c in enumerate(recorded) if c is None and i not in busy]
+    lines, changes = [], []
+    for i, c in enumerate(recorded):
+        if c is None or c in new:
+            continue
+        if i in busy:
+            lines.append("channel %d: its last change is still on its way to the output: "
+                         "reload again" % c)
+            continue
+        changes.append((i, 0 if c else 1, None))
+        lines.append("channel %d removed from the next chunk" % c)
+    for c in new:
+        if c in recorded:
+            continue
+        if not free:
+            lines.append("channel %d added: no spare output left: needs a restart (or more "
+                         "--spare-channels)" % c)
+            continue
+        # A spare on another channel first: its tag marks where c starts.
+        i = min(free, key=lambda i: chmap[i] == c)
+        free.remove(i)
+        changes.append((i, c, recording(c)))
+        lines.append("channel %d added at %.9g Hz from the next chunk"
+                     % (c, center_freq + channel_offset(c)))
+    for i, c, change in changes:
+        # No tag where the output's channel stays: the change applies from
+        # the next sample the output gives.
+        writers[i].expect(center_freq + channel_offset(c) if c != chmap[i] else None, change)
+        recorded[i] = None if change is None else c
+        chmap[i] = c
+    if changes:
+        chan.set_channel_map(chmap)  # every change in one chunk
+    return lines
+
 class Channel:
     """One output of the channelizer as the station records it: key (its name
-    in the status), base (file name), sample_rate, frequency, description."""
+    in the status), base (file name; None: a spare output, not recorded until
+    a reload gives it a channel), sample_rate, frequency, description."""
 
     def __init__(self, key, base, sample_rate, frequency, description):
         self.key, self.base, self.description = key, base, description
@@ -781,13 +965,14 @@ class Station:
     a SegmentWriter per output, and extra_sinks[i] (a ZeroMQ PUSH socket, say)
     on output i, beside the input monitor. input_buffer: samples, at least,
     between the source and the channelizer (what absorbs the channelizer's
-    and the disks' hiccups before the source is held back)."""
+    and the disks' hiccups before the source is held back); channel_offset: for
+    pfb_channelizer_ccf, its channels' offsets (make_sink())."""
 
     POLL_SECONDS = 0.05
     STOP_SECONDS = 10
 
     def __init__(self, spec, block, channels, folder, recorder, segment_seconds=None,
-                 segment_bytes=None, extra_sinks=(), input_buffer=None):
+                 segment_bytes=None, extra_sinks=(), input_buffer=None, channel_offset=None):
         from gnuradio import gr
         # GNU Radio's performance counters (work time, buffer fullness) are
         # read from the environment when the flowgraph starts (prefs.set_bool
@@ -801,9 +986,10 @@ class Station:
         self.writers = [SegmentWriter(
             folder, ch.base, ch.sample_rate, ch.frequency, int(round(spec.rate / ch.sample_rate)),
             segment_samples(ch.sample_rate, segment_seconds, segment_bytes), self.loss,
-            ch.description, recorder) for ch in channels]
+            ch.description, recorder, ch.key) for ch in channels]
+        self.center_freq = spec.freq or 0.0  # of the "freq" tags' offsets
         # Python blocks: referenced here for as long as the flowgraph runs.
-        self.sinks = [make_sink(w, spec.freq or 0.0) for w in self.writers]
+        self.sinks = [make_sink(w, self.center_freq, channel_offset) for w in self.writers]
         self.monitor = make_monitor(spec.itemsize, self.loss)
         self.tb = tb = gr.top_block("wideband_station")
         if self.first is not self.last:

@@ -315,43 +315,187 @@ class qa_segments(gr_unittest.TestCase):
         self.assertEqual([m["captures"][0]["core:frequency"] for m in metas],
                          [1e6 + 10, 1e6 + 30, 1e6 + 30, 1e6 - 20])
 
+    def test_channel_tags_start_and_stop(self):
+        """pfb_channelizer_ccf's "channel" tags (a new map) in a flowgraph: the
+        sink takes them as retunes to the channel's offset, where an idle
+        output's channel starts and ends."""
+        def channel_tag(offset, value):
+            return gr.tag_utils.python_to_tag((offset, pmt.intern("channel"),
+                                               pmt.from_long(value)))
+        log = live.LossLog(1e3)
+        w = live.SegmentWriter(self.dir, None, 1e3, 0.0, 1, 1000, log, "", "qa")
+        w.expect(1e6 + 300.0, live.Channel(3, "ch3", 1e3, 1e6 + 300.0, "channel 3"))
+        x = np.arange(2500).astype(np.complex64)
+
+        def run(piece, tag):
+            sink = live.make_sink(w, 1e6, lambda c: 100.0 * c)  # a Python block: kept
+            tb = gr.top_block()
+            tb.connect(blocks.vector_source_c(piece, False, 1, [tag]), sink)
+            tb.run()
+            self.assertFalse(w.changing())
+        # Two runs, the removal expected between them: 3 from sample 700 to 1900.
+        run(x[:1200], channel_tag(700, 3))
+        w.expect(1e6, None)
+        run(x[1200:], channel_tag(700, 0))
+        log.advance(2500)
+        w.close()
+        metas, data = self.read(w)
+        np.testing.assert_array_equal(np.concatenate(data), x[700:1900])
+        self.assertEqual([[a["core:label"] for a in m["annotations"]] for m in metas],
+                         [["added"], ["removed"]])
+
+    def test_spare_output_added_and_removed(self):
+        """An idle output counts its samples and records nothing; a channel
+        expect()ed on it starts at the first retune to its frequency (an
+        earlier one, the taps' step, is passed over), and stops at the next
+        expected one; a later channel on the same output has its own files."""
+        log = live.LossLog(1000.0)
+        log.first_samples(0.0)
+        w = live.SegmentWriter(self.dir, None, 1000.0, 0.0, 1, 10, log, "", "qa")
+        self.assertIsNone(w.key)
+        x = np.arange(60, dtype=np.float32).astype(np.complex64)
+        w.write(x[:5])
+        self.assertFalse(w.changing())
+        w.expect(300.0, live.Channel("n", "new", 1000.0, 300.0, "channel n"), "; by qa")
+        self.assertTrue(w.changing())
+        w.write(x[5:20], [(2, 0.0, ""), (4, 300.0, "")])  # starts at sample 9
+        self.assertFalse(w.changing())
+        self.assertEqual(w.key, "n")
+        w.expect(300.0, None)
+        w.write(x[20:40], [(13, 300.0, "")])  # stops before sample 33
+        self.assertIsNone(w.key)
+        w.expect(-5.0, live.Channel("m", "m", 1000.0, -5.0, "channel m"))
+        w.write(x[40:], [(10, -5.0, "")])  # from sample 50 to the end
+        log.advance(60)
+        w.close()
+        metas, data = self.read(w)
+        self.assertEqual([os.path.basename(p) for p, _ in w.paths],
+                         ["new-%06d.sigmf-meta" % i for i in range(3)] + ["m-000000.sigmf-meta"])
+        np.testing.assert_array_equal(np.concatenate(data[:3]), x[9:33])
+        np.testing.assert_array_equal(data[3], x[50:])
+        self.assertEqual([m["captures"][0]["core:global_index"] for m in metas], [9, 19, 29, 50])
+        self.assertEqual([[(a["core:label"], a["core:sample_start"]) for a in m["annotations"]]
+                          for m in metas],
+                         [[("added", 0)], [], [("removed", 3)], [("added", 0)]])
+        self.assertEqual(metas[0]["annotations"][0]["core:comment"],
+                         "channel n added at 300 Hz; by qa")
+        self.assertEqual(metas[2]["annotations"][0]["core:comment"],
+                         "channel n removed: the recording ends after this sample, before "
+                         "output sample 33")
+        self.assertEqual(metas[3]["global"]["core:description"],
+                         "channel m; segment 0; core:datetime from host clock")
+        # The power of the recorded samples only.
+        self.assertAlmostEqual(w.take_power(), float(np.mean(np.abs(
+            np.concatenate([x[9:33], x[50:]])) ** 2)), places=3)
+
     def test_plan_changes(self):
         from types import SimpleNamespace as C
         old = [C(name="a", offset=0.0, decimation=4, taps=np.ones(8)),
                C(name="b", offset=1e3, decimation=2, taps=np.ones(16)),
                C(name="c", offset=2e3, decimation=2, taps=np.ones(4)),
-               C(name="d", offset=3e3, decimation=2, taps=np.ones(4))]
+               C(name="d", offset=3e3, decimation=2, taps=np.ones(4)),
+               C(name="g", offset=4e3, decimation=2, taps=np.ones(4))]
+        slots = old + [live.idle(old[1]), live.idle(old[0], 5.0), live.idle(old[1])]
+        self.assertEqual((slots[6].name, slots[6].offset, slots[6].decimation),
+                         (None, 5.0, 4))
         new = [C(name="a", offset=0.0, decimation=4, taps=np.ones(8)),  # unchanged
                C(name="b", offset=-1e3, decimation=2, taps=np.ones(16)),  # retuned
                C(name="c", offset=2e3, decimation=2, taps=np.ones(12)),  # new filter
-               C(name="d", offset=3e3, decimation=3, taps=np.ones(4)),
-               C(name="e", offset=0.0, decimation=2, taps=np.ones(4))]
-        retunes, refused = live.plan_changes(old, new)
-        self.assertEqual([(i, c.name) for i, c in retunes], [(1, "b"), (2, "c")])
-        self.assertEqual(refused, ["channel d: decimation 2 -> 3 needs a restart",
-                                   "channel e added: needs a restart"])
-        # Applied to a bank: only what changed, and the plan follows.
+               C(name="d", offset=3e3, decimation=4, taps=np.ones(4)),  # to a spare of 4
+               C(name="e", offset=5.0, decimation=4, taps=np.ones(8)),  # added, no spare left
+               C(name="f", offset=7.0, decimation=2, taps=np.ones(4))]  # added (g removed)
+        changes, refused = live.plan_changes(slots, new, 16)
+        self.assertEqual([(k, i, c.name) for k, i, c in changes],
+                         [("retune", 1, "b"), ("retune", 2, "c"), ("remove", 3, "d"),
+                          ("add", 6, "d"), ("remove", 4, "g"), ("add", 5, "f")])
+        self.assertEqual(refused, ["channel e added: no spare slot of decimation 4 left: needs "
+                                   "a restart (or more --spare-channels)"])
+        # Applied to a bank: only what changed, the taps before the centre, the
+        # writers told which tag marks it, the slots follow.
         calls = []
         bank = C(set_taps=lambda i, t: calls.append(("taps", i, len(t))),
                  set_center_freq=lambda i, f: calls.append(("freq", i, f)))
+        writers = [C(changing=lambda: False,
+                     expect=lambda f, change, comment="", i=i:
+                     calls.append(("expect", i, f, getattr(change, "key", change))))
+                   for i in range(len(slots))]
         for c in new:
             c.frequency = 1e6 + c.offset
-        plan = list(old)
-        lines = live.retune_bank(bank, plan, new)
-        self.assertEqual(calls, [("freq", 1, -1e3), ("taps", 2, 12)])
-        self.assertEqual([c.name for c in plan], ["a", "b", "c", "d"])
-        self.assertIs(plan[1], new[1])
-        self.assertIs(plan[3], old[3])
-        self.assertEqual(lines, refused + ["channel b retuned to 999000 Hz (16 taps) from the "
-                                           "next chunk", "channel c retuned to 1002000 Hz (12 "
-                                           "taps) from the next chunk"])
-        retunes, refused = live.plan_changes(old, new[:1] + [C(name="b", offset=0.0,
-                                                              decimation=2,
-                                                              taps=np.ones(17))])
-        self.assertEqual(retunes, [])
-        self.assertEqual(refused, ["channel b: 17 taps, more than the 16 the bank started "
-                                   "with: needs a restart", "channel c removed: needs a restart",
-                                   "channel d removed: needs a restart"])
+        before = list(slots)
+        lines = live.reconfigure_bank(bank, slots, new, 16, writers, 1e6,
+                                      lambda c: live.Channel(c.name, c.name, 0, 0, ""))
+        self.assertEqual(calls, [
+            ("expect", 1, 999000.0, "retune"), ("freq", 1, -1e3),
+            ("expect", 2, 1002000.0, "retune"), ("taps", 2, 12),
+            ("expect", 3, 1003000.0, None), ("freq", 3, 3e3),
+            ("expect", 6, 1003000.0, "d"), ("taps", 6, 4), ("freq", 6, 3e3),
+            ("expect", 4, 1004000.0, None), ("freq", 4, 4e3),
+            ("expect", 5, 1000007.0, "f"), ("taps", 5, 4), ("freq", 5, 7.0)])
+        self.assertEqual([c.name for c in slots], ["a", "b", "c", None, None, "f", "d", None])
+        self.assertIs(slots[0], before[0])
+        self.assertEqual((slots[3].offset, slots[3].decimation), (3e3, 2))
+        self.assertEqual(lines, refused + [
+            "channel b retuned to 999000 Hz (16 taps) from the next chunk",
+            "channel c retuned to 1002000 Hz (12 taps) from the next chunk",
+            "channel d removed from the next chunk",
+            "channel d added at 1003000 Hz (4 taps) from the next chunk",
+            "channel g removed from the next chunk",
+            "channel f added at 1000007 Hz (4 taps) from the next chunk"])
+        # Refused: taps beyond the bank's, a slot whose change is on its way,
+        # a changed decimation without a spare; nothing changes.
+        changes, refused = live.plan_changes(
+            before, [C(name="a", offset=1.0, decimation=4, taps=np.ones(8)),
+                     C(name="b", offset=0.0, decimation=2, taps=np.ones(17)),
+                     C(name="c", offset=2e3, decimation=3, taps=np.ones(4)),
+                     C(name="d", offset=3e3, decimation=2, taps=np.ones(4)),
+                     C(name="g", offset=4e3, decimation=2, taps=np.ones(4))], 16, busy={0})
+        self.assertEqual(changes, [])
+        self.assertEqual(refused, [
+            "channel a: its last change is still on its way to the output: reload again",
+            "channel b: 17 taps, more than the 16 the bank started with: needs a restart",
+            "channel c with decimation 3 (was 2): no spare slot of decimation 3 left: needs a "
+            "restart (or more --spare-channels)"])
+
+    def test_channel_list_changes(self):
+        """The uniform channelizer: removed channels give their output back
+        (mapped to channel 0, or 1 for channel 0), added ones take a spare,
+        one whose map holds the channel already last (no tag: it starts at
+        once); all in one set_channel_map()."""
+        from types import SimpleNamespace as C
+        calls = []
+        chan = C(channel_map=lambda: [0, 3, 5, 2, 0, 7],
+                 set_channel_map=lambda m: calls.append(("map", list(m))))
+        busy = {5}
+        writers = [C(changing=lambda i=i: i in busy,
+                     expect=lambda f, change, comment="", i=i:
+                     calls.append(("expect", i, f, getattr(change, "key", change))))
+                   for i in range(6)]
+        recorded = [0, 3, 5, None, None, None]
+        lines = live.reconfigure_channelizer(
+            chan, recorded, [3, 2, 6, 9], writers, 1e6, lambda c: 10.0 * c,
+            lambda c: live.Channel(c, "ch%d" % c, 0, 0, ""))
+        self.assertEqual(lines, ["channel 0 removed from the next chunk",
+                                 "channel 5 removed from the next chunk",
+                                 "channel 2 added at 1000020 Hz from the next chunk",
+                                 "channel 6 added at 1000060 Hz from the next chunk",
+                                 "channel 9 added: no spare output left: needs a restart (or "
+                                 "more --spare-channels)"])
+        self.assertEqual(calls, [("expect", 0, 1000010.0, None), ("expect", 2, 1000000.0, None),
+                                 ("expect", 4, 1000020.0, 2), ("expect", 3, 1000060.0, 6),
+                                 ("map", [1, 3, 0, 6, 2, 7])])
+        self.assertEqual(recorded, [None, 3, None, 6, 2, None])
+        calls.clear()
+        self.assertEqual(live.reconfigure_channelizer(chan, [None, 3, None, 6, 2, 7], [3, 6, 2],
+                                                      writers, 0.0, float, None),
+                         ["channel 7: its last change is still on its way to the output: "
+                          "reload again"])
+        self.assertEqual(calls, [])
+        chan.channel_map = lambda: [3, 9]
+        recorded = [3, None]
+        live.reconfigure_channelizer(chan, recorded, [3, 9], writers, 0.0, float,
+                                     lambda c: live.Channel(c, "ch%d" % c, 0, 0, ""))
+        self.assertEqual(calls, [("expect", 1, None, 9), ("map", [3, 9])])
+        self.assertEqual(recorded, [3, 9])
 
     def test_segment_sizes(self):
         self.assertEqual(live.segment_samples(2e6, seconds=1.5), 3000000)
@@ -391,7 +535,7 @@ class qa_station(gr_unittest.TestCase):
                                    input_buffer=50000)
             self.assertEqual(station.last.min_output_buffer(0), 50000)
             js = io.StringIO()
-            status = live.Status(200e3, station.loss, station.writers, ["a"], 0.05,
+            status = live.Status(200e3, station.loss, station.writers, 0.05,
                                  json_file=js)
             lines = []
             signal, failure, record = station.run(status, lambda: None, lines.append)
@@ -452,10 +596,12 @@ class qa_status(gr_unittest.TestCase):
         log.advance(500000)
         d = tempfile.mkdtemp(prefix="qa_live_")
         try:
-            w = live.SegmentWriter(d, "c", 1e3, 0.0, 1000, 100, log, "d", "qa")
+            w = live.SegmentWriter(d, "c", 1e3, 0.0, 1000, 100, log, "d", "qa", "a")
             w.write(np.full(10, 0.1, np.complex64))
+            spare = live.SegmentWriter(d, None, 1e3, 0.0, 1000, 100, log, "", "qa")
+            quiet = live.SegmentWriter(d, "q", 1e3, 0.0, 1000, 100, log, "d", "qa", "b")
             err, js = io.StringIO(), io.StringIO()
-            st = live.Status(1e6, log, [w, w], ["a", "b"], 2.0, err, js)
+            st = live.Status(1e6, log, [w, spare, quiet], 2.0, err, js)
             self.assertFalse(st.due(10.0))
             self.assertFalse(st.due(11.0))
             self.assertTrue(st.due(12.0))
@@ -472,8 +618,8 @@ class qa_status(gr_unittest.TestCase):
         self.assertEqual((rec["lost_samples"], rec["events"]), (500, 2))
         self.assertEqual(rec["backpressure_s"], 1.0)
         self.assertAlmostEqual(rec["power_db"]["a"], -20.0, places=3)  # |0.1|^2
-        self.assertIsNone(rec["power_db"]["b"])  # taken by a
-        self.assertEqual(rec["channel_samples"], {"a": 10, "b": 10})
+        self.assertIsNone(rec["power_db"]["b"])  # no samples; the spare not reported
+        self.assertEqual(rec["channel_samples"], {"a": 10, "b": 0})
         self.assertEqual(json.loads(js.getvalue()), rec)
         self.assertRegex(err.getvalue(), r"^status: 500000 input samples, 0\.200 Msamples/s "
                                          r"\(20\.0% of nominal\), lost 500 \(2 events\)")

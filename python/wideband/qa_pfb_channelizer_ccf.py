@@ -276,7 +276,7 @@ class qa_pfb_channelizer_ccf(gr_unittest.TestCase):
         """Runs ours with the input held after `before` samples until the
         block has delivered every frame of them; then calls change(block),
         releases the rest and returns (x, frames x outputs array, frames
-        delivered before the change)."""
+        delivered before the change); self.sinks: the outputs' sinks."""
         rng = np.random.default_rng(seed)
         x = never_zero(rng, samples)
         D = decimation(numchans, rate)
@@ -293,6 +293,7 @@ class qa_pfb_channelizer_ccf(gr_unittest.TestCase):
             sinks = [blocks.vector_sink_c() for _ in range(width)]
         for slot, sink in enumerate(sinks):
             self.tb.connect((ours, slot), sink)
+        self.sinks = sinks
         self.tb.start()
         first = before // D
         wait_for(self, lambda: all(len(s.data()) >= first * (width if vector_output else 1)
@@ -347,6 +348,13 @@ class qa_pfb_channelizer_ccf(gr_unittest.TestCase):
                 assert_same_channel(got[first:, slot], expect_new[first:, slot],
                                     f"{what}: after the change, output {slot}")
             np.testing.assert_array_equal(np.float32(self.block.taps()), np.float32(new))
+            self.assertEqual(self.map_tags(), [[]] * len(self.sinks))  # new taps: none
+
+    def map_tags(self):
+        """Each output's tags of a channel map change: [(offset, value)]."""
+        return [[(t.offset, np.asarray(pmt.to_python(t.value)).tolist()) for t in sink.tags()
+                 if pmt.symbol_to_string(t.key) in ("channel", "channel_map")]
+                for sink in self.sinks]
 
     def test_007_set_taps_while_running(self):
         # Taps of the same number per branch (K = 3): changes at, before and
@@ -373,7 +381,7 @@ class qa_pfb_channelizer_ccf(gr_unittest.TestCase):
         rng = np.random.default_rng(8)
         taps = random_taps(rng, 48)
         for old_map, new_map, vector_output, before in (
-                ([0, 5, 11, 5, 15], [15, 15, 0, 1, 2], False, 5000),
+                ([0, 5, 11, 5, 15], [15, 5, 0, 1, 15], False, 5000),  # two kept
                 ([0, 5, 11, 5, 15], [3, 4, 5, 6, 7, 8, 9], False, 5003),  # longer
                 ([2, 9, 9], [9, 2, 14], True, 4997)):
             with self.subTest(old=old_map, new=new_map, vector_output=vector_output):
@@ -388,6 +396,32 @@ class qa_pfb_channelizer_ccf(gr_unittest.TestCase):
                                         f"before the change, output {slot}")
                     assert_same_channel(got[first:, slot], expect[first:, new_map[slot]],
                                         f"after the change, output {slot}")
+                # The in-tree block's channels on either side (it drops the
+                # stream's tail).
+                tb = gr.top_block()
+                in_tree = pfb.channelizer_ccf(numchans, taps, rate)
+                in_tree_sinks = [blocks.vector_sink_c() for _ in range(numchans)]
+                tb.connect(blocks.vector_source_c(x), in_tree)
+                for c, sink in enumerate(in_tree_sinks):
+                    tb.connect((in_tree, c), sink)
+                tb.run()
+                channels = [np.asarray(sink.data()) for sink in in_tree_sinks]
+                end = min(len(c) for c in channels)
+                self.assertGreater(end, first)
+                for slot in range(got.shape[1]):
+                    assert_same_channel(got[:first, slot], channels[old_map[slot]][:first],
+                                        f"in-tree before the change, output {slot}")
+                    assert_same_channel(got[first:end, slot],
+                                        channels[new_map[slot]][first:end],
+                                        f"in-tree after the change, output {slot}")
+                # The tag: on the first item of the new map, on the outputs
+                # whose channel changed (with vector output, the whole map).
+                if vector_output:
+                    self.assertEqual(self.map_tags(), [[(first, new_map)]])
+                else:
+                    self.assertEqual(self.map_tags(), [
+                        [(first, new)] if slot >= len(old_map) or new != old_map[slot] else []
+                        for slot, new in enumerate(new_map[:len(self.sinks)])])
 
 
     def test_010_settings_between_runs(self):

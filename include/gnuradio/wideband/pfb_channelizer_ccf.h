@@ -109,6 +109,13 @@ public:
      * \brief New channel map, applied from the next frame the block computes on.
      * It must have an entry for every connected output (vector output: the same
      * length as before).
+     *
+     * While the flowgraph runs, a tag marks where the new map applies: on each
+     * output whose channel changed, at the first item computed with the new
+     * map, key "channel" with the output's new channel (a long); with vector
+     * output, key "channel_map" with the whole map (an s32vector) on the one
+     * output. A map set before the flowgraph starts is not tagged, and neither
+     * is anything when set_channel_map() is never called.
      */
     virtual void set_channel_map(const std::vector<int>& map) = 0;
     //! The channel map in use, in output order.
