@@ -232,7 +232,8 @@ const char* const about =
             vectors (each --channels M), feed -> channel bank -> C sinks (each
             --bank-* plan), and host source -> chain -> null sink; a table of
             Msamples/s by device count.
-  realtime  for each --bank-* plan: a receiver at --realtime-rate (a source
+  realtime  for each --bank-* plan and --input-types type: a receiver of
+            samples of that type at --realtime-rate (a source
             that delivers samples by the wall clock into GNU Radio's buffer,
             losing and counting those its FIFO of --realtime-fifo cannot hold
             when the flowgraph falls behind, as a radio overflows) ->
@@ -319,16 +320,20 @@ public:
 class paced_source : public gr::sync_block
 {
 public:
-    //! \p realtime: the receiving thread at a real-time priority, as radio
-    //! drivers run theirs.
-    paced_source(double rate, size_t fifo_samples, bool realtime)
+    //! Samples of \p type; \p realtime: the receiving thread at a real-time
+    //! priority, as radio drivers run theirs.
+    paced_source(double rate,
+                 size_t fifo_samples,
+                 bool realtime,
+                 core::sample_format type)
         : gr::sync_block("paced_source",
                          gr::io_signature::make(0, 0, 0),
-                         gr::io_signature::make(1, 1, sizeof(gr_complex))),
+                         gr::io_signature::make(1, 1, int(core::sample_bytes(type)))),
           d_rate(rate),
           d_fifo(fifo_samples),
           d_realtime(realtime),
-          d_noise(normal_noise(size_t(1) << 20, 4))
+          d_sample_bytes(core::sample_bytes(type)),
+          d_noise(noise_bytes(type))
     {
         set_min_output_buffer(long(feed_buffer_samples));
     }
@@ -338,9 +343,10 @@ public:
         // Overflows with GNU Radio's buffer full at the last call (the
         // flowgraph behind), and with room left in it (the thread not run).
         uint64_t full = 0, late = 0;
-        double longest_gap_ms = 0; // between two calls of work(), since the
-                                   // last snapshot()
-        std::string priority;      // of the receiving thread
+        // At an overflow, the longest time since the receiver last delivered
+        // (since the last snapshot()).
+        double longest_stall_ms = 0;
+        std::string priority; // of the receiving thread
     };
     //! The counts now: samples due that the FIFO cannot hold are lost also
     //! while the flowgraph does not call work().
@@ -349,14 +355,14 @@ public:
         std::lock_guard<std::mutex> lock(d_mutex);
         take_due(clock_type::now());
         const counts now = d_counts;
-        d_counts.longest_gap_ms = 0;
+        d_counts.longest_stall_ms = 0;
         return now;
     }
 
     bool start() override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        d_start = d_last_call = clock_type::now(); // the receiver streams from here
+        d_start = d_last_delivery = clock_type::now(); // the receiver streams from here
         return true;
     }
 
@@ -373,10 +379,6 @@ public:
             std::min<uint64_t>(
                 { uint64_t(noutput_items), 16384, uint64_t(d_rate / 100) }));
         std::unique_lock<std::mutex> lock(d_mutex);
-        const auto now = clock_type::now();
-        d_counts.longest_gap_ms = std::max(
-            d_counts.longest_gap_ms,
-            std::chrono::duration<double, std::milli>(now - d_last_call).count());
         uint64_t waiting;
         while ((waiting = take_due(clock_type::now())) < packet) {
             lock.unlock();
@@ -386,17 +388,17 @@ public:
         }
         lock.unlock();
         const size_t n = std::min<uint64_t>(waiting, uint64_t(noutput_items));
-        auto* y = static_cast<gr_complex*>(out[0]);
-        for (size_t done = 0; done < n;) {
-            const size_t piece = std::min(n - done, d_noise.size() - d_next);
-            std::memcpy(y + done, d_noise.data() + d_next, piece * sizeof(gr_complex));
+        auto* y = static_cast<char*>(out[0]);
+        for (size_t done = 0, bytes = n * d_sample_bytes; done < bytes;) {
+            const size_t piece = std::min(bytes - done, d_noise.size() - d_next);
+            std::memcpy(y + done, d_noise.data() + d_next, piece);
             done += piece;
             d_next = (d_next + piece) % d_noise.size();
         }
         lock.lock();
         d_counts.delivered += n;
         d_buffer_full = n == size_t(noutput_items);
-        d_last_call = clock_type::now();
+        d_last_delivery = clock_type::now();
         return int(n);
     }
 
@@ -412,7 +414,26 @@ private:
             return waiting;
         d_counts.lost += waiting - d_fifo;
         ++(d_buffer_full ? d_counts.full : d_counts.late);
+        d_counts.longest_stall_ms = std::max(
+            d_counts.longest_stall_ms,
+            std::chrono::duration<double, std::milli>(now - d_last_delivery).count());
         return d_fifo;
+    }
+
+    //! 2^20 samples of \p type: complex normal noise, or integers uniform over
+    //! their range.
+    static std::vector<char> noise_bytes(core::sample_format type)
+    {
+        std::vector<char> bytes(core::sample_bytes(type) << 20);
+        if (type == core::sample_format::fc32) {
+            const auto noise = normal_noise(size_t(1) << 20, 4);
+            std::memcpy(bytes.data(), noise.data(), bytes.size());
+        } else {
+            std::mt19937 rng(4);
+            for (auto& b : bytes)
+                b = char(rng());
+        }
+        return bytes;
     }
 
     //! SCHED_FIFO for the calling thread if asked and allowed; says which.
@@ -430,10 +451,11 @@ private:
     const double d_rate;
     const uint64_t d_fifo;
     const bool d_realtime;
-    const std::vector<gr_complex> d_noise;
-    size_t d_next = 0; // in d_noise
+    const size_t d_sample_bytes;
+    const std::vector<char> d_noise; // 2^20 samples, delivered in turn
+    size_t d_next = 0;               // the byte of d_noise delivered next
     std::mutex d_mutex;
-    clock_type::time_point d_start, d_last_call;
+    clock_type::time_point d_start, d_last_delivery;
     bool d_buffer_full = false; // the last call filled GNU Radio's buffer
     counts d_counts;
 };
@@ -603,7 +625,8 @@ public:
                 }
         if (d_opt.runs("realtime"))
             for (const bank_plan& plan : d_opt.banks.plans())
-                measure_realtime(plan);
+                for (core::sample_format type : d_opt.input_types)
+                    measure_realtime(plan, type);
         print_table();
         if (d_csv.enabled())
             d_csv.finish();
@@ -1341,7 +1364,8 @@ private:
      * sinks, for d_opt.seconds after the outputs start and a 1 s warm-up; a
      * line every minute of a long window.
      */
-    realtime_run run_realtime(const bank_plan& plan, double msps)
+    realtime_run
+    run_realtime(const bank_plan& plan, core::sample_format type, double msps)
     {
         const size_t C = plan.channels.size();
         std::vector<double> centres;
@@ -1352,12 +1376,18 @@ private:
             decimations.push_back(int(c.decimation));
             taps.push_back(c.taps);
         }
-        auto bank = wb::channel_bank_ccc::make(
-            msps * 1e6, centres, decimations, taps, first_devices(1));
+        auto bank = wb::channel_bank_ccc::make(msps * 1e6,
+                                               centres,
+                                               decimations,
+                                               taps,
+                                               first_devices(1),
+                                               false,
+                                               core::sample_format_name(type));
         auto src = gnuradio::make_block_sptr<paced_source>(
             msps * 1e6,
             size_t(msps * 1e3 * d_opt.realtime_fifo_ms),
-            d_opt.realtime_priority);
+            d_opt.realtime_priority,
+            type);
         auto tb = gr::make_top_block("realtime");
         tb->connect(src, 0, bank, 0);
         std::vector<gr::block_sptr> sinks;
@@ -1378,6 +1408,8 @@ private:
                 std::chrono::duration<double>(std::min(left, 60.0)));
             if (d_opt.seconds > 60) {
                 const auto now = src->snapshot();
+                r.window.longest_stall_ms =
+                    std::max(r.window.longest_stall_ms, now.longest_stall_ms);
                 std::cout << std::fixed << std::setprecision(0) << "  realtime " << msps
                           << " Msps: " << ms_since(start) * 1e-3 << " s, "
                           << now.delivered - r.start.delivered << " samples, "
@@ -1397,12 +1429,14 @@ private:
         r.window.lost = end.lost - r.start.lost;
         r.window.full = end.full - r.start.full;
         r.window.late = end.late - r.start.late;
-        r.window.longest_gap_ms = end.longest_gap_ms;
+        r.window.longest_stall_ms =
+            std::max(r.window.longest_stall_ms, end.longest_stall_ms);
         r.window.priority = end.priority;
         r.msps = double(r.window.delivered) / seconds / 1e6;
         uint64_t lag = 0;
         for (size_t c = 0; c < C; ++c)
-            lag = std::max(lag, last_in - last_out[c] * uint64_t(decimations[c]));
+            lag = std::max(
+                lag, last_in - std::min(last_in, last_out[c] * uint64_t(decimations[c])));
         r.lag_ms = double(lag) / (msps * 1e3);
         r.latency_ms = double(bank->latency()) / (msps * 1e3);
         return r;
@@ -1413,13 +1447,14 @@ private:
      * lost and the rate achieved; with --realtime-search, the highest rate
      * (within 3 %) at which a window of d_opt.seconds loses nothing.
      */
-    void measure_realtime(const bank_plan& plan)
+    void measure_realtime(const bank_plan& plan, core::sample_format type)
     {
         const std::string what =
-            "receiver -> channel_bank_ccc C=" + std::to_string(plan.channels.size()) +
+            std::string("receiver ") + core::sample_format_name(type) +
+            " -> channel_bank_ccc C=" + std::to_string(plan.channels.size()) +
             " D=" + plan.decimations() + " -> sinks";
         const auto trial = [&](double msps) {
-            const realtime_run r = run_realtime(plan, msps);
+            const realtime_run r = run_realtime(plan, type, msps);
             std::cout << std::fixed << std::setprecision(0) << "  realtime " << msps
                       << " Msps, FIFO " << d_opt.realtime_fifo_ms << " ms, "
                       << std::defaultfloat << d_opt.seconds << std::fixed
@@ -1428,8 +1463,8 @@ private:
                       << " before the window: kernel builds, warm-up) in "
                       << r.window.full << " overflows with the buffer full and "
                       << r.window.late << " with room (receiver " << r.window.priority
-                      << ", longest gap between calls " << std::setprecision(1)
-                      << r.window.longest_gap_ms << " ms); outputs trail the input by "
+                      << ", longest stall " << std::setprecision(1)
+                      << r.window.longest_stall_ms << " ms); outputs trail the input by "
                       << std::setprecision(2) << r.lag_ms << " ms at most (latency "
                       << r.latency_ms << " ms)" << std::defaultfloat << std::endl;
             return r;
@@ -1440,6 +1475,7 @@ private:
                     std::to_string(nominal.window.lost) + " lost",
                 "host",
                 nominal.msps));
+        d_rows.back().sample_bytes = core::sample_bytes(type);
         if (!d_opt.realtime_search)
             return;
         // Doubling (or halving), then bisecting the gap between a rate that
@@ -1462,6 +1498,7 @@ private:
                     (bad > 0 ? harness::fmt(" (below %.0f)", bad) : ""),
                 "host",
                 good));
+        d_rows.back().sample_bytes = core::sample_bytes(type);
     }
 
     //! Msps of the row of \p flowgraph and \p what on \p devices devices (NaN: none).
