@@ -1106,15 +1106,19 @@ class Live(Case):
         with open(self.errpath) as f:
             self.fail("status never reached its goal in %d s:\n%s" % (timeout, f.read()))
 
-    def stop_app(self, app, sig):
-        app.send_signal(sig)
+    def finish_app(self, app, timeout=300):
+        """(stdout, stderr) of the program once it exits, with status 0."""
         out = app.stdout.read()
-        rc = app.wait(120)
+        rc = app.wait(timeout)
         with open(self.errpath) as f:
             err = f.read()
         self.assertEqual(rc, 0, "exit status %d\n--- stdout\n%s--- stderr\n%s" % (rc, out, err))
         self.assertNotIn("Traceback", err)
         return out, err
+
+    def stop_app(self, app, sig):
+        app.send_signal(sig)
+        return self.finish_app(app, 120)
 
     def segments(self, folder, base, added=False):
         """(metas, samples) of a channel's segments, checked to be one
@@ -1348,10 +1352,7 @@ class Live(Case):
         with open(channels, "w") as f:
             f.write("1,2\n")
         app.send_signal(signal.SIGHUP)
-        out = app.stdout.read()
-        self.assertEqual(app.wait(300), 0, out)
-        with open(self.errpath) as f:
-            err = f.read()
+        out, err = self.finish_app(app)
         self.assertRegex(err, r"SIGHUP: channel list .*list\.txt: channel 3 removed from the "
                               r"next chunk\n.*SIGHUP: channel list .*list\.txt: channel 2 added "
                               r"at -?500000 Hz from the next chunk")
@@ -1407,8 +1408,7 @@ class Live(Case):
         app = self.start_app("--source", "file:" + raw, "--rate", rate, "-c", self.M,
                              "-l", "0,1,2,3", "-o", self.path("out"), "--name", "f",
                              "--segment-seconds", 0.04, "--status-interval", 0)
-        out = app.stdout.read()
-        self.assertEqual(app.wait(300), 0, out)
+        out, _ = self.finish_app(app)
         self.assertRegex(out, r"stopped: +end of the source; %d input samples, 0 lost" % n)
         ref = self.batch(raw, rate, "cf32_le", "0,1,2,3")
         for c in range(self.M):
@@ -1428,27 +1428,41 @@ class Live(Case):
 
     def test_channel_bank_from_a_file(self):
         """--plan live: each channel at its own rate, segments of its own length,
-        the same samples as the batch program's."""
+        the same samples as the batch program's; also from complex int16, which
+        the bank takes as it is (its full scale in the taps)."""
         rate = 1e6
         raw, plan = self.file_and_plan(300000, seed=11)
-        app = self.start_app("--source", "file:" + raw, "--rate", rate, "--freq", "10M",
-                             "--plan", plan, "-o", self.path("out"), "--segment-seconds", 0.1,
-                             "--status-interval", 0)
-        out = app.stdout.read()
-        self.assertEqual(app.wait(300), 0, out)
-        self.ok(raw, "-s", rate, "-f", "10M", "--plan", plan, "--no-plot", "--quiet",
-                "-o", self.path("batch"))
-        for name, ch_rate in (("up", 50e3), ("mid", 100e3)):
-            metas, y = self.segments(self.path("out"), name)
-            self.assertEqual([len(m["annotations"]) for m in metas], [0] * len(metas))
-            self.assertEqual(metas[0]["captures"][0]["core:frequency"],
-                             10e6 + (250e3 if name == "up" else 0))
-            self.assertEqual(metas[0]["global"]["core:sample_rate"], ch_rate)
-            self.assertEqual([m["captures"][0]["core:global_index"] for m in metas],
-                             [round(0.1 * ch_rate) * i for i in range(3)])
-            ref = np.fromfile(self.path("batch", name + ".sigmf-data"), np.complex64)
-            self.assertEqual(len(y), len(ref))
-            self.assertLess(relative_l2(y, ref), 1e-5, name)
+        x = np.fromfile(raw, np.complex64)
+        raw16 = self.path("iq.cs16")
+        iq = np.empty(2 * len(x), np.int16)
+        iq[0::2], iq[1::2] = np.round(x.real * 16384), np.round(x.imag * 16384)
+        iq.tofile(raw16)
+        fc32_output = {}
+        for source, fmt, datatype in ((raw, "fc32", "cf32_le"), (raw16, "sc16", "ci16_le")):
+            out, batch = self.path("out_" + fmt), self.path("batch_" + fmt)
+            app = self.start_app("--source", "file:" + source, "--source-format", fmt,
+                                 "--rate", rate, "--freq", "10M", "--plan", plan, "-o", out,
+                                 "--segment-seconds", 0.1, "--status-interval", 0)
+            self.finish_app(app)
+            self.ok(source, "--datatype", datatype, "-s", rate, "-f", "10M", "--plan", plan,
+                    "--no-plot", "--quiet", "-o", batch)
+            for name, ch_rate in (("up", 50e3), ("mid", 100e3)):
+                metas, y = self.segments(out, name)
+                self.assertEqual([len(m["annotations"]) for m in metas], [0] * len(metas))
+                self.assertEqual(metas[0]["captures"][0]["core:frequency"],
+                                 10e6 + (250e3 if name == "up" else 0))
+                self.assertEqual(metas[0]["global"]["core:sample_rate"], ch_rate)
+                self.assertEqual([m["captures"][0]["core:global_index"] for m in metas],
+                                 [round(0.1 * ch_rate) * i for i in range(3)])
+                ref = np.fromfile(os.path.join(batch, name + ".sigmf-data"), np.complex64)
+                self.assertEqual(len(y), len(ref))
+                self.assertLess(relative_l2(y, ref), 1e-5, (fmt, name))
+                # The int16 file at half its full scale: half the fc32 run's
+                # samples, but for the integers' rounding (1e-3 of the noise).
+                if fmt == "fc32":
+                    fc32_output[name] = y
+                else:
+                    self.assertLess(relative_l2(y, 0.5 * fc32_output[name]), 1e-2, name)
 
     def test_channel_bank_retuned_on_sighup(self):
         """SIGHUP reloads the plan: the channel whose centre changed is retuned
@@ -1464,10 +1478,7 @@ class Live(Case):
         with open(plan, "w") as f:
             f.write("name,offset,rate\nup,-250k,50k\nmid,0,100k\n")
         app.send_signal(signal.SIGHUP)
-        out = app.stdout.read()
-        self.assertEqual(app.wait(300), 0, out)
-        with open(self.errpath) as f:
-            err = f.read()
+        out, err = self.finish_app(app)
         self.assertRegex(err, r"SIGHUP: plan .*plan\.csv: channel up retuned to 9750000 Hz "
                               r"\(\d+ taps\) from the next chunk")
         self.assertRegex(out, r"stopped: +end of the source; %d input samples" % n)
@@ -1554,10 +1565,7 @@ class Live(Case):
         self.assertEqual(len(reply), 1, reply)
         self.assertRegex(reply[0], r"^control: reload: plan .*plan\.csv: channel up added at "
                                    r"10250000 Hz \(\d+ taps\) from the next chunk$")
-        out = app.stdout.read()
-        self.assertEqual(app.wait(300), 0, out)
-        with open(self.errpath) as f:
-            err = f.read()
+        out, err = self.finish_app(app)
         self.assertRegex(err, r"SIGHUP: plan .*plan\.csv: channel up removed from the next "
                               r"chunk\n.*SIGHUP: plan .*plan\.csv: channel new added at "
                               r"10250000 Hz \(\d+ taps\) from the next chunk")

@@ -1308,6 +1308,31 @@ private:
         d_rows.back().ratio_of = "x the CPU bank";
     }
 
+    //! channel_bank_ccc of the plan's channels (centres as fractions of
+    //! \p samp_rate) on the first \p devices devices, input samples of \p type.
+    wb::channel_bank_ccc::sptr
+    make_bank(const bank_plan& plan,
+              double samp_rate,
+              size_t devices,
+              core::sample_format type = core::sample_format::fc32) const
+    {
+        std::vector<double> centres;
+        std::vector<int> decimations;
+        std::vector<std::vector<gr_complex>> taps;
+        for (const auto& c : plan.channels) {
+            centres.push_back(c.center_freq * samp_rate);
+            decimations.push_back(int(c.decimation));
+            taps.push_back(c.taps);
+        }
+        return wb::channel_bank_ccc::make(samp_rate,
+                                          centres,
+                                          decimations,
+                                          taps,
+                                          first_devices(devices),
+                                          false,
+                                          core::sample_format_name(type));
+    }
+
     /*
      * channel_bank_ccc on the first n devices for the plan's channels, from
      * `from` (the host source, "feed" or "device": a device feed, and device
@@ -1319,17 +1344,8 @@ private:
                   size_t devices = 1)
     {
         const size_t C = plan.channels.size();
-        std::vector<double> centres;
-        std::vector<int> decimations;
-        std::vector<std::vector<gr_complex>> taps;
-        for (const auto& c : plan.channels) {
-            centres.push_back(c.center_freq);
-            decimations.push_back(int(c.decimation));
-            taps.push_back(c.taps);
-        }
         const bool device = from == "device";
-        auto bank = wb::channel_bank_ccc::make(
-            1.0, centres, decimations, taps, first_devices(devices));
+        auto bank = make_bank(plan, 1.0, devices);
         auto tb = gr::make_top_block(flowgraph);
         gr::basic_block_sptr src = device ? device_feed(d_ctx, 1)
                                    : from == "feed"
@@ -1355,7 +1371,7 @@ private:
     struct realtime_run {
         double msps;                        // delivered in the window
         paced_source::counts start, window; // before it (kernel builds), in it
-        double lag_ms;     // the most a channel's output trails the bank's input
+        double lag_ms;     // the most a channel's output trails the receiver
         double latency_ms; // what the bank says it may (latency())
     };
 
@@ -1368,21 +1384,7 @@ private:
     run_realtime(const bank_plan& plan, core::sample_format type, double msps)
     {
         const size_t C = plan.channels.size();
-        std::vector<double> centres;
-        std::vector<int> decimations;
-        std::vector<std::vector<gr_complex>> taps;
-        for (const auto& c : plan.channels) {
-            centres.push_back(c.center_freq);
-            decimations.push_back(int(c.decimation));
-            taps.push_back(c.taps);
-        }
-        auto bank = wb::channel_bank_ccc::make(msps * 1e6,
-                                               centres,
-                                               decimations,
-                                               taps,
-                                               first_devices(1),
-                                               false,
-                                               core::sample_format_name(type));
+        auto bank = make_bank(plan, msps * 1e6, 1, type);
         auto src = gnuradio::make_block_sptr<paced_source>(
             msps * 1e6,
             size_t(msps * 1e3 * d_opt.realtime_fifo_ms),
@@ -1418,7 +1420,6 @@ private:
             }
         }
         const auto end = src->snapshot();
-        const uint64_t last_in = bank->nitems_read(0);
         std::vector<uint64_t> last_out;
         for (const auto& sink : sinks)
             last_out.push_back(sink->nitems_read(0));
@@ -1436,7 +1437,9 @@ private:
         uint64_t lag = 0;
         for (size_t c = 0; c < C; ++c)
             lag = std::max(
-                lag, last_in - std::min(last_in, last_out[c] * uint64_t(decimations[c])));
+                lag,
+                end.delivered -
+                    std::min(end.delivered, last_out[c] * plan.channels[c].decimation));
         r.lag_ms = double(lag) / (msps * 1e3);
         r.latency_ms = double(bank->latency()) / (msps * 1e3);
         return r;

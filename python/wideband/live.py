@@ -867,14 +867,16 @@ def plan_changes(slots, new, longest, busy=()):
     return changes, refused
 
 
-def reconfigure_bank(bank, slots, new, longest, writers, center_freq, recording):
+def reconfigure_bank(bank, slots, new, longest, writers, center_freq, recording,
+                     taps_scale=1.0):
     """Applies what plan_changes(slots, new, longest) allows to bank
     (channel_bank_ccc: from its next chunk, a "freq" tag where), to slots
     (in place) and to the writers of its outputs, which start, stop or
     retune their recordings at that tag; center_freq: the input's centre
     (Hz), as make_sink() is given; recording(channel): the Channel an added
-    channel is recorded as. Returns lines that say what was done and what
-    was not."""
+    channel is recorded as; taps_scale: what the bank's taps carry beside
+    the plan's (1 / the full scale of integer input). Returns lines that say
+    what was done and what was not."""
     busy = {i for i, w in enumerate(writers) if w.changing()}
     changes, refused = plan_changes(slots, new, longest, busy)
     lines = list(refused)
@@ -893,7 +895,7 @@ def reconfigure_bank(bank, slots, new, longest, writers, center_freq, recording)
         # one of them changes.
         writers[i].expect(center_freq + c.offset, recording(c) if kind == "add" else "retune")
         if not np.array_equal(c.taps, old.taps):
-            bank.set_taps(i, [complex(t) for t in c.taps])
+            bank.set_taps(i, [complex(t) * taps_scale for t in c.taps])
         if c.offset != old.offset or np.array_equal(c.taps, old.taps):
             bank.set_center_freq(i, c.offset)
         lines.append("channel %s %s %.9g Hz (%d taps) from the next chunk"

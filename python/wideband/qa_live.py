@@ -441,6 +441,15 @@ class qa_segments(gr_unittest.TestCase):
             "channel d added at 1003000 Hz (4 taps) from the next chunk",
             "channel g removed from the next chunk",
             "channel f added at 1000007 Hz (4 taps) from the next chunk"])
+        # The taps as the bank holds them for integer input (scaled by
+        # 1 / full scale, as make_bank() gave them).
+        taps = []
+        bank = C(set_taps=lambda i, t: taps.append(t), set_center_freq=lambda i, f: None)
+        slots = list(before)
+        live.reconfigure_bank(bank, slots, new, 16, writers, 1e6,
+                              lambda c: live.Channel(c.name, c.name, 0, 0, ""), 1 / 32768)
+        self.assertEqual([len(t) for t in taps], [12, 4, 4])
+        self.assertEqual({complex(v) for t in taps for v in t}, {1 / 32768})
         # Refused: taps beyond the bank's, a slot whose change is on its way,
         # a changed decimation without a spare; nothing changes.
         changes, refused = live.plan_changes(
