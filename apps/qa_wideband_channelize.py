@@ -1116,6 +1116,16 @@ class Live(Case):
         self.assertNotIn("Traceback", err)
         return out, err
 
+    def reload_to_end(self, app, key, path, text):
+        """Once channel key has 5000 samples (its status, to st.json): path
+        rewritten with text, SIGHUP, and the run to its end: finish_app()."""
+        import signal
+        self.wait_status(app, self.path("st.json"), lambda r: r["channel_samples"][key] >= 5000)
+        with open(path, "w") as f:
+            f.write(text)
+        app.send_signal(signal.SIGHUP)
+        return self.finish_app(app)
+
     def stop_app(self, app, sig):
         app.send_signal(sig)
         return self.finish_app(app, 120)
@@ -1337,7 +1347,6 @@ class Live(Case):
         at the sample the channelizer's "channel" tags mark (one map: the same
         sample), each the batch program's channel there; the channel kept goes
         on untouched."""
-        import signal
         rate, n = 1e6, 4000000  # 4 s: a stall (first kernel builds) leaves time for the SIGHUP
         raw = self.path("iq.cf32")
         self.signal(n, seed=19).tofile(raw)
@@ -1348,11 +1357,7 @@ class Live(Case):
                              "-l", "@" + channels, "--spare-channels", 1, "-o", self.path("out"),
                              "--name", "f", "--segment-seconds", 0.5, "--status-interval", 0.2,
                              "--status-json", self.path("st.json"))
-        self.wait_status(app, self.path("st.json"), lambda r: r["channel_samples"]["3"] >= 5000)
-        with open(channels, "w") as f:
-            f.write("1,2\n")
-        app.send_signal(signal.SIGHUP)
-        out, err = self.finish_app(app)
+        out, err = self.reload_to_end(app, "3", channels, "1,2\n")
         self.assertRegex(err, r"SIGHUP: channel list .*list\.txt: channel 3 removed from the "
                               r"next chunk\n.*SIGHUP: channel list .*list\.txt: channel 2 added "
                               r"at -?500000 Hz from the next chunk")
@@ -1468,17 +1473,13 @@ class Live(Case):
         """SIGHUP reloads the plan: the channel whose centre changed is retuned
         where the bank's freq tag says, a new segment starts there with the new
         centre and a retune annotation; the other channel goes on untouched."""
-        import signal
         rate, n = 1e6, 4000000  # 4 s: a stall (first kernel builds) leaves time for the SIGHUP
         raw, plan = self.file_and_plan(n, seed=13)  # the carrier at +250 kHz
         app = self.start_app("--source", "file:" + raw, "--rate", rate, "--freq", "10M",
                              "--plan", plan, "-o", self.path("out"), "--segment-seconds", 0.5,
                              "--status-interval", 0.2, "--status-json", self.path("st.json"))
-        self.wait_status(app, self.path("st.json"), lambda r: r["channel_samples"]["up"] >= 5000)
-        with open(plan, "w") as f:
-            f.write("name,offset,rate\nup,-250k,50k\nmid,0,100k\n")
-        app.send_signal(signal.SIGHUP)
-        out, err = self.finish_app(app)
+        out, err = self.reload_to_end(app, "up", plan,
+                                      "name,offset,rate\nup,-250k,50k\nmid,0,100k\n")
         self.assertRegex(err, r"SIGHUP: plan .*plan\.csv: channel up retuned to 9750000 Hz "
                               r"\(\d+ taps\) from the next chunk")
         self.assertRegex(out, r"stopped: +end of the source; %d input samples" % n)
