@@ -51,6 +51,13 @@ def centre_offset(c, M):
     return c / M if 2 * c < M else (c - M) / M
 
 
+def notes(meta):
+    """A SigMF segment's annotations as (label, sample_start), but for
+    back-pressure (the channelizer behind a file's rate on a loaded CPU)."""
+    return [(a["core:label"], a["core:sample_start"]) for a in meta["annotations"]
+            if a["core:label"] != "backpressure"]
+
+
 def table_rows(stdout):
     """{channel: (power_db, mark)} from the power table."""
     rows = {}
@@ -1364,9 +1371,6 @@ class Live(Case):
         self.assertRegex(out, r"output: +2 channels and 1 spare outputs")
         ref = self.batch(raw, rate, "cf32_le", "1,2,3")
 
-        def notes(meta):  # back-pressure (a loaded CPU) may be annotated as well
-            return [(a["core:label"], a["core:sample_start"]) for a in meta["annotations"]
-                    if a["core:label"] != "backpressure"]
         metas, y = self.segments(self.path("out"), "f_ch0003")
         end = len(y)
         self.assertGreater(end, 5000)
@@ -1573,9 +1577,6 @@ class Live(Case):
         self.assertRegex(out, r"output: +2 channels and 2 spare outputs")
         self.assertRegex(out, r"stopped: +end of the source; %d input samples" % n)
 
-        def notes(meta):  # back-pressure (a loaded CPU) may be annotated as well
-            return [(a["core:label"], a["core:sample_start"]) for a in meta["annotations"]
-                    if a["core:label"] != "backpressure"]
         # up: from the start to the removal, its last sample annotated.
         metas, y = self.segments(self.path("out"), "up")
         end = len(y)
