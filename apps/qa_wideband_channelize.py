@@ -1123,6 +1123,17 @@ class Live(Case):
         self.assertNotIn("Traceback", err)
         return out, err
 
+    def request_reload(self, control):
+        """The reply (a list of lines) of the program's --control socket to
+        the request "reload"."""
+        import zmq
+        req = zmq.Context.instance().socket(zmq.REQ)
+        self.addCleanup(req.close, 0)
+        req.connect(control)
+        req.send_string("reload")
+        self.assertTrue(req.poll(60000), "no reply from --control")
+        return json.loads(req.recv_string())
+
     def reload_to_end(self, app, key, path, text):
         """Once channel key has 5000 samples (its status, to st.json): path
         rewritten with text, SIGHUP, and the run to its end: finish_app()."""
@@ -1315,14 +1326,8 @@ class Live(Case):
         # A channel list given on the command line cannot change: said, and the
         # run goes on; the same asked on the control socket.
         app.send_signal(signal.SIGHUP)
-        import zmq
-        req = zmq.Context.instance().socket(zmq.REQ)
-        self.addCleanup(req.close, 0)
-        req.connect(control)
-        req.send_string("reload")
-        self.assertTrue(req.poll(60000), "no reply from --control")
-        reply = json.loads(req.recv_string())
-        self.assertEqual(len(reply), 1)
+        reply = self.request_reload(control)
+        self.assertEqual(len(reply), 1, reply)
         self.assertRegex(reply[0], r"^control: reload: ignored: the channel list was given on "
                                    r"the command line; give it as -l @FILE")
         self.wait_status(app, self.path("st.json"), lambda r: all(
@@ -1541,7 +1546,6 @@ class Live(Case):
         --control gives the removed one back (new files); the channel left
         alone goes on untouched."""
         import signal
-        import zmq
         rate, n = 1e6, 8000000  # 8 s: time for two reloads after the first kernel builds
         raw, plan = self.file_and_plan(n, seed=17)  # the carrier at +250 kHz
         x = np.fromfile(raw, np.complex64)
@@ -1561,12 +1565,7 @@ class Live(Case):
                          ["mid", "new"] and r["channel_samples"]["new"] > 0)
         with open(plan, "w") as f:
             f.write(third)
-        req = zmq.Context.instance().socket(zmq.REQ)
-        self.addCleanup(req.close, 0)
-        req.connect(control)
-        req.send_string("reload")
-        self.assertTrue(req.poll(60000), "no reply from --control")
-        reply = json.loads(req.recv_string())
+        reply = self.request_reload(control)
         self.assertEqual(len(reply), 1, reply)
         self.assertRegex(reply[0], r"^control: reload: plan .*plan\.csv: channel up added at "
                                    r"10250000 Hz \(\d+ taps\) from the next chunk$")
