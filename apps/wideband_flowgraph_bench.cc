@@ -82,6 +82,7 @@ struct bench_options : common_options {
     double realtime_fifo_ms = 20; // the receiver's buffer before it overflows
     bool realtime_search = false;
     bool realtime_priority = true; // the receiver's thread SCHED_FIFO
+    bool realtime_vector = false;  // one sink of vectors instead of C sinks
     std::vector<std::string> only; // row groups to run; empty: all
     bank_plans banks = [] {        // the --bank-* options: 10 and 100 channels
         bank_plans b;
@@ -142,6 +143,9 @@ void declare_options(bench_options& o, option_table& t)
         { { "--realtime-normal-priority", &o.realtime_priority, false },
           "realtime: the receiver's thread at normal priority (default: SCHED_FIFO "
           "where allowed, as radio drivers run theirs)" },
+        { { "--realtime-vector", &o.realtime_vector },
+          "realtime: the channels as one output of vectors into one sink (one "
+          "decimation for all) instead of C outputs and sinks" },
         { { "--realtime-search", &o.realtime_search },
           "realtime: also search the highest rate without an overflow" },
     });
@@ -237,7 +241,8 @@ const char* const about =
             that delivers samples by the wall clock into GNU Radio's buffer,
             losing and counting those its FIFO of --realtime-fifo cannot hold
             when the flowgraph falls behind, as a radio overflows) ->
-            channel_bank_ccc -> C null sinks (the receiver's thread SCHED_FIFO
+            channel_bank_ccc -> C null sinks (or one sink of vectors,
+            --realtime-vector) (the receiver's thread SCHED_FIFO
             where allowed): the samples lost in the window (and before it:
             kernel builds, warm-up), each overflow told apart by GNU Radio's
             buffer being full (the flowgraph behind) or not (the receiver's
@@ -1309,12 +1314,14 @@ private:
     }
 
     //! channel_bank_ccc of the plan's channels (centres as fractions of
-    //! \p samp_rate) on the first \p devices devices, input samples of \p type.
+    //! \p samp_rate) on the first \p devices devices, input samples of \p type;
+    //! \p vector_output: one output of vectors of all channels.
     wb::channel_bank_ccc::sptr
     make_bank(const bank_plan& plan,
               double samp_rate,
               size_t devices,
-              core::sample_format type = core::sample_format::fc32) const
+              core::sample_format type = core::sample_format::fc32,
+              bool vector_output = false) const
     {
         std::vector<double> centres;
         std::vector<int> decimations;
@@ -1329,7 +1336,7 @@ private:
                                           decimations,
                                           taps,
                                           first_devices(devices),
-                                          false,
+                                          vector_output,
                                           core::sample_format_name(type));
     }
 
@@ -1384,7 +1391,8 @@ private:
     run_realtime(const bank_plan& plan, core::sample_format type, double msps)
     {
         const size_t C = plan.channels.size();
-        auto bank = make_bank(plan, msps * 1e6, 1, type);
+        const bool vector = d_opt.realtime_vector;
+        auto bank = make_bank(plan, msps * 1e6, 1, type, vector);
         auto src = gnuradio::make_block_sptr<paced_source>(
             msps * 1e6,
             size_t(msps * 1e3 * d_opt.realtime_fifo_ms),
@@ -1392,10 +1400,13 @@ private:
             type);
         auto tb = gr::make_top_block("realtime");
         tb->connect(src, 0, bank, 0);
+        // Sink s takes channel s, or every channel's sample in one vector (all
+        // of channel 0's decimation).
         std::vector<gr::block_sptr> sinks;
-        for (size_t c = 0; c < C; ++c) {
-            sinks.push_back(gr::blocks::null_sink::make(sizeof(gr_complex)));
-            tb->connect(bank, int(c), sinks.back(), 0);
+        for (size_t s = 0; s < (vector ? 1 : C); ++s) {
+            sinks.push_back(
+                gr::blocks::null_sink::make((vector ? C : 1) * sizeof(gr_complex)));
+            tb->connect(bank, int(s), sinks.back(), 0);
         }
         tb->start();
         const auto started = clock_type::now();
@@ -1435,11 +1446,11 @@ private:
         r.window.priority = end.priority;
         r.msps = double(r.window.delivered) / seconds / 1e6;
         uint64_t lag = 0;
-        for (size_t c = 0; c < C; ++c)
+        for (size_t s = 0; s < sinks.size(); ++s)
             lag = std::max(
                 lag,
                 end.delivered -
-                    std::min(end.delivered, last_out[c] * plan.channels[c].decimation));
+                    std::min(end.delivered, last_out[s] * plan.channels[s].decimation));
         r.lag_ms = double(lag) / (msps * 1e3);
         r.latency_ms = double(bank->latency()) / (msps * 1e3);
         return r;
@@ -1455,7 +1466,8 @@ private:
         const std::string what =
             std::string("receiver ") + core::sample_format_name(type) +
             " -> channel_bank_ccc C=" + std::to_string(plan.channels.size()) +
-            " D=" + plan.decimations() + " -> sinks";
+            " D=" + plan.decimations() +
+            (d_opt.realtime_vector ? " -> 1 sink of vectors" : " -> sinks");
         const auto trial = [&](double msps) {
             const realtime_run r = run_realtime(plan, type, msps);
             std::cout << std::fixed << std::setprecision(0) << "  realtime " << msps
