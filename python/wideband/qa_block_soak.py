@@ -52,6 +52,9 @@ L2_TOL = 1e-5
 BLOCK = 1 << 17
 # Resident set growth allowed from a quarter of the run to its end.
 RSS_SLACK = 100 << 20
+# The source's tags, and pfb_channelizer_ccf's where a new channel map applies.
+SOAK_KEY = pmt.intern("soak")
+CHANNEL_KEY = pmt.intern("channel")
 
 
 def rss_bytes():
@@ -150,7 +153,7 @@ class soak_source(gr.sync_block):
         out[:stop - done] = self.x.block(i)[done - i * BLOCK:stop - i * BLOCK]
         while self.tags and self.tags[0] < stop:
             k = self.tags.pop(0)
-            self.add_item_tag(0, k, pmt.intern("soak"), pmt.from_uint64(k))
+            self.add_item_tag(0, k, SOAK_KEY, pmt.from_uint64(k))
         return stop - done
 
 
@@ -158,7 +161,9 @@ class soak_checker(gr.basic_block):
     """Takes a random part of what its inputs hold per call (the same part of
     each: GNU Radio ends a block when one input is done and empty) and checks
     it against expected(s, a, b): output slot s, items a..b-1. Keeps the tags
-    seen; at the first mismatch, sets `stopped` and ends its stream."""
+    seen: the source's ("soak") in `tags`, pfb_channelizer_ccf's where a
+    new channel map applies ("channel") in `channel_tags`; at the first
+    mismatch, sets `stopped` and ends its stream."""
 
     def __init__(self, slots, expected, seed):
         gr.basic_block.__init__(self, "soak_checker", [np.complex64] * slots, [])
@@ -168,6 +173,7 @@ class soak_checker(gr.basic_block):
         self.pending = [[] for _ in range(slots)]
         self.checked = [0] * slots
         self.tags = [[] for _ in range(slots)]
+        self.channel_tags = [[] for _ in range(slots)]
         self.failure = None
         self.worst = 0.0
 
@@ -181,8 +187,10 @@ class soak_checker(gr.basic_block):
         for s, items in enumerate(input_items):
             start = self.nitems_read(s)
             self.pending[s].append(np.array(items[:n]))
-            for tag in self.get_tags_in_range(s, start, start + n):
+            for tag in self.get_tags_in_range(s, start, start + n, SOAK_KEY):
                 self.tags[s].append((tag.offset, pmt.to_uint64(tag.value)))
+            for tag in self.get_tags_in_range(s, start, start + n, CHANNEL_KEY):
+                self.channel_tags[s].append((tag.offset, pmt.to_long(tag.value)))
             self.consume(s, n)
             if sum(map(len, self.pending[s])) >= BLOCK // 4:
                 self.check(s)
@@ -294,6 +302,11 @@ class qa_block_soak(gr_unittest.TestCase):
         expected_tags = [(k // D, k) for k in tags if k // D < total_outputs]
         for s in range(slots):
             self.assertEqual(checker.tags[s], expected_tags, f"tags of output {s}")
+            # A new channel map is marked where it applies, on the outputs
+            # whose channel it changes.
+            changed = [(start, int(columns[k][s])) for k, start in enumerate(frame_starts)
+                       if k and columns[k][s] != columns[k - 1][s] and start < total_outputs]
+            self.assertEqual(checker.channel_tags[s], changed, f"channel tags of output {s}")
 
         # Memory: no growth over the run. The resident set from a quarter on;
         # the OpenCL buffers at the changes (the largest settings come first):
