@@ -374,8 +374,6 @@ public:
     int
     work(int noutput_items, gr_vector_const_void_star&, gr_vector_void_star& out) override
     {
-        if (d_counts.priority.empty())
-            d_counts.priority = raise_priority();
         // Waits for a packet's worth (a driver's receive frame, at most 10 ms
         // of samples): a source that returned nothing would not be called
         // again before its output is read.
@@ -383,7 +381,9 @@ public:
             1,
             std::min<uint64_t>(
                 { uint64_t(noutput_items), 16384, uint64_t(d_rate / 100) }));
-        std::unique_lock<std::mutex> lock(d_mutex);
+        std::unique_lock<std::mutex> lock(d_mutex); // snapshot() reads d_counts
+        if (d_counts.priority.empty())
+            d_counts.priority = raise_priority();
         uint64_t waiting;
         while ((waiting = take_due(clock_type::now())) < packet) {
             lock.unlock();
