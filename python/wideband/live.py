@@ -10,7 +10,8 @@ without end (wideband_channelize --source; docs/deployment.md).
   * parse_source() and build_source(): the input, through GNU Radio's own
     blocks -- soapy:ARGS (gr-soapy), uhd:ARGS (gr-uhd), osmosdr:ARGS
     (gr-osmosdr, optional), zmq:tcp://HOST:PORT (gr-zeromq PULL, tags
-    passed) and file:PATH (played at its rate through a throttle);
+    passed) and file:PATH (a file or a named pipe, played at its rate
+    through a throttle);
   * LossLog: the input's time line. rx_time tags (UHD gives one at the start
     and after every overflow; a ZeroMQ sender passes its radio's) set the time
     of an input sample; a tag whose time is later than the samples before it
@@ -33,6 +34,7 @@ import json
 import math
 import os
 import re
+import stat
 import threading
 import time
 
@@ -97,9 +99,11 @@ def parse_source(text, rate, freq=None, gain=None, antenna=None, sample_format="
     elif kind == "file":
         if not args:
             raise SourceError("--source file: wants file:PATH")
-        if not os.path.isfile(args):
-            raise SourceError("--source file:%s: no such file" % args)
-        if os.path.getsize(args) % FORMATS[sample_format][0]:
+        # A named pipe: another program writing samples as it receives them.
+        is_pipe = os.path.exists(args) and stat.S_ISFIFO(os.stat(args).st_mode)
+        if not (os.path.isfile(args) or is_pipe):
+            raise SourceError("--source file:%s: no such file or named pipe" % args)
+        if not is_pipe and os.path.getsize(args) % FORMATS[sample_format][0]:
             raise SourceError("--source file:%s: not a whole number of %s samples"
                               % (args, sample_format))
     if kind not in RADIO_KINDS and (gain is not None or antenna is not None):

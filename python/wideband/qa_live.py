@@ -44,6 +44,9 @@ class qa_sources(gr_unittest.TestCase):
         path = os.path.join(self.dir, "x.cs16")
         np.zeros(10, np.int16).tofile(path)  # 5 sc16 samples
         self.assertEqual(live.parse_source("file:" + path, 1e6, sample_format="sc16").args, path)
+        pipe = os.path.join(os.path.dirname(path), "pipe")
+        os.mkfifo(pipe)  # a program writing samples: no size to check
+        self.assertEqual(live.parse_source("file:" + pipe, 1e6).args, pipe)
         for text, rate, kw, why in (
                 ("rtl:0", 1e6, {}, "KIND one of"),
                 ("zmq", 1e6, {}, "KIND one of"),
@@ -53,7 +56,8 @@ class qa_sources(gr_unittest.TestCase):
                 ("file:" + path, 1e6, {"antenna": "RX2", "sample_format": "sc16"},
                  "--gain and --antenna"),
                 ("file:" + path, 1e6, {}, "not a whole number of fc32"),  # 20 bytes
-                ("file:/no/such", 1e6, {}, "no such file"),
+                ("file:/no/such", 1e6, {}, "no such file or named pipe"),
+                ("file:" + os.path.dirname(path), 1e6, {}, "no such file or named pipe"),
                 ("osmosdr:rtl=0", 1e6, {"sample_format": "sc16"}, "complex float only"),
                 ("uhd:", 1e6, {"sample_format": "cs8"}, "sample format"),
                 ("file:" + path, 1e6, {"sample_format": "sc16", "tags": False},
