@@ -111,6 +111,14 @@
 #include "fft_stages.cl"
 #include "samples.cl"
 
+/* A register-resident transform has no tile of points: only the direct loads
+ * and stores of the plain pass. */
+#if EXCHANGE_PARTS &&                                                              \
+    (!LOAD_DIRECT || !STORE_DIRECT || FUSED_CONVOLUTION || PRE_REAL_UNPACK ||      \
+     POST_REAL_UNPACK || COSINE_STORE)
+#error "EXCHANGE_PARTS needs LOAD_DIRECT and STORE_DIRECT and no tile operations"
+#endif
+
 typedef IDX idx_t;
 
 #if OUTPUT_REAL

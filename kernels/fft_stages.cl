@@ -39,12 +39,31 @@
  *   TWIDDLE_POWERS               1: a butterfly of radix > 4 reads W(k) from the
  *                                table and forms W(r*k) as its powers (one read
  *                                instead of R - 1, a few ulp less accurate)
+ *   EXCHANGE_PARTS               0: the tile holds the transform (above); P > 0:
+ *                                the transform is register-resident (below)
+ *
+ * Register-resident transforms (EXCHANGE_PARTS = P > 0), for a transform longer
+ * than local memory holds as FFT_L float2: its points stay in the work-items'
+ * registers from the first stage's global loads to the last stage's global
+ * stores. Only the exchange between two stages goes through local memory, one
+ * component (the real parts, then the imaginary ones) and one of P ranges of
+ * FFT_L / P positions at a time: a tile of FFT_L / P floats (TILE_STRIDE with
+ * padding). Each round stores the component of the outputs whose Stockham
+ * position lies in the range, and after a barrier the next stage's inputs load
+ * theirs from it. With P = 1 the loads replace the component in place (every
+ * store came before the barrier); with P > 1 they collect in a second set of
+ * registers until the component's last range is through. One transform per
+ * group (FFT_G = 1).
  */
 
 #ifndef WIDEBAND_FFT_STAGES_CL
 #define WIDEBAND_FFT_STAGES_CL
 
 #include "fft_codelets.cl"
+
+#ifndef EXCHANGE_PARTS
+#define EXCHANGE_PARTS 0
+#endif
 
 #if LDS_PAD_SHIFT > 0
 #define LDS_INDEX(p) ((p) + ((p) >> LDS_PAD_SHIFT))
@@ -120,6 +139,75 @@ ALWAYS_INLINE void stage_store(__local float2* tile, const float2* v, const int 
         }
     }
 }
+
+#if EXCHANGE_PARTS
+#define EXCHANGE_POINTS (FFT_L / EXCHANGE_PARTS)
+
+/*
+ * Component c (0 real, 1 imaginary) of work-item q's outputs of a stage of
+ * radix R and span NS handed, through the float tile, to the inputs of the
+ * next stage, of radix R_next.
+ */
+ALWAYS_INLINE void exchange_component(
+    __local float* tile, float2* v, const int R, const int NS, const int R_next, uint q, const int c)
+{
+    float collected[EXCHANGE_PARTS > 1 ? MAX_REGS : 1];
+#pragma unroll
+    for (int h = 0; h < EXCHANGE_PARTS; ++h) {
+        const uint first = h * EXCHANGE_POINTS;
+#pragma unroll
+        for (int m = 0; m < BUTTERFLY_ROUNDS(R); ++m) {
+            const uint b = q + m * FFT_T;
+            if (ROUND_IS_FULL(R) || b < FFT_L / R) {
+                const uint base = (b / NS) * NS * R + b % NS;
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const uint p = base + r * NS - first; /* wraps above the range */
+                    if (EXCHANGE_PARTS == 1 || p < EXCHANGE_POINTS)
+                        tile[LDS_INDEX(p)] = c ? v[m * R + r].y : v[m * R + r].x;
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (int m = 0; m < BUTTERFLY_ROUNDS(R_next); ++m) {
+            const uint b = q + m * FFT_T;
+            if (ROUND_IS_FULL(R_next) || b < FFT_L / R_next) {
+#pragma unroll
+                for (int r = 0; r < R_next; ++r) {
+                    const uint p = b + r * (FFT_L / R_next) - first;
+                    const int i = m * R_next + r;
+                    if (EXCHANGE_PARTS > 1) {
+                        if (p < EXCHANGE_POINTS)
+                            collected[i] = tile[LDS_INDEX(p)];
+                    } else if (c) {
+                        v[i].y = tile[LDS_INDEX(p)];
+                    } else {
+                        v[i].x = tile[LDS_INDEX(p)];
+                    }
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (EXCHANGE_PARTS > 1) {
+#pragma unroll
+        for (int m = 0; m < BUTTERFLY_ROUNDS(R_next); ++m) {
+            const uint b = q + m * FFT_T;
+            if (ROUND_IS_FULL(R_next) || b < FFT_L / R_next) {
+#pragma unroll
+                for (int r = 0; r < R_next; ++r) {
+                    const int i = m * R_next + r;
+                    if (c)
+                        v[i].y = collected[i];
+                    else
+                        v[i].x = collected[i];
+                }
+            }
+        }
+    }
+}
+#endif
 
 /* Unused stage slots: radix 1 and span 1, never run (STAGES bounds them). */
 #ifndef RADIX_0
@@ -200,6 +288,7 @@ ALWAYS_INLINE void stage_store(__local float2* tile, const float2* v, const int 
 #ifndef SPAN_12
 #define SPAN_12 1
 #endif
+#define RADIX_13 1 /* the stage after the last one */
 #define MAX_STAGES 13
 
 /*
@@ -222,12 +311,20 @@ ALWAYS_INLINE void stage_store(__local float2* tile, const float2* v, const int 
 #else
 #define TILE_COORDINATES(lid) const uint q = (lid) % FFT_T, g = (lid) / FFT_T;
 #endif
+#if EXCHANGE_PARTS
+#define TILE_DECLARE                   \
+    __local float tile[TILE_STRIDE];   \
+    const uint lid = get_local_id(0);  \
+    const uint g = 0, q = lid;         \
+    float2 v[MAX_REGS];
+#else
 #define TILE_DECLARE                                \
     __local float2 tiles[FFT_G * TILE_STRIDE];      \
     const uint lid = get_local_id(0);               \
     TILE_COORDINATES(lid)                           \
     __local float2* tile = tiles + g * TILE_STRIDE; \
     float2 v[MAX_REGS];
+#endif
 /* The tile's transforms: first, first + 1, ... (a kernel that loops over
  * several tiles sets first itself). */
 #define TILE_AT(first, transforms) \
@@ -279,40 +376,78 @@ ALWAYS_INLINE void stage_store(__local float2* tile, const float2* v, const int 
  * LOAD_POINT instead of reading the tile; to_global: the last stage hands its
  * registers to STORE_POINT instead of writing the tile.
  */
-#define RUN_STAGE(s, dir, from_global, to_global)                                   \
-    if ((s) < STAGES) {                                                             \
-        if (from_global) {                                                          \
-            _Pragma("unroll") for (int m = 0; m < BUTTERFLY_ROUNDS(RADIX_##s); ++m) \
-            {                                                                       \
-                const uint b = q + m * FFT_T;                                       \
-                if (ROUND_IS_FULL(RADIX_##s) || b < FFT_L / RADIX_##s)              \
-                    _Pragma("unroll") for (int r = 0; r < RADIX_##s; ++r)           \
-                        v[m * RADIX_##s + r] =                                      \
-                            active ? LOAD_POINT(tr, b + r * (FFT_L / RADIX_##s))    \
-                                   : (float2)(0.0f, 0.0f);                          \
-            }                                                                       \
-        } else {                                                                    \
-            stage_load(tile, v, RADIX_##s, q);                                      \
-            barrier(CLK_LOCAL_MEM_FENCE);                                           \
-        }                                                                           \
-        stage_compute(v, RADIX_##s, SPAN_##s, dir, q, stage_twiddles);              \
-        if (to_global) {                                                            \
-            _Pragma("unroll") for (int m = 0; m < BUTTERFLY_ROUNDS(RADIX_##s); ++m) \
-            {                                                                       \
-                const uint b = q + m * FFT_T;                                       \
-                if (active && (ROUND_IS_FULL(RADIX_##s) || b < FFT_L / RADIX_##s))  \
-                    _Pragma("unroll") for (int r = 0; r < RADIX_##s; ++r)           \
-                        STORE_POINT(tr, b + r * (FFT_L / RADIX_##s),                \
-                                    v[m * RADIX_##s + r]);                          \
-            }                                                                       \
-        } else {                                                                    \
-            stage_store(tile, v, RADIX_##s, SPAN_##s, q);                           \
-            barrier(CLK_LOCAL_MEM_FENCE);                                           \
-        }                                                                           \
+#define LOAD_STAGE_FROM_GLOBAL(s)                                               \
+    _Pragma("unroll") for (int m = 0; m < BUTTERFLY_ROUNDS(RADIX_##s); ++m)     \
+    {                                                                           \
+        const uint b = q + m * FFT_T;                                           \
+        if (ROUND_IS_FULL(RADIX_##s) || b < FFT_L / RADIX_##s)                  \
+            _Pragma("unroll") for (int r = 0; r < RADIX_##s; ++r)               \
+                v[m * RADIX_##s + r] = active                                   \
+                                           ? LOAD_POINT(tr, b + r * (FFT_L / RADIX_##s)) \
+                                           : (float2)(0.0f, 0.0f);              \
+    }
+#define STORE_STAGE_TO_GLOBAL(s)                                                \
+    _Pragma("unroll") for (int m = 0; m < BUTTERFLY_ROUNDS(RADIX_##s); ++m)     \
+    {                                                                           \
+        const uint b = q + m * FFT_T;                                           \
+        if (active && (ROUND_IS_FULL(RADIX_##s) || b < FFT_L / RADIX_##s))      \
+            _Pragma("unroll") for (int r = 0; r < RADIX_##s; ++r)               \
+                STORE_POINT(tr, b + r * (FFT_L / RADIX_##s), v[m * RADIX_##s + r]); \
+    }
+
+#define RUN_STAGE(s, dir, from_global, to_global)                      \
+    if ((s) < STAGES) {                                                \
+        if (from_global) {                                             \
+            LOAD_STAGE_FROM_GLOBAL(s)                                  \
+        } else {                                                       \
+            stage_load(tile, v, RADIX_##s, q);                         \
+            barrier(CLK_LOCAL_MEM_FENCE);                              \
+        }                                                              \
+        stage_compute(v, RADIX_##s, SPAN_##s, dir, q, stage_twiddles); \
+        if (to_global) {                                               \
+            STORE_STAGE_TO_GLOBAL(s)                                   \
+        } else {                                                       \
+            stage_store(tile, v, RADIX_##s, SPAN_##s, q);              \
+            barrier(CLK_LOCAL_MEM_FENCE);                              \
+        }                                                              \
+    }
+
+/* Stage s of a register-resident transform, stage n the next one: the first
+ * loads with LOAD_POINT, the last stores with STORE_POINT, the others hand
+ * their outputs to the next through the float tile. */
+#define RUN_REGISTER_STAGE(s, n, dir)                                           \
+    if ((s) < STAGES) {                                                         \
+        if ((s) == 0) {                                                         \
+            LOAD_STAGE_FROM_GLOBAL(s)                                           \
+        }                                                                       \
+        stage_compute(v, RADIX_##s, SPAN_##s, dir, q, stage_twiddles);          \
+        if ((n) == STAGES) {                                                    \
+            STORE_STAGE_TO_GLOBAL(s)                                            \
+        } else {                                                                \
+            exchange_component(tile, v, RADIX_##s, SPAN_##s, RADIX_##n, q, 0);  \
+            exchange_component(tile, v, RADIX_##s, SPAN_##s, RADIX_##n, q, 1);  \
+        }                                                                       \
     }
 
 /* All stages in direction dir; the first may load with LOAD_POINT and the last
- * store with STORE_POINT directly from registers. */
+ * store with STORE_POINT directly from registers (a register-resident
+ * transform always does both). */
+#if EXCHANGE_PARTS
+#define RUN_FFT(dir, first_from_global, last_to_global) \
+    RUN_REGISTER_STAGE(0, 1, dir)                       \
+    RUN_REGISTER_STAGE(1, 2, dir)                       \
+    RUN_REGISTER_STAGE(2, 3, dir)                       \
+    RUN_REGISTER_STAGE(3, 4, dir)                       \
+    RUN_REGISTER_STAGE(4, 5, dir)                       \
+    RUN_REGISTER_STAGE(5, 6, dir)                       \
+    RUN_REGISTER_STAGE(6, 7, dir)                       \
+    RUN_REGISTER_STAGE(7, 8, dir)                       \
+    RUN_REGISTER_STAGE(8, 9, dir)                       \
+    RUN_REGISTER_STAGE(9, 10, dir)                      \
+    RUN_REGISTER_STAGE(10, 11, dir)                     \
+    RUN_REGISTER_STAGE(11, 12, dir)                     \
+    RUN_REGISTER_STAGE(12, 13, dir)
+#else
 #define RUN_FFT(dir, first_from_global, last_to_global)                     \
     RUN_STAGE(0, dir, (first_from_global), (last_to_global) && STAGES == 1) \
     RUN_STAGE(1, dir, 0, (last_to_global) && STAGES == 2)                   \
@@ -327,5 +462,6 @@ ALWAYS_INLINE void stage_store(__local float2* tile, const float2* v, const int 
     RUN_STAGE(10, dir, 0, (last_to_global) && STAGES == 11)                 \
     RUN_STAGE(11, dir, 0, (last_to_global) && STAGES == 12)                 \
     RUN_STAGE(12, dir, 0, (last_to_global) && STAGES == 13)
+#endif
 
 #endif /* WIDEBAND_FFT_STAGES_CL */

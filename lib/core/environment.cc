@@ -123,7 +123,7 @@ fft_tuning fft_tune()
     const std::string wanted =
         "key=value entries separated by commas: local=1024..1048576, wg=1..4096, "
         "pad=0..16, min_group=1..1024, threads=1..4096, twiddles=constant|global, "
-        "direct=0|1, powers=0|1, registers=1024..1048576";
+        "direct=0|1, powers=0|1, registers=1024..1048576, resident=0|1";
     fft_tuning tuning;
     std::istringstream entries(value);
     std::string entry;
@@ -159,6 +159,8 @@ fft_tuning fft_tune()
             tuning.twiddle_powers = choice("1", "0");
         else if (key == "registers")
             tuning.register_file = number(1024, 1 << 20);
+        else if (key == "resident")
+            tuning.register_resident = choice("1", "0");
         else
             reject(name, value, wanted);
     }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -55,6 +56,45 @@ size_t tile_stride(size_t length,
     return stride;
 }
 
+// Floats from one part of a register-resident transform's exchange tile to
+// the next: the part's length with its padding.
+size_t float_tile_stride(size_t points, unsigned pad_shift)
+{
+    const size_t last = points - 1;
+    return last + (pad_shift ? last >> pad_shift : 0) + 1;
+}
+
+// How a register-resident transform exchanges its points between stages: in
+// the fewest parts (1, 2 or 4) whose float tile fits local memory, padded
+// where the padding fits too.
+struct exchange_layout {
+    unsigned parts = 0;
+    unsigned pad_shift = 0;
+};
+
+std::optional<exchange_layout> choose_exchange(size_t length,
+                                               const fft_device_limits& limits)
+{
+    for (unsigned parts = 1; parts <= 4 && length % parts == 0; parts *= 2)
+        for (unsigned pad : { limits.pad_shift, 0u })
+            if (float_tile_stride(length / parts, pad) * 4 <= limits.local_bytes)
+                return exchange_layout{ parts, pad };
+    return std::nullopt;
+}
+
+// Work-items of one on-chip transform: one per butterfly of its largest radix,
+// as far as the group and the limits allow.
+size_t transform_threads(const std::vector<unsigned>& radices,
+                         size_t length,
+                         const fft_device_limits& limits)
+{
+    const unsigned rmax = radices.empty() ? 1 : *std::max_element(radices.begin(), radices.end());
+    return std::max<size_t>(
+        1,
+        std::min(
+            { length / rmax, limits.max_work_group_size, limits.max_transform_threads }));
+}
+
 // WIDEBAND_FFT_TUNE's replacements of the limits (experiments only).
 void apply_tuning_overrides(fft_device_limits& limits)
 {
@@ -70,6 +110,8 @@ void apply_tuning_overrides(fft_device_limits& limits)
         tuning.constant_twiddles.value_or(limits.constant_twiddles);
     limits.allow_direct = tuning.allow_direct.value_or(limits.allow_direct);
     limits.register_file = tuning.register_file.value_or(limits.register_file);
+    limits.register_resident =
+        tuning.register_resident.value_or(limits.register_resident);
     if (tuning.twiddle_powers)
         limits.twiddle_powers = *tuning.twiddle_powers
                                     ? fft_device_limits::twiddle_power_use::always
@@ -152,6 +194,10 @@ fft_device_limits fft_device_limits::for_device(const device_info& info)
     limits.local_bytes = std::min<size_t>(info.local_mem_bytes, cap);
     limits.max_constant_bytes = info.max_constant_bytes;
     limits.target_group_size = std::min<size_t>(256, limits.max_work_group_size);
+    // PoCL builds a register-resident kernel in ~15 s and runs it ~9x slower
+    // than the two passes it replaces (8192 points, 2-core build machine): its
+    // work-groups are loops over the work-items, cut at every barrier.
+    limits.register_resident = gpu;
     apply_tuning_overrides(limits);
     return limits;
 }
@@ -194,6 +240,23 @@ size_t max_on_chip_length(const fft_device_limits& limits, bool strided)
     const size_t per_transform = limits.local_bytes / 8;
     return strided ? per_transform / std::max<size_t>(1, limits.min_strided_group)
                    : per_transform;
+}
+
+bool fits_in_registers(size_t length, const fft_device_limits& limits)
+{
+    if (!limits.register_resident || length < 2 || !is_codelet_smooth(length))
+        return false;
+    const auto exchange = choose_exchange(length, limits);
+    if (!exchange)
+        return false;
+    const auto radices = choose_radices(length);
+    const size_t threads = transform_threads(radices, length, limits);
+    // Two floats a point, and a float a point more to collect a component
+    // exchanged in several parts; the rest of the file for the work-items'
+    // other values.
+    const size_t floats_per_point = exchange->parts > 1 ? 3 : 2;
+    return threads * max_registers(radices, length, threads) * floats_per_point <=
+           limits.register_file / 4 * 3;
 }
 
 std::vector<size_t> split_into_passes(size_t n, size_t max_length)
@@ -253,10 +316,15 @@ std::vector<size_t> split_into_passes(size_t n, size_t max_length)
 
 size_t fft_pass_plan::tile_stride() const
 {
+    if (exchange_parts)
+        return float_tile_stride(length / exchange_parts, pad_shift);
     return core::tile_stride(length, pad_shift, threads, thread_transform_fastest, group);
 }
 
-size_t fft_pass_plan::tile_bytes() const { return group * tile_stride() * 8; }
+size_t fft_pass_plan::tile_bytes() const
+{
+    return group * tile_stride() * (exchange_parts ? 4 : 8);
+}
 
 std::string fft_pass_plan::stage_options() const
 {
@@ -268,7 +336,8 @@ std::string fft_pass_plan::stage_options() const
         span_s *= radices[s];
     }
     o << " -DMAX_REGS=" << max_regs << " -DLDS_PAD_SHIFT=" << pad_shift
-      << " -DTILE_STRIDE=" << tile_stride() << " -DTWIDDLE_POWERS=" << twiddle_powers;
+      << " -DTILE_STRIDE=" << tile_stride() << " -DTWIDDLE_POWERS=" << twiddle_powers
+      << " -DEXCHANGE_PARTS=" << exchange_parts;
     return o.str();
 }
 
@@ -295,13 +364,23 @@ fft_pass_plan plan_pass(size_t length,
     using powers = fft_device_limits::twiddle_power_use;
     p.twiddle_powers = limits.twiddle_powers == powers::always ||
                        (limits.twiddle_powers == powers::single_pass && p.columns == 1);
-    const unsigned rmax =
-        p.radices.empty() ? 1 : *std::max_element(p.radices.begin(), p.radices.end());
-    p.threads = std::max<size_t>(
-        1,
-        std::min(
-            { length / rmax, limits.max_work_group_size, limits.max_transform_threads }));
+    p.threads = transform_threads(p.radices, length, limits);
     p.max_regs = max_registers(p.radices, length, p.threads);
+
+    if (p.columns == 1 && length > max_on_chip_length(limits, false)) {
+        // One transform in registers, exchanged through local memory in parts;
+        // its stages touch global memory directly, coalesced where points are
+        // adjacent.
+        const auto exchange = choose_exchange(length, limits);
+        if (!exchange || !fits_in_registers(length, limits))
+            throw std::invalid_argument(
+                "fft: a single pass of " + std::to_string(length) +
+                " points fits neither local memory nor registers");
+        p.exchange_parts = exchange->parts;
+        p.pad_shift = exchange->pad_shift;
+        p.load_direct = p.store_direct = true;
+        return p;
+    }
 
     const bool strided = p.columns > 1;
     if (strided) {

@@ -27,7 +27,8 @@ namespace core {
  * twiddles (constant|global), direct (0: never load/store registers directly),
  * min_group (transforms per group in strided passes), threads (most work-items
  * per transform), powers (stage twiddles as powers of one table read: 0 never,
- * 1 in every pass; by default in single-pass plans), registers (register_file).
+ * 1 in every pass; by default in single-pass plans), registers (register_file),
+ * resident (0: no register-resident passes).
  */
 struct fft_device_limits {
     size_t max_work_group_size = 256;
@@ -50,6 +51,10 @@ struct fft_device_limits {
     //! 32-bit registers one work-group may hold: a compute unit's register file
     //! on NVIDIA's GPUs (what the channelizer's sliding history is sized by)
     size_t register_file = 65536;
+    //! One pass for a transform longer than local memory holds, its points in
+    //! registers (EXCHANGE_PARTS in kernels/fft_stages.cl), where they fit;
+    //! GPUs only by default (for_device())
+    bool register_resident = true;
 
     static fft_device_limits for_device(const device_info& info);
 };
@@ -91,9 +96,13 @@ struct fft_pass_plan {
     unsigned pad_shift = 0;
     size_t max_regs = 1;
     bool twiddle_powers = false;
+    //! 0: the tile holds the transforms; P > 0: one register-resident
+    //! transform, exchanged between stages through a tile of length / P floats
+    unsigned exchange_parts = 0;
 
     size_t work_group_size() const { return threads * group; }
-    //! Local-memory slots (float2) from one transform of the tile to the next.
+    //! Local-memory slots (float2; floats when exchange_parts > 0) from one
+    //! transform of the tile to the next.
     size_t tile_stride() const;
     //! Local memory of the tile, in bytes.
     size_t tile_bytes() const;
@@ -109,7 +118,10 @@ struct fft_pass_io {
 
 /*!
  * \brief Plans a pass of on-chip length \p length of an n_total-point transform
- * with span \p span, for the given memory access of its input and output.
+ * with span \p span, for the given memory access of its input and output. A
+ * single pass (length == n_total) longer than max_on_chip_length() is
+ * register-resident (fits_in_registers() must hold): its loads and stores are
+ * direct, so only a kernel without tile operations of its own can run it.
  */
 fft_pass_plan plan_pass(size_t length,
                         size_t n_total,
@@ -132,6 +144,14 @@ fft_pass_plan with_threads(fft_pass_plan plan, size_t threads, size_t group);
  * per group.
  */
 size_t max_on_chip_length(const fft_device_limits& limits, bool strided);
+
+/*!
+ * \brief Whether one transform of \p length points can be computed in one pass
+ * with its points in registers: at most 3/4 of the register file for the
+ * points (and the second set a tile of several parts needs), at most
+ * 4 parts of local memory, at most max_transform_threads work-items.
+ */
+bool fits_in_registers(size_t length, const fft_device_limits& limits);
 
 } // namespace core
 } // namespace wideband

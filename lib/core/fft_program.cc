@@ -192,8 +192,17 @@ plan_strategy choose_strategy(const fft_program_spec& spec,
     }
     s.convolves = spec.convolution || s.method != algorithm::direct;
     s.fused = s.convolves && s.padded <= single_max;
-    s.pass_lengths = s.padded <= single_max ? std::vector<size_t>{ s.padded }
-                                            : split_into_passes(s.padded, strided_max);
+    // Longer transforms in one pass with their points in registers, where the
+    // kernel needs no tile of its own (no convolution, real packing or cosine
+    // reordering).
+    const bool register_resident =
+        !s.convolves && spec.real_packing == fft_program_spec::packing::none &&
+        spec.dct == fft_program_spec::cosine::none &&
+        (!spec.max_pass_length || s.padded <= spec.max_pass_length) &&
+        fits_in_registers(s.padded, limits);
+    s.pass_lengths = s.padded <= single_max || register_resident
+                         ? std::vector<size_t>{ s.padded }
+                         : split_into_passes(s.padded, strided_max);
     return s;
 }
 
@@ -921,6 +930,9 @@ std::string describe(const fft_program_spec& spec,
         for (size_t r = 0; r < pp.radices.size(); ++r)
             desc << (r ? "x" : "") << pp.radices[r];
         desc << " T=" << pp.threads << " G=" << pp.group;
+        if (pp.exchange_parts)
+            desc << " in registers, exchanged in " << pp.exchange_parts << " part"
+                 << (pp.exchange_parts > 1 ? "s" : "");
     }
     desc << "]";
     return desc.str();

@@ -147,6 +147,7 @@ BOOST_AUTO_TEST_CASE(fft_tune)
                                "twiddles=x",
                                "direct=2",
                                "powers=yes",
+                               "resident=on",
                                "unknown=1",
                                "wg",
                                "wg=64,,pad=2",
@@ -154,7 +155,7 @@ BOOST_AUTO_TEST_CASE(fft_tune)
         check_refused("WIDEBAND_FFT_TUNE", value, wanted, [] { env::fft_tune(); });
     const scoped_env set("WIDEBAND_FFT_TUNE",
                          "local=32768,wg=64,pad=0,min_group=2,threads=512,"
-                         "twiddles=global,direct=0,powers=1");
+                         "twiddles=global,direct=0,powers=1,registers=131072,resident=0");
     const env::fft_tuning tuning = env::fft_tune();
     BOOST_TEST(tuning.local_bytes.value() == 32768u);
     BOOST_TEST(tuning.group_size.value() == 64u);
@@ -164,6 +165,8 @@ BOOST_AUTO_TEST_CASE(fft_tune)
     BOOST_TEST(!tuning.constant_twiddles.value());
     BOOST_TEST(!tuning.allow_direct.value());
     BOOST_TEST(tuning.twiddle_powers.value());
+    BOOST_TEST(tuning.register_file.value() == 131072u);
+    BOOST_TEST(!tuning.register_resident.value());
     const scoped_env one("WIDEBAND_FFT_TUNE", "wg=128");
     BOOST_TEST(!env::fft_tune().local_bytes.has_value());
 }

@@ -14,6 +14,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "fft_check.h"
+#include "scoped_env.h"
 
 using namespace wideband_test;
 
@@ -71,5 +72,28 @@ BOOST_AUTO_TEST_CASE(long_smooth_length_and_long_prime)
     for (size_t n : { 720720, 65537 }) {
         check_length(n, core::fft_direction::forward);
         check_length(n, core::fft_direction::inverse);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(register_resident_single_passes)
+{
+    // GPUs compute lengths beyond local memory's 6144 points in one pass with
+    // the points in registers (kernels/fft_stages.cl, EXCHANGE_PARTS); PoCL does
+    // so when asked (it runs two passes faster). 8192 and 12000 (radix-5 stage
+    // of partial rounds) exchange in one part, 16384 in two; the inverse in
+    // place. Batch 3: the work-groups past the first.
+    const scoped_env resident("WIDEBAND_FFT_TUNE", std::string("resident=1"));
+    for (size_t n : { 8192, 12000, 16384 }) {
+        BOOST_TEST_CONTEXT("N = " << n)
+        {
+            core::fft_options options = one_transform(
+                n == 16384 ? core::fft_direction::inverse : core::fft_direction::forward);
+            options.batch = 3;
+            const core::fft_plan plan(context(), n, options);
+            BOOST_TEST(plan.launches() == 1u);
+            BOOST_TEST(plan.describe().find("in registers") != std::string::npos,
+                       plan.describe());
+            check_plan(plan, uint32_t(n), 3);
+        }
     }
 }

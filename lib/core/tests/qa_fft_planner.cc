@@ -200,6 +200,52 @@ BOOST_AUTO_TEST_CASE(plan_pass_fits_the_device)
     }
 }
 
+BOOST_AUTO_TEST_CASE(register_resident_passes_beyond_local_memory)
+{
+    // NVIDIA's OpenCL: 48 KiB of local memory a group, 1024 work-items, 64 Ki
+    // registers. 6144 points fit the tile; the lengths above it that fit the
+    // registers take one pass exchanged through a float tile in 1, 2 or 4 parts.
+    core::fft_device_limits limits = gpu_limits();
+    limits.local_bytes = 48 * 1024;
+    const core::fft_pass_io adjacent{ true, false };
+    const size_t longest = core::max_on_chip_length(limits, false);
+    size_t resident = 0;
+    for (size_t length : codelet_smooth_up_to(32768)) {
+        if (length <= longest || !core::fits_in_registers(length, limits))
+            continue;
+        BOOST_TEST_CONTEXT("length " << length)
+        {
+            const core::fft_pass_plan p =
+                core::plan_pass(length, length, 1, adjacent, adjacent, limits);
+            BOOST_TEST(p.exchange_parts >= 1u);
+            BOOST_TEST(p.exchange_parts <= 4u);
+            BOOST_TEST(length % p.exchange_parts == 0u);
+            BOOST_TEST(p.group == 1u);
+            BOOST_TEST((p.load_direct && p.store_direct));
+            BOOST_TEST(p.threads <= limits.max_transform_threads);
+            BOOST_TEST(p.tile_bytes() <= limits.local_bytes);
+            BOOST_TEST(p.tile_stride() * p.exchange_parts >= length);
+            BOOST_TEST(p.threads * p.max_regs * 2 <= limits.register_file);
+            ++resident;
+        }
+    }
+    BOOST_TEST(resident > 40u);
+    const auto parts = [&](size_t length) {
+        return core::plan_pass(length, length, 1, adjacent, adjacent, limits).exchange_parts;
+    };
+    BOOST_TEST(parts(8192) == 1u);  // 8192 floats: 32 KiB (34 with padding)
+    BOOST_TEST(parts(10000) == 1u);
+    BOOST_TEST(parts(12000) == 1u); // 48000 bytes: unpadded
+    BOOST_TEST(parts(16384) == 2u);
+    BOOST_TEST(parts(4096) == 0u); // the tile holds it
+    BOOST_TEST(!core::fits_in_registers(32768, limits));
+    BOOST_TEST(!core::fits_in_registers(1031, limits));
+    limits.register_resident = false;
+    BOOST_TEST(!core::fits_in_registers(8192, limits));
+    BOOST_CHECK_THROW(core::plan_pass(8192, 8192, 1, adjacent, adjacent, limits),
+                      std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(plan_pass_of_a_multi_pass_transform)
 {
     const core::fft_device_limits limits;

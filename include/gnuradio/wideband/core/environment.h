@@ -114,6 +114,7 @@ struct fft_tuning {
     std::optional<bool> allow_direct;            //!< direct=0|1
     std::optional<bool> twiddle_powers;          //!< powers=0|1
     std::optional<size_t> register_file;         //!< registers=1024..1048576
+    std::optional<bool> register_resident;       //!< resident=0|1
 };
 WIDEBAND_CORE_API fft_tuning fft_tune();
 
