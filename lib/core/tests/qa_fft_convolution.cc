@@ -43,24 +43,7 @@ namespace {
 double convolution_bound(size_t n) { return 2 * wideband_test::l2_bound(n); }
 double plan_bound(size_t n) { return wideband_test::l2_bound(n); }
 
-// Where point p of transform b sits, computed here independently of the core.
-struct layout {
-    size_t offset, stride, distance;
-    layout(const core::fft_layout& l, size_t points)
-        : offset(l.offset),
-          stride(l.stride),
-          distance(l.distance ? l.distance : points * l.stride)
-    {
-    }
-    size_t at(size_t b, size_t p) const { return offset + b * distance + p * stride; }
-    size_t end(size_t batch, size_t points) const
-    {
-        size_t last = 0;
-        for (size_t b = 0; b < batch; ++b)
-            last = std::max(last, at(b, points - 1));
-        return last + 1;
-    }
-};
+using wideband_test::layout;
 
 size_t range_count(const core::fft_output_range& r, size_t n)
 {
@@ -104,7 +87,7 @@ std::vector<cfloat>
 make_input(const geometry& g, uint32_t seed, std::vector<std::vector<cfloat>>& transforms)
 {
     std::vector<cfloat> host(
-        std::max(g.in.end(g.plan_batch, g.read), g.in.end(g.batch, g.read)) + tail_slack,
+        std::max(g.in.elements(g.read, g.plan_batch), g.in.elements(g.read, g.batch)) + tail_slack,
         poison());
     const std::vector<cfloat> values = random_signal(g.batch * g.read, seed);
     for (size_t b = 0; b < g.batch; ++b)
@@ -236,7 +219,7 @@ accuracy check_convolution(size_t n, size_t mpl, const convolution_case& c, uint
     for (auto& v : spectra)
         v /= float(n);
     const size_t out_elements =
-        std::max(g.out.end(g.plan_batch, g.written), g.out.end(g.batch, g.written)) +
+        std::max(g.out.elements(g.written, g.plan_batch), g.out.elements(g.written, g.batch)) +
         tail_slack;
     const cl::Buffer input = device_buffer(in_host);
     const cl::Buffer spectrum = device_buffer(spectra);
@@ -288,7 +271,7 @@ accuracy check_plan_case(size_t n, size_t mpl, const plan_case& c, uint32_t seed
     std::vector<std::vector<cfloat>> x;
     const std::vector<cfloat> in_host = make_input(g, seed, x);
     const size_t out_elements =
-        std::max(g.out.end(g.plan_batch, g.written), g.out.end(g.batch, g.written)) +
+        std::max(g.out.elements(g.written, g.plan_batch), g.out.elements(g.written, g.batch)) +
         tail_slack;
     const cl::Buffer input = device_buffer(in_host);
     const cl::Buffer output = poisoned_buffer(out_elements);

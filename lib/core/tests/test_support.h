@@ -82,7 +82,12 @@ struct layout {
     {
     }
     size_t at(size_t b, size_t p) const { return offset + b * distance + p * stride; }
-    size_t elements(size_t n, size_t batch) const { return at(batch - 1, n - 1) + 1; }
+    //! Elements up to the last point of the batch's last transform (none for
+    //! an empty batch).
+    size_t elements(size_t n, size_t batch) const
+    {
+        return batch && n ? at(batch - 1, n - 1) + 1 : 0;
+    }
 };
 
 } // namespace wideband_test
