@@ -5,8 +5,8 @@
  */
 
 /*
- * The two-dimensional DCT-II of the 8x8 blocks of images (block_dct_forward)
- * and its inverse, the two-dimensional DCT-III (block_dct_inverse), with the
+ * The two-dimensional DCT-II of the 8x8 blocks of images (block_dct) and,
+ * built with INVERSE=1, its inverse, the two-dimensional DCT-III, with the
  * factorisation of Arai, Agui and Nakajima (AAN, 1988) along the columns and
  * then the rows of each block.
  *
@@ -37,7 +37,7 @@
  *
  * Work-items of blocks past the last (when blocks is not a multiple of 8)
  * take part in the barriers and load and store nothing. Every size is an
- * argument, so one program serves every block_dct.
+ * argument, so one program a direction serves every block_dct.
  */
 
 #define TILE_PITCH 65
@@ -105,18 +105,24 @@ static inline void aan_inverse(float* v)
     v[3] = t3 - t4;
 }
 
+// The 1-D transform of the build's direction, in place.
+static inline void aan(float* v)
+{
+#if INVERSE
+    aan_inverse(v);
+#else
+    aan_forward(v);
+#endif
+}
+
 /*
  * v: column lane % 8 of the work-item's block, top to bottom. Transforms the
  * column, then (through tile) the rows; on return v is the same column of the
- * result. inverse is a constant of each caller.
+ * result.
  */
-static inline void
-columns_then_rows(float* v, __local float* tile, uint lane, bool inverse)
+static inline void columns_then_rows(float* v, __local float* tile, uint lane)
 {
-    if (inverse)
-        aan_inverse(v);
-    else
-        aan_forward(v);
+    aan(v);
 #pragma unroll
     for (uint r = 0; r < 8; ++r)
         tile[r * TILE_PITCH + lane] = v[r];
@@ -127,10 +133,7 @@ columns_then_rows(float* v, __local float* tile, uint lane, bool inverse)
 #pragma unroll
     for (uint c = 0; c < 8; ++c)
         v[c] = row[c];
-    if (inverse)
-        aan_inverse(v);
-    else
-        aan_forward(v);
+    aan(v);
 #pragma unroll
     for (uint c = 0; c < 8; ++c)
         row[c] = v[c];
@@ -154,24 +157,26 @@ static inline uint block_origin(uint b,
 }
 
 /*
- * The blocks of the launch from input to output (the geometry above): the
- * forward transform multiplies each output (u, v) by scale[u * 8 + v] as it
- * stores it, the inverse each input as it loads it. inverse is a constant of
- * each caller.
+ * scipy.fft.dctn(block, type=2) of every block of the images in input (image
+ * i's point (y, x) at i * image_distance + y * row_pitch + x), written to the
+ * same place of the output's geometry (INVERSE: scipy.fft.idctn(block,
+ * type=2)). scale[u * 8 + v]: the AAN scales of both passes and the norm, for
+ * output (u, v), which the forward transform multiplies as it stores it (for
+ * input (u, v), which the inverse multiplies as it loads it).
  */
-static inline void transform_blocks(__global const float* input,
-                                    uint row_pitch,
-                                    uint image_distance,
-                                    __global float* output,
-                                    uint output_row_pitch,
-                                    uint output_image_distance,
-                                    uint blocks_per_row,
-                                    uint blocks_per_image,
-                                    uint blocks,
-                                    __constant float* scale,
-                                    __local float* tile,
-                                    bool inverse)
+__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void
+block_dct(__global const float* input,
+          uint row_pitch,
+          uint image_distance,
+          __global float* output,
+          uint output_row_pitch,
+          uint output_image_distance,
+          uint blocks_per_row,
+          uint blocks_per_image,
+          uint blocks,
+          __constant float* scale)
 {
+    __local float tile[8 * TILE_PITCH];
     const uint lane = get_local_id(0), column = lane % 8;
     const uint b = get_global_id(0) / 8;
     const bool active = b < blocks;
@@ -185,10 +190,10 @@ static inline void transform_blocks(__global const float* input,
 #pragma unroll
     for (uint r = 0; r < 8; ++r)
         v[r] = active ? input[in_at + r * row_pitch] *
-                            (inverse ? scale[r * 8 + column] : 1.0f)
+                            (INVERSE ? scale[r * 8 + column] : 1.0f)
                       : 0.0f;
 
-    columns_then_rows(v, tile, lane, inverse);
+    columns_then_rows(v, tile, lane);
 
     if (!active)
         return;
@@ -201,51 +206,5 @@ static inline void transform_blocks(__global const float* input,
 #pragma unroll
     for (uint r = 0; r < 8; ++r)
         output[out_at + r * output_row_pitch] =
-            v[r] * (inverse ? 1.0f : scale[r * 8 + column]);
-}
-
-/*
- * scipy.fft.dctn(block, type=2) of every block of the images in input (image
- * i's point (y, x) at i * image_distance + y * row_pitch + x), written to the
- * same place of the output's geometry; scale[u * 8 + v]: the AAN scales of
- * both passes and the norm, for output (u, v).
- */
-__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void
-block_dct_forward(__global const float* input,
-                  uint row_pitch,
-                  uint image_distance,
-                  __global float* output,
-                  uint output_row_pitch,
-                  uint output_image_distance,
-                  uint blocks_per_row,
-                  uint blocks_per_image,
-                  uint blocks,
-                  __constant float* scale)
-{
-    __local float tile[8 * TILE_PITCH];
-    transform_blocks(input, row_pitch, image_distance, output, output_row_pitch,
-                     output_image_distance, blocks_per_row, blocks_per_image, blocks,
-                     scale, tile, false);
-}
-
-/*
- * scipy.fft.idctn(block, type=2) of every block, in the same geometries;
- * scale[u * 8 + v]: the AAN scales of both passes and the norm, for input (u, v).
- */
-__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void
-block_dct_inverse(__global const float* input,
-                  uint row_pitch,
-                  uint image_distance,
-                  __global float* output,
-                  uint output_row_pitch,
-                  uint output_image_distance,
-                  uint blocks_per_row,
-                  uint blocks_per_image,
-                  uint blocks,
-                  __constant float* scale)
-{
-    __local float tile[8 * TILE_PITCH];
-    transform_blocks(input, row_pitch, image_distance, output, output_row_pitch,
-                     output_image_distance, blocks_per_row, blocks_per_image, blocks,
-                     scale, tile, true);
+            v[r] * (INVERSE ? 1.0f : scale[r * 8 + column]);
 }

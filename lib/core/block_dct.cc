@@ -183,10 +183,8 @@ block_dct::block_dct(device_context::sptr context, const block_dct_options& opti
                           CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                           table.size() * sizeof(float),
                           table.data());
-    im.kernel = kernel_args(*im.ctx,
-                            "block_dct.cl",
-                            "",
-                            o.inverse ? "block_dct_inverse" : "block_dct_forward");
+    im.kernel = kernel_args(
+        *im.ctx, "block_dct.cl", o.inverse ? "-DINVERSE=1" : "-DINVERSE=0", "block_dct");
 }
 
 block_dct::~block_dct() = default;
