@@ -29,6 +29,7 @@ without end (wideband_channelize --source; docs/deployment.md).
     ends or SIGINT/SIGTERM, every recording then closed with its metadata.
 """
 
+import collections
 import datetime
 import json
 import math
@@ -384,6 +385,13 @@ def make_monitor(itemsize, loss):
 # ---------------------------------------------------------------------------
 
 
+# A segment closed whose metadata is not written yet: its recording's file
+# name base and description, number, first sample, samples, centre and
+# annotations.
+ClosedSegment = collections.namedtuple(
+    "ClosedSegment", "base description number start count frequency notes")
+
+
 class SegmentWriter:
     """One output's recording in segments: BASE-NNNNNN.sigmf-data and
     .sigmf-meta, segment_samples samples each (the last one shorter), and a
@@ -411,9 +419,7 @@ class SegmentWriter:
         self.start = 0  # the current segment's first sample
         self.notes = []  # the current segment's own annotations
         self.file = None
-        # Segments closed, metadata not yet written: (base, description,
-        # number, start, count, frequency, annotations).
-        self.pending = []
+        self.pending = []  # ClosedSegments whose metadata is not written yet
         self.paths = []  # (meta, data) of every segment written
         self.power_sum, self.power_count = 0.0, 0
         # The change a reload asked for (expect()): (frequency of the tag
@@ -507,10 +513,10 @@ class SegmentWriter:
         if count:
             self.notes.append(note)
             self._close_segment()
-        elif self.pending and self.pending[-1][3] + self.pending[-1][4] == self.written:
+        elif self.pending and self.pending[-1].start + self.pending[-1].count == self.written:
             # Removed at a segment's end: the note goes to the segment ended there.
-            note["core:sample_start"] = max(self.pending[-1][4] - 1, 0)
-            self.pending[-1][6].append(note)
+            note["core:sample_start"] = max(self.pending[-1].count - 1, 0)
+            self.pending[-1].notes.append(note)
         self.key = self.base = None
         self.notes = []
 
@@ -518,8 +524,9 @@ class SegmentWriter:
         if self.file is not None:
             self.file.close()
             self.file = None
-        self.pending.append((self.base, self.description, self.segment, self.start,
-                             self.written - self.start, self.frequency, self.notes))
+        self.pending.append(ClosedSegment(self.base, self.description, self.segment,
+                                          self.start, self.written - self.start,
+                                          self.frequency, self.notes))
         self.segment += 1
         self.start = self.written
         self.notes = []
@@ -527,15 +534,16 @@ class SegmentWriter:
     def _write_ready(self, final):
         seen = self.loss.snapshot()[0]
         while self.pending:
-            start, count = self.pending[0][3:5]
-            if not final and seen < (start + count) * self.decimation:
+            segment = self.pending[0]
+            if not final and seen < (segment.start + segment.count) * self.decimation:
                 break
-            self._write_meta(*self.pending[0], last=final and len(self.pending) == 1)
+            self._write_meta(segment, last=final and len(self.pending) == 1)
             self.pending.pop(0)
 
-    def _write_meta(self, base, description, number, start, count, frequency, notes, last):
+    def _write_meta(self, segment, last):
         """last: the recording's last segment, which takes the events after its
         last sample as well (at its last sample)."""
+        base, description, number, start, count, frequency, notes = segment
         d = self.decimation
         t = self.loss.time_of(start * d)
         capture = {"core:sample_start": 0, "core:global_index": start,
@@ -587,7 +595,7 @@ class SegmentWriter:
         """The first input sample whose events the recording may still need
         (its oldest segment whose metadata is not written yet)."""
         with self.lock:
-            return (self.pending[0][3] if self.pending else self.start) * self.decimation
+            return (self.pending[0].start if self.pending else self.start) * self.decimation
 
     def take_power(self):
         """Mean |x|^2 since the last call (None if no samples)."""
