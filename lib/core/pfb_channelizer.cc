@@ -10,6 +10,7 @@
 #include "fft_tables.h"
 #include "kernel_args.h"
 #include "polyphase_checks.h"
+#include "sliding_history.h"
 #include "stream_window.h"
 #include <gnuradio/wideband/core/pfb_channelizer.h>
 
@@ -82,57 +83,23 @@ void check_sizes(
 }
 
 /*
- * The sliding-history kernel (kernels/pfb_channelizer.cl): a work-group computes
- * a run of consecutive frames, pass.group frames per step, its work-items
- * keeping the history of `branches` filter branches each in registers.
+ * The sliding-history kernel (kernels/pfb_channelizer.cl), for M a multiple of
+ * D: its history is (K - 1) r + 1 samples of each branch.
  */
-struct sliding_shape {
-    size_t branches, history;
-    bool taps_in_registers;
-    size_t groups_per_unit; // that fit a compute unit's registers
-    fft_pass_plan pass;
-};
-
-// A work-item's registers at most (NVIDIA's limit): a history that spills to
-// memory loses what the kernel is for.
-constexpr size_t max_item_registers = 255;
-
-std::optional<sliding_shape> plan_sliding(size_t M,
-                                          size_t D,
-                                          size_t K,
-                                          const fft_pass_plan& base,
-                                          const fft_device_limits& limits)
+std::optional<sliding_shape> plan_channelizer_sliding(size_t M,
+                                                      size_t D,
+                                                      size_t K,
+                                                      const fft_pass_plan& base,
+                                                      const fft_device_limits& limits)
 {
     if (M % D != 0)
         return std::nullopt;
     const size_t history = (K - 1) * (M / D) + 1;
-    // Taps in registers where they fit, then the most frames per step.
-    for (bool taps_in_registers : { true, false })
-        for (size_t step = 16; step >= 1; step /= 2) {
-            const size_t work_items = base.threads * step;
-            if (work_items > M || M % work_items != 0 ||
-                work_items > limits.max_work_group_size)
-                continue;
-            const fft_pass_plan pass = with_threads(base, base.threads, step);
-            if (pass.tile_bytes() > limits.local_bytes)
-                continue;
-            // per branch: the samples of a step and the next step's (2
-            // registers each), an index, the taps; the FFT's points; some 24
-            // for the rest
-            const size_t branches = M / work_items;
-            const size_t registers = branches * (2 * (history - 1 + step) + 2 * step + 1 +
-                                                 (taps_in_registers ? K : 0)) +
-                                     2 * pass.max_regs + 24;
-            if (registers > max_item_registers ||
-                work_items * registers > limits.register_file)
-                continue;
-            return sliding_shape{ branches,
-                                  history,
-                                  taps_in_registers,
-                                  limits.register_file / (work_items * registers),
-                                  pass };
-        }
-    return std::nullopt;
+    // per branch: the samples of a step and the next step's (2 registers
+    // each), an index, the taps
+    return plan_sliding(M, history, base, limits, [&](size_t step, bool taps_in_registers) {
+        return 2 * (history - 1 + step) + 2 * step + 1 + (taps_in_registers ? K : 0);
+    });
 }
 
 /*
@@ -328,7 +295,7 @@ pfb_channelizer::impl::build_kernels(size_t taps_per_branch, size_t slots) const
         using mode = pfb_channelizer_options::history_mode;
         if (history_mode == mode::sliding ||
             (history_mode == mode::automatic && ctx->info().local_mem_is_dedicated))
-            k.sliding = plan_sliding(M, D, taps_per_branch, k.pass, limits);
+            k.sliding = plan_channelizer_sliding(M, D, taps_per_branch, k.pass, limits);
         std::ostringstream o;
         if (k.sliding) {
             const sliding_shape& s = *k.sliding;
@@ -671,14 +638,7 @@ cl::Event pfb_channelizer::impl::launch(const cl::CommandQueue& queue,
 
 size_t pfb_channelizer::impl::run_frames(size_t frames) const
 {
-    // Twice the groups the compute units hold at once, unless the warm-up of
-    // HISTORY - 1 frames would exceed half of a run; whole steps.
-    const sliding_shape& s = *kernels.sliding;
-    const size_t groups = 2 * std::max<size_t>(1, ctx->info().compute_units) *
-                          std::max<size_t>(1, s.groups_per_unit);
-    const size_t run =
-        std::min(frames, std::max(ceil_div(frames, groups), 2 * (s.history - 1)));
-    return ceil_div(run, s.pass.group) * s.pass.group;
+    return sliding_run_frames(*kernels.sliding, frames, ctx->info().compute_units);
 }
 
 bool pfb_channelizer::runs_in_place() const

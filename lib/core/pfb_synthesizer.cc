@@ -6,15 +6,21 @@
  */
 
 #include "fault_injection.h"
+#include "fft_planner.h"
+#include "fft_tables.h"
 #include "kernel_args.h"
 #include "polyphase_checks.h"
+#include "sliding_history.h"
 #include "stream_window.h"
 #include <gnuradio/wideband/core/fft_plan.h>
 #include <gnuradio/wideband/core/pfb_synthesizer.h>
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -89,6 +95,26 @@ void check_sizes(const device_info& device,
                                     " samples needs buffers of 2^32 elements or more");
 }
 
+/*
+ * The one-pass kernel (pfb_synthesize_sliding in kernels/pfb_synthesizer.cl):
+ * the P-point inverse FFT on chip, the K - 1 values of each of the M branches
+ * before a step (both halves with twox) and the step's in registers.
+ */
+std::optional<sliding_shape> plan_synthesizer_sliding(size_t M,
+                                                      size_t P,
+                                                      size_t K,
+                                                      const fft_device_limits& limits)
+{
+    if (P < 2 || P > max_on_chip_length(limits, false) || !is_codelet_smooth(P))
+        return std::nullopt;
+    const fft_pass_io adjacent{ true, false };
+    const fft_pass_plan base = plan_pass(P, P, 1, adjacent, adjacent, limits);
+    const size_t halves = P / M;
+    return plan_sliding(M, K, base, limits, [&](size_t step, bool taps_in_registers) {
+        return 2 * halves * (K - 1 + step) + (taps_in_registers ? K : 0);
+    });
+}
+
 } // namespace
 
 class pfb_synthesizer::impl
@@ -108,9 +134,15 @@ public:
     // every bin an input, in order (N = P, the identity map): the frames are
     // the FFT's input where they are, without the scatter pass
     bool in_order = false;
-    // for K: the inverse FFT of a call's frames and the K - 1 before them
+    // for K, in two passes: the inverse FFT of a call's frames and the K - 1
+    // before them
     std::shared_ptr<fft_plan> fft;
     cl::Buffer fft_input, spectra;
+    // for K, in one pass
+    pfb_synthesizer_options::history_mode history_mode;
+    std::optional<sliding_shape> sliding;
+    kernel_args one_pass;
+    cl::Buffer stage_twiddles; // of the P-point FFT
 
     // streaming state: the input window (history (K - 1) N samples) and the
     // frame count, whose parity twox follows
@@ -136,6 +168,15 @@ public:
                      const cl::Buffer& output,
                      size_t out_offset,
                      const std::vector<cl::Event>& deps);
+    //! launch() in one pass.
+    cl::Event launch_sliding(const cl::CommandQueue& queue,
+                             const cl::Buffer& input,
+                             size_t first,
+                             uint64_t first_frame,
+                             size_t frames,
+                             const cl::Buffer& output,
+                             size_t out_offset,
+                             const std::vector<cl::Event>& deps);
     //! The branch filters of launch() over the transformed frames, after \p after.
     cl::Event filter(const cl::CommandQueue& queue,
                      uint64_t first_frame,
@@ -154,13 +195,36 @@ void pfb_synthesizer::impl::configure(std::vector<float> new_taps,
 
     std::shared_ptr<fft_plan> new_fft = fft;
     cl::Buffer new_fft_input = fft_input, new_spectra = spectra;
+    std::optional<sliding_shape> new_sliding = sliding;
+    kernel_args new_one_pass = one_pass;
     if (new_k != K) {
-        fft_options fo;
-        fo.direction = fft_direction::inverse;
-        fo.batch = max_frames + new_k - 1;
-        new_fft = std::make_shared<fft_plan>(ctx, P, fo);
-        new_fft_input = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, fo.batch * P * 8);
-        new_spectra = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, fo.batch * P * 8);
+        using mode = pfb_synthesizer_options::history_mode;
+        new_sliding.reset();
+        if (history_mode == mode::sliding ||
+            (history_mode == mode::automatic && ctx->info().local_mem_is_dedicated))
+            new_sliding = plan_synthesizer_sliding(
+                M, P, new_k, fft_device_limits::for_device(ctx->info()));
+        if (new_sliding) {
+            const sliding_shape& sh = *new_sliding;
+            std::ostringstream o;
+            o << sh.pass.stage_options() << " -DFFT_G=" << sh.pass.group
+              << " -DTHREAD_TRANSFORM_FASTEST=" << sh.pass.thread_transform_fastest
+              << " -DCHANNELS=" << M << " -DBRANCHES=" << sh.branches
+              << " -DHISTORY=" << sh.history << " -DTWOX=" << (P != M)
+              << " -DTAPS_IN_REGISTERS=" << sh.taps_in_registers
+              << " -DTWIDDLE_SPACE=__global";
+            new_one_pass =
+                kernel_args(*ctx, "pfb_synthesizer.cl", o.str(), "pfb_synthesize_sliding");
+            new_fft.reset();
+            new_fft_input = new_spectra = cl::Buffer();
+        } else {
+            fft_options fo;
+            fo.direction = fft_direction::inverse;
+            fo.batch = max_frames + new_k - 1;
+            new_fft = std::make_shared<fft_plan>(ctx, P, fo);
+            new_fft_input = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, fo.batch * P * 8);
+            new_spectra = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, fo.batch * P * 8);
+        }
     }
 
     std::vector<float> padded(new_k * M, 0.0f);
@@ -196,6 +260,8 @@ void pfb_synthesizer::impl::configure(std::vector<float> new_taps,
     fft = std::move(new_fft);
     fft_input = new_fft_input;
     spectra = new_spectra;
+    sliding = new_sliding;
+    one_pass = new_one_pass;
     taps_buffer = new_taps_buffer;
     input_of_bin = new_input_of_bin;
     in_order = new_in_order;
@@ -217,6 +283,12 @@ pfb_synthesizer::pfb_synthesizer(device_context::sptr context,
     const call_shape shape = shape_of(options);
     im.max_frames = shape.max_frames;
     im.max_input = shape.max_input;
+    im.history_mode = options.history;
+    std::vector<std::complex<float>> twiddles = core::stage_twiddles(im.P);
+    im.stage_twiddles = cl::Buffer(im.ctx->context(),
+                                   CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                   twiddles.size() * sizeof(twiddles[0]),
+                                   twiddles.data());
     im.scatter = kernel_args(*im.ctx, "pfb_synthesizer.cl", "", "pfb_synth_scatter");
     im.fir = kernel_args(*im.ctx, "pfb_synthesizer.cl", "", "pfb_synth_fir");
     im.configure(options.taps,
@@ -244,6 +316,7 @@ size_t pfb_synthesizer::channels() const { return d_impl->M; }
 size_t pfb_synthesizer::inputs() const { return d_impl->N; }
 size_t pfb_synthesizer::fft_points() const { return d_impl->P; }
 size_t pfb_synthesizer::taps_per_branch() const { return d_impl->K; }
+bool pfb_synthesizer::sliding() const { return d_impl->sliding.has_value(); }
 const std::vector<float>& pfb_synthesizer::taps() const { return d_impl->taps; }
 const std::vector<size_t>& pfb_synthesizer::channel_map() const { return d_impl->map; }
 stream_ratio pfb_synthesizer::step() const { return { d_impl->N, d_impl->M }; }
@@ -267,6 +340,9 @@ cl::Event pfb_synthesizer::impl::launch(const cl::CommandQueue& queue,
                                         size_t out_offset,
                                         const std::vector<cl::Event>& deps)
 {
+    if (sliding)
+        return launch_sliding(
+            queue, input, first, first_frame, frames, output, out_offset, deps);
     const size_t transforms = frames + K - 1;
     std::vector<cl::Event> after = deps;
     cl::Event event;
@@ -292,6 +368,39 @@ cl::Event pfb_synthesizer::impl::launch(const cl::CommandQueue& queue,
     event = fft->enqueue(queue, fft_input, spectra, after, transforms);
     after.assign(1, event);
     return filter(queue, first_frame, frames, output, out_offset, after);
+}
+
+cl::Event pfb_synthesizer::impl::launch_sliding(const cl::CommandQueue& queue,
+                                                const cl::Buffer& input,
+                                                size_t first,
+                                                uint64_t first_frame,
+                                                size_t frames,
+                                                const cl::Buffer& output,
+                                                size_t out_offset,
+                                                const std::vector<cl::Event>& deps)
+{
+    const sliding_shape& sh = *sliding;
+    const size_t run = sliding_run_frames(sh, frames, ctx->info().compute_units);
+    const size_t work_items = sh.pass.work_group_size();
+    one_pass.set("window", input);
+    one_pass.set("first", static_cast<cl_uint>(first));
+    one_pass.set("inputs", static_cast<cl_uint>(N));
+    one_pass.set("frames", static_cast<cl_uint>(frames));
+    one_pass.set("run_frames", static_cast<cl_uint>(run));
+    one_pass.set("first_parity", static_cast<cl_uint>(first_frame % 2));
+    one_pass.set("input_of_bin", input_of_bin);
+    one_pass.set("taps", taps_buffer);
+    one_pass.set("out", output);
+    one_pass.set("out_offset", static_cast<cl_uint>(out_offset));
+    one_pass.set("stage_twiddles", stage_twiddles);
+    cl::Event event;
+    queue.enqueueNDRangeKernel(one_pass.ready(),
+                               cl::NullRange,
+                               cl::NDRange(ceil_div(frames, run) * work_items),
+                               cl::NDRange(work_items),
+                               deps.empty() ? nullptr : &deps,
+                               &event);
+    return event;
 }
 
 cl::Event pfb_synthesizer::impl::filter(const cl::CommandQueue& queue,

@@ -136,9 +136,22 @@ std::string describe(const config& c)
     return s.str();
 }
 
-core::pfb_synthesizer_options options_of(const config& c, const std::vector<float>& taps)
+using history_mode = core::pfb_synthesizer_options::history_mode;
+
+// Both kernels, whatever the device would choose.
+constexpr history_mode both_modes[] = { history_mode::two_passes, history_mode::sliding };
+
+const char* name_of(history_mode mode)
+{
+    return mode == history_mode::sliding ? "one pass" : "two passes";
+}
+
+core::pfb_synthesizer_options options_of(const config& c,
+                                         const std::vector<float>& taps,
+                                         history_mode mode = history_mode::two_passes)
 {
     core::pfb_synthesizer_options o;
+    o.history = mode;
     o.channels = c.M;
     o.twox = c.twox;
     o.inputs = c.N;
@@ -226,15 +239,19 @@ BOOST_AUTO_TEST_CASE(chunkings_against_reference)
             { "random calls", random_chunks(x.size(), c.N, c.max_input, seed++) },
         };
         for (const auto& [name, chunks] : chunkings)
-            for (bool split : { false, true }) {
-                core::pfb_synthesizer engine(context(), options_of(c, taps));
+            for (bool split : { false, true })
+                for (history_mode mode : both_modes) {
+                core::pfb_synthesizer engine(context(), options_of(c, taps, mode));
                 BOOST_TEST(engine.history_samples() ==
                            (engine.taps_per_branch() - 1) * c.N);
-                const std::string label =
-                    what + ", " + name + (split ? ", split stream" : "");
+                // one pass wherever the FFT has points to exchange
+                BOOST_TEST(engine.sliding() == (mode == history_mode::sliding && P > 1));
+                const std::string label = what + ", " + name +
+                                          (split ? ", split stream, " : ", ") +
+                                          name_of(mode);
                 const std::vector<cfloat> y = stream(engine, x, chunks, split, label);
                 check_accuracy(y, ref, l2_bound, label);
-            }
+                }
     }
 }
 
@@ -243,15 +260,16 @@ BOOST_AUTO_TEST_CASE(in_place_against_reference)
     // The samples in another device buffer, the outputs written straight
     // into another, with output room of a few frames per call.
     uint32_t seed = 100;
-    for (const config& c : { configs()[0], configs()[1], configs()[4] }) {
-        const std::string what = describe(c) + ", in place";
+    for (const config& c : { configs()[0], configs()[1], configs()[4] })
+        for (history_mode mode : both_modes) {
+        const std::string what = describe(c) + ", in place, " + name_of(mode);
         const std::vector<float> taps = random_taps(c.taps, seed++);
         const size_t frames = 40;
         const std::vector<cfloat> x = random_signal(frames * c.N, seed++);
         const size_t P = c.twox ? 2 * c.M : c.M;
         const std::vector<cdouble> ref = reference(
             x, c.M, c.twox, c.N, { { 0, taps, c.map.empty() ? identity(P) : c.map } });
-        core::pfb_synthesizer engine(context(), options_of(c, taps));
+        core::pfb_synthesizer engine(context(), options_of(c, taps, mode));
         BOOST_REQUIRE(engine.runs_in_place());
         const cl::Buffer in = device_buffer(x);
         cl::Buffer out = poisoned_buffer(frames * c.M + tail_slack);
@@ -291,9 +309,11 @@ BOOST_AUTO_TEST_CASE(settings_between_calls)
     // boundaries: the kept frames are filtered with the new taps and mapped
     // with the new map. When K grows, the frames before the K - 1 kept count
     // as zero, except in a split stream, whose caller writes the history.
-    for (bool twox : { false, true }) {
+    for (bool twox : { false, true })
+        for (history_mode mode : both_modes) {
         const size_t M = 8, N = 6, P = twox ? 16 : 8;
-        const std::string what = std::string("settings, ") + (twox ? "twox" : "1x");
+        const std::string what =
+            std::string("settings, ") + (twox ? "twox, " : "1x, ") + name_of(mode);
         const std::vector<float> t1 = random_taps(3 * M - 2, 7),
                                  t2 = random_taps(5 * M, 8),
                                  t3 = random_taps(2 * M - 1, 9);
@@ -311,7 +331,7 @@ BOOST_AUTO_TEST_CASE(settings_between_calls)
                             { 31, t2, m2 },
                             { 44, t3, m2 } });
             core::pfb_synthesizer engine(
-                context(), options_of({ M, twox, N, m1, t1.size(), 10 * N }, t1));
+                context(), options_of({ M, twox, N, m1, t1.size(), 10 * N }, t1, mode));
             std::vector<cfloat> y;
             // calls over input frames [from, to)
             auto part = [&](size_t from, size_t to) {

@@ -43,6 +43,14 @@ struct WIDEBAND_CORE_API pfb_synthesizer_options {
     //! Input samples one call may bring (0: about 2^20); rounded down to whole
     //! frames of N samples, at least one.
     size_t max_input_samples = 0;
+    /*!
+     * How the frames are transformed and filtered: automatic (one pass with a
+     * sliding history on devices with on-chip local memory, where the history
+     * fits the registers, else two passes), sliding (one pass wherever the
+     * history fits: for tests on a CPU device), or two_passes.
+     */
+    enum class history_mode { automatic, sliding, two_passes };
+    history_mode history = history_mode::automatic;
 };
 
 /*!
@@ -61,11 +69,13 @@ struct WIDEBAND_CORE_API pfb_synthesizer_options {
  * filters with alternating inputs, summed (kernels/pfb_synthesizer.cl).
  *
  * Each call transforms its frames and the K - 1 frames before them (kept as
- * input samples in the stream window: history (K - 1) N samples) with one
- * batched inverse fft_plan, then one kernel filters. The FFT reads the frames
- * where they are when every bin is an input in order (N = P, the identity
- * map); otherwise a scatter pass builds its input first. Any split of the
- * stream into calls gives the same output.
+ * input samples in the stream window: history (K - 1) N samples). In one pass
+ * (sliding(): P fits on chip and the K - 1 values of each branch fit the
+ * registers) a kernel runs the inverse FFTs on chip and filters them there;
+ * otherwise one batched inverse fft_plan transforms them into a buffer and one
+ * kernel filters. That FFT reads the frames where they are when every bin is
+ * an input in order (N = P, the identity map); otherwise a scatter pass builds
+ * its input first. Any split of the stream into calls gives the same output.
  *
  * set_taps() and set_channel_map() apply from the next call on; not
  * thread-safe, the caller serialises its calls.
@@ -92,6 +102,8 @@ public:
     size_t inputs() const;          //!< N
     size_t fft_points() const;      //!< P = M, or 2M with twox
     size_t taps_per_branch() const; //!< K
+    //! Whether the calls run in one pass with a sliding history (for the current K).
+    bool sliding() const;
     const std::vector<float>& taps() const;
     const std::vector<size_t>& channel_map() const;
 

@@ -1,0 +1,70 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-wideband authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "sliding_history.h"
+
+#include <algorithm>
+
+namespace gr {
+namespace wideband {
+namespace core {
+
+namespace {
+
+// A work-item's registers at most (NVIDIA's limit): a history that spills to
+// memory loses what the kernel is for.
+constexpr size_t max_item_registers = 255;
+
+size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+} // namespace
+
+std::optional<sliding_shape>
+plan_sliding(size_t total_branches,
+             size_t history,
+             const fft_pass_plan& base,
+             const fft_device_limits& limits,
+             const std::function<size_t(size_t step, bool taps_in_registers)>&
+                 registers_per_branch)
+{
+    for (bool taps_in_registers : { true, false })
+        for (size_t step = 16; step >= 1; step /= 2) {
+            const size_t work_items = base.threads * step;
+            if (work_items > total_branches || total_branches % work_items != 0 ||
+                work_items > limits.max_work_group_size)
+                continue;
+            const fft_pass_plan pass = with_threads(base, base.threads, step);
+            if (pass.tile_bytes() > limits.local_bytes)
+                continue;
+            const size_t branches = total_branches / work_items;
+            const size_t registers =
+                branches * registers_per_branch(step, taps_in_registers) +
+                2 * pass.max_regs + 24;
+            if (registers > max_item_registers ||
+                work_items * registers > limits.register_file)
+                continue;
+            return sliding_shape{ branches,
+                                  history,
+                                  taps_in_registers,
+                                  limits.register_file / (work_items * registers),
+                                  pass };
+        }
+    return std::nullopt;
+}
+
+size_t sliding_run_frames(const sliding_shape& shape, size_t frames, size_t compute_units)
+{
+    const size_t groups = 2 * std::max<size_t>(1, compute_units) *
+                          std::max<size_t>(1, shape.groups_per_unit);
+    const size_t run =
+        std::min(frames, std::max(ceil_div(frames, groups), 2 * (shape.history - 1)));
+    return ceil_div(run, shape.pass.group) * shape.pass.group;
+}
+
+} // namespace core
+} // namespace wideband
+} // namespace gr
