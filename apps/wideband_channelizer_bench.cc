@@ -186,7 +186,8 @@ the band, channel-major.
 
 --synthesizer: the polyphase synthesizer engine (core::pfb_synthesizer: GNU
 Radio's pfb_synthesizer_ccf) instead, device-resident only, for every M x K
-(--oversample, --extras and the transfer options do not apply): M inputs
+twice: the one-pass kernel (sliding history, where it fits the registers) and
+the two passes (--oversample, --extras and the transfer options do not apply): M inputs
 (all bins, twox off), each call 2^S input samples (2^S / M frames) making as
 many output samples, timed as the channelizer's engine row. Gsps = output
 samples per second / 1e9; the byte floor is 8 B per input sample + 8 B per
@@ -1043,13 +1044,26 @@ private:
         warm_up_device(*d_ctx, d_timer, d_opt.samples() * sizeof(cfloat));
         measure_copies(
             "start", d_opt.samples() * sizeof(cfloat), d_opt.warmup, d_opt.reps);
-        std::vector<std::pair<row_config, result>> rows;
+        // Each M x K with the one-pass kernel (where its history fits) and the
+        // two passes, in the same run.
+        using mode = core::pfb_synthesizer_options::history_mode;
+        struct synthesizer_row {
+            row_config config;
+            bool one_pass;
+            result measured;
+        };
+        std::vector<synthesizer_row> rows;
         for (size_t M : d_opt.channels)
-            for (size_t K : d_opt.taps_per_branch) {
-                const row_config row{ M, K, 1, false, {} };
-                std::cout << "\nsynthesizer M=" << M << " K=" << K << std::endl;
-                rows.emplace_back(row, measure_synthesizer(row, rows.size()));
-            }
+            for (size_t K : d_opt.taps_per_branch)
+                for (mode history : { mode::sliding, mode::two_passes }) {
+                    const row_config row{ M, K, 1, false, {} };
+                    std::cout << "\nsynthesizer M=" << M << " K=" << K
+                              << (history == mode::sliding ? " one pass" : " two passes")
+                              << std::endl;
+                    bool one_pass = false;
+                    result m = measure_synthesizer(row, rows.size(), history, one_pass);
+                    rows.push_back({ row, one_pass, m });
+                }
         measure_copies("end", d_opt.samples() * sizeof(cfloat), d_opt.warmup, d_opt.reps);
         const double ceiling = copy_ceiling_gbs(d_copies);
         std::cout << "\nPolyphase synthesizer on " << d_ctx->info().name
@@ -1058,31 +1072,46 @@ private:
                   << ".\nGB/s: the byte floor, 8 B in + 8 B out per output sample; "
                      "%copy: of clEnqueueCopyBuffer's "
                   << copy_ceiling_text(ceiling) << "\n"
-                  << pad("M", 6) << pad("K", 4) << pad("ms", 10) << pad("Gsps", 9)
-                  << pad("GB/s", 9) << pad("%copy", 7) << pad("err", 10) << "\n";
+                  << "kernel: one pass (sliding history) or two (inverse FFT, then "
+                     "FIR); xtwo: the one pass's rate over the two passes' of the same "
+                     "M and K\n"
+                  << pad("M", 6) << pad("K", 4) << pad("kernel", 12) << pad("ms", 10)
+                  << pad("Gsps", 9) << pad("GB/s", 9) << pad("%copy", 7) << pad("err", 10)
+                  << pad("xtwo", 7) << "\n";
         std::vector<result> results;
-        for (const auto& [row, m] : rows) {
-            std::cout << pad(std::to_string(row.M), 6) << pad(std::to_string(row.K), 4);
-            if (m.ok())
+        for (size_t r = 0; r < rows.size(); ++r) {
+            const row_config& row = rows[r].config;
+            const result& m = rows[r].measured;
+            std::cout << pad(std::to_string(row.M), 6) << pad(std::to_string(row.K), 4)
+                      << pad(rows[r].one_pass ? "one pass" : "two passes", 12);
+            if (m.ok()) {
                 std::cout << pad(number(m.time.median_ms), 10) << pad(number(m.gsps()), 9)
                           << pad(number(m.gbs()), 9)
                           << pad(fmt("%.0f", 100 * m.gbs() / ceiling), 7)
                           << pad(fmt("%.2g", m.check.rel_err()) +
                                      (m.check.passed() ? "" : "!"),
                                  10);
-            else
+                // rows come in pairs: the one-pass request, then the two passes
+                const result& two = rows[r + 1 - r % 2].measured;
+                if (r % 2 == 0 && rows[r].one_pass && two.ok())
+                    std::cout << pad(fmt("%.2f", m.gsps() / two.gsps()), 7);
+            } else {
                 std::cout << "  " << m.status << ": " << m.note;
+            }
             std::cout << "\n";
             results.push_back(m);
         }
         std::cout << std::flush;
         print_failures(results, [&](const result& m) {
-            return "synthesizer " + rows[m.row].first.describe();
+            return "synthesizer " + rows[m.row].config.describe();
         });
         return verdict(results, "");
     }
 
-    result measure_synthesizer(const row_config& row, size_t index)
+    result measure_synthesizer(const row_config& row,
+                               size_t index,
+                               core::pfb_synthesizer_options::history_mode history,
+                               bool& one_pass)
     {
         result m(index, "engine");
         attempt(m, [&] {
@@ -1093,11 +1122,18 @@ private:
             o.inputs = M;
             o.taps.assign(h.begin(), h.end());
             o.max_input_samples = d_opt.samples();
+            o.history = history;
             const auto start = clock_type::now();
             core::pfb_synthesizer engine(d_ctx, o);
             m.setup_ms = ms_since(start);
             m.samples = engine.max_input_samples();
-            m.note = "inverse FFT plan on the frames where they are, branch FIR; " +
+            one_pass = engine.sliding();
+            m.note = (one_pass ? std::string("one pass, the history in registers; ")
+                      : history == core::pfb_synthesizer_options::history_mode::sliding
+                          ? std::string("the history does not fit the registers: ") +
+                                "inverse FFT plan, branch FIR; "
+                          : std::string("inverse FFT plan on the frames where they are, "
+                                        "branch FIR; ")) +
                      std::to_string(m.samples / M) + " frames per call";
             const cl::Buffer out(d_ctx->context(),
                                  CL_MEM_READ_WRITE,
