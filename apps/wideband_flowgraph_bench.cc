@@ -48,6 +48,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iomanip>
@@ -83,6 +84,7 @@ struct bench_options : common_options {
     bool realtime_search = false;
     bool realtime_priority = true; // the receiver's thread SCHED_FIFO
     bool realtime_vector = false;  // one sink of vectors instead of C sinks
+    int realtime_cpu = -1;         // the receiver's own CPU; -1: not pinned
     std::vector<std::string> only; // row groups to run; empty: all
     bank_plans banks = [] {        // the --bank-* options: 10 and 100 channels
         bank_plans b;
@@ -111,6 +113,16 @@ void declare_options(bench_options& o, option_table& t)
             } catch (const std::invalid_argument& e) {
                 throw usage_error(arg + ": " + e.what());
             }
+    };
+    auto realtime_cpu = [&o](const std::string& arg, const std::string& v) {
+        const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+        char* end = nullptr;
+        const long cpu = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || cpu < 0 || cpu >= long(cpus) || cpus < 2)
+            throw usage_error(arg + ": '" + v + "' is not a CPU of this host (0.." +
+                              std::to_string(cpus - 1) +
+                              ", and another left for the flowgraph)");
+        o.realtime_cpu = int(cpu);
     };
     auto only = [&o](const std::string& arg, const std::string& v) {
         o.only = split(arg, v);
@@ -148,6 +160,9 @@ void declare_options(bench_options& o, option_table& t)
           "decimation for all) instead of C outputs and sinks" },
         { { "--realtime-search", &o.realtime_search },
           "realtime: also search the highest rate without an overflow" },
+        { { "--realtime-cpu", "N", realtime_cpu },
+          "realtime: the receiver's thread alone on CPU N, every other block of the "
+          "flowgraph on the other CPUs (GNU Radio's processor affinity) [not pinned]" },
     });
     o.banks.declare(t);
     t.add({
@@ -243,7 +258,8 @@ const char* const about =
             when the flowgraph falls behind, as a radio overflows) ->
             channel_bank_ccc -> C null sinks (or one sink of vectors,
             --realtime-vector) (the receiver's thread SCHED_FIFO
-            where allowed): the samples lost in the window (and before it:
+            where allowed; with --realtime-cpu, alone on its CPU): the
+            samples lost in the window (and before it:
             kernel builds, warm-up), each overflow told apart by GNU Radio's
             buffer being full (the flowgraph behind) or not (the receiver's
             thread not run in time), and how far the slowest
@@ -1408,6 +1424,18 @@ private:
                 gr::blocks::null_sink::make((vector ? C : 1) * sizeof(gr_complex)));
             tb->connect(bank, int(s), sinks.back(), 0);
         }
+        if (d_opt.realtime_cpu >= 0) {
+            // The receiver's CPU for it alone, as a station reserves one for its
+            // radio's driver thread.
+            std::vector<int> others;
+            for (int cpu = 0; cpu < int(std::thread::hardware_concurrency()); ++cpu)
+                if (cpu != d_opt.realtime_cpu)
+                    others.push_back(cpu);
+            src->set_processor_affinity({ d_opt.realtime_cpu });
+            bank->set_processor_affinity(others);
+            for (const auto& sink : sinks)
+                sink->set_processor_affinity(others);
+        }
         tb->start();
         const auto started = clock_type::now();
         while (sinks.back()->nitems_read(0) == 0 && ms_since(started) < 120e3)
@@ -1478,6 +1506,9 @@ private:
                       << " before the window: kernel builds, warm-up) in "
                       << r.window.full << " overflows with the buffer full and "
                       << r.window.late << " with room (receiver " << r.window.priority
+                      << (d_opt.realtime_cpu >= 0
+                              ? ", alone on CPU " + std::to_string(d_opt.realtime_cpu)
+                              : std::string())
                       << ", longest stall " << std::setprecision(1)
                       << r.window.longest_stall_ms << " ms); outputs trail the input by "
                       << std::setprecision(2) << r.lag_ms << " ms at most (latency "
