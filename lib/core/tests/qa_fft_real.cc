@@ -14,6 +14,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "fft_check.h"
+#include "scoped_env.h"
 
 #include <cmath>
 #include <cstring>
@@ -265,6 +266,26 @@ BOOST_AUTO_TEST_CASE(real_forward_and_inverse_every_kind_of_plan)
         }
     }
     BOOST_TEST_MESSAGE("real transforms: worst relative L2 error " << worst);
+}
+
+BOOST_AUTO_TEST_CASE(register_resident_real_transforms)
+{
+    // N/2 beyond one on-chip pass: the complex transform of N points, which a
+    // GPU computes register-resident (WIDEBAND_FFT_TUNE=resident=1 asks PoCL
+    // too): 12500 = 2^2 5^5, exchanged in two parts, its real loads and
+    // stores fused in, interleaved transforms.
+    const scoped_env resident("WIDEBAND_FFT_TUNE", std::string("resident=1"));
+    const shape s{ 12500, 0, false };
+    uint32_t seed = 40;
+    for (auto transform :
+         { core::fft_transform::real_forward, core::fft_transform::real_inverse }) {
+        core::fft_options o = real_options(transform, s, 2);
+        const std::string how = core::fft_plan(context(), s.n, o).describe();
+        BOOST_CHECK_MESSAGE(how.find("in registers, exchanged in 2 parts") !=
+                                std::string::npos,
+                            how);
+        check_plan(s.n, o, 2, seed++);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(real_forward_window_and_range)
