@@ -42,36 +42,6 @@ const shape shapes[] = {
     { 1000, 16, false } // three passes (500 points exceed the 16 allowed: not packed)
 };
 
-// A float that no computation produces: an element still holding it was not written.
-float poison()
-{
-    const uint32_t bits = 0x7FC00001;
-    float f;
-    std::memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-bool is_poison(float f)
-{
-    const float p = poison();
-    return std::memcmp(&f, &p, sizeof f) == 0;
-}
-
-struct layout {
-    size_t offset, stride, distance;
-    layout(const core::fft_layout& l, size_t points)
-        : offset(l.offset), stride(l.stride), distance(l.distance ? l.distance : points)
-    {
-        if (!l.distance)
-            distance = points * stride;
-    }
-    size_t at(size_t b, size_t p) const { return offset + b * distance + p * stride; }
-    size_t elements(size_t points, size_t batch) const
-    {
-        return at(batch - 1, points - 1) + 1;
-    }
-};
-
 template <typename T>
 cl::Buffer device_buffer(const std::vector<T>& host)
 {
@@ -145,8 +115,8 @@ check_plan(size_t n, const core::fft_options& options, size_t run_batch, uint32_
     const size_t in_count = in.elements(in_points, options.batch) + 3;
     const size_t out_count = out.elements(out_points, options.batch) + 3;
     const std::vector<cfloat> signal = random_signal(options.batch * in_points, seed);
-    std::vector<float> in_real(in_count, poison());
-    std::vector<cfloat> in_complex(in_count, cfloat(poison(), poison()));
+    std::vector<float> in_real(in_count, poison_value());
+    std::vector<cfloat> in_complex(in_count, cfloat(poison_value(), poison_value()));
     std::vector<std::vector<cfloat>> points(options.batch);
     for (size_t b = 0; b < options.batch; ++b)
         for (size_t p = 0; p < in_points; ++p) {
@@ -158,7 +128,7 @@ check_plan(size_t n, const core::fft_options& options, size_t run_batch, uint32_
     const cl::Buffer input = real_in ? device_buffer(in_real) : device_buffer(in_complex);
     const size_t out_element = real_out ? sizeof(float) : sizeof(cfloat);
     cl::Buffer output(context()->context(), CL_MEM_READ_WRITE, out_count * out_element);
-    const float p = poison();
+    const float p = poison_value();
     queue().enqueueFillBuffer(output, p, 0, out_count * out_element);
     plan.enqueue(queue(), input, output, {}, run_batch).wait();
 
