@@ -88,7 +88,8 @@ size_t transform_threads(const std::vector<unsigned>& radices,
                          size_t length,
                          const fft_device_limits& limits)
 {
-    const unsigned rmax = radices.empty() ? 1 : *std::max_element(radices.begin(), radices.end());
+    const unsigned rmax =
+        radices.empty() ? 1 : *std::max_element(radices.begin(), radices.end());
     return std::max<size_t>(
         1,
         std::min(

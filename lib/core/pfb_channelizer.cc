@@ -97,9 +97,10 @@ std::optional<sliding_shape> plan_channelizer_sliding(size_t M,
     const size_t history = (K - 1) * (M / D) + 1;
     // per branch: the samples of a step and the next step's (2 registers
     // each), an index, the taps
-    return plan_sliding(M, history, base, limits, [&](size_t step, bool taps_in_registers) {
-        return 2 * (history - 1 + step) + 2 * step + 1 + (taps_in_registers ? K : 0);
-    });
+    return plan_sliding(
+        M, history, base, limits, [&](size_t step, bool taps_in_registers) {
+            return 2 * (history - 1 + step) + 2 * step + 1 + (taps_in_registers ? K : 0);
+        });
 }
 
 /*

@@ -100,10 +100,8 @@ void check_sizes(const device_info& device,
  * the P-point inverse FFT on chip, the K - 1 values of each of the M branches
  * before a step (both halves with twox) and the step's in registers.
  */
-std::optional<sliding_shape> plan_synthesizer_sliding(size_t M,
-                                                      size_t P,
-                                                      size_t K,
-                                                      const fft_device_limits& limits)
+std::optional<sliding_shape>
+plan_synthesizer_sliding(size_t M, size_t P, size_t K, const fft_device_limits& limits)
 {
     if (P < 2 || P > max_on_chip_length(limits, false) || !is_codelet_smooth(P))
         return std::nullopt;
@@ -213,8 +211,8 @@ void pfb_synthesizer::impl::configure(std::vector<float> new_taps,
               << " -DHISTORY=" << sh.history << " -DTWOX=" << (P != M)
               << " -DTAPS_IN_REGISTERS=" << sh.taps_in_registers
               << " -DTWIDDLE_SPACE=__global";
-            new_one_pass =
-                kernel_args(*ctx, "pfb_synthesizer.cl", o.str(), "pfb_synthesize_sliding");
+            new_one_pass = kernel_args(
+                *ctx, "pfb_synthesizer.cl", o.str(), "pfb_synthesize_sliding");
             new_fft.reset();
             new_fft_input = new_spectra = cl::Buffer();
         } else {

@@ -53,7 +53,8 @@ plan_sliding(size_t total_branches,
  * \p compute_units hold at once, unless the warm-up (history - 1 frames)
  * would exceed half of a run; whole steps.
  */
-size_t sliding_run_frames(const sliding_shape& shape, size_t frames, size_t compute_units);
+size_t
+sliding_run_frames(const sliding_shape& shape, size_t frames, size_t compute_units);
 
 } // namespace core
 } // namespace wideband

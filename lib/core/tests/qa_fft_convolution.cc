@@ -87,7 +87,8 @@ std::vector<cfloat>
 make_input(const geometry& g, uint32_t seed, std::vector<std::vector<cfloat>>& transforms)
 {
     std::vector<cfloat> host(
-        std::max(g.in.elements(g.read, g.plan_batch), g.in.elements(g.read, g.batch)) + tail_slack,
+        std::max(g.in.elements(g.read, g.plan_batch), g.in.elements(g.read, g.batch)) +
+            tail_slack,
         poison());
     const std::vector<cfloat> values = random_signal(g.batch * g.read, seed);
     for (size_t b = 0; b < g.batch; ++b)
@@ -218,9 +219,9 @@ accuracy check_convolution(size_t n, size_t mpl, const convolution_case& c, uint
         random_signal((c.per_transform ? g.batch : 1) * n, seed + 1);
     for (auto& v : spectra)
         v /= float(n);
-    const size_t out_elements =
-        std::max(g.out.elements(g.written, g.plan_batch), g.out.elements(g.written, g.batch)) +
-        tail_slack;
+    const size_t out_elements = std::max(g.out.elements(g.written, g.plan_batch),
+                                         g.out.elements(g.written, g.batch)) +
+                                tail_slack;
     const cl::Buffer input = device_buffer(in_host);
     const cl::Buffer spectrum = device_buffer(spectra);
     const cl::Buffer output = poisoned_buffer(out_elements);
@@ -270,9 +271,9 @@ accuracy check_plan_case(size_t n, size_t mpl, const plan_case& c, uint32_t seed
 
     std::vector<std::vector<cfloat>> x;
     const std::vector<cfloat> in_host = make_input(g, seed, x);
-    const size_t out_elements =
-        std::max(g.out.elements(g.written, g.plan_batch), g.out.elements(g.written, g.batch)) +
-        tail_slack;
+    const size_t out_elements = std::max(g.out.elements(g.written, g.plan_batch),
+                                         g.out.elements(g.written, g.batch)) +
+                                tail_slack;
     const cl::Buffer input = device_buffer(in_host);
     const cl::Buffer output = poisoned_buffer(out_elements);
     plan.enqueue(queue(), input, output, {}, c.run_batch).wait();

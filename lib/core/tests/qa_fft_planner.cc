@@ -231,9 +231,10 @@ BOOST_AUTO_TEST_CASE(register_resident_passes_beyond_local_memory)
     }
     BOOST_TEST(resident > 40u);
     const auto parts = [&](size_t length) {
-        return core::plan_pass(length, length, 1, adjacent, adjacent, limits).exchange_parts;
+        return core::plan_pass(length, length, 1, adjacent, adjacent, limits)
+            .exchange_parts;
     };
-    BOOST_TEST(parts(8192) == 1u);  // 8192 floats: 32 KiB (34 with padding)
+    BOOST_TEST(parts(8192) == 1u); // 8192 floats: 32 KiB (34 with padding)
     BOOST_TEST(parts(10000) == 1u);
     BOOST_TEST(parts(12000) == 1u); // 48000 bytes: unpadded
     BOOST_TEST(parts(16384) == 2u);

@@ -251,9 +251,8 @@ BOOST_AUTO_TEST_CASE(register_resident_real_transforms)
          { core::fft_transform::real_forward, core::fft_transform::real_inverse }) {
         core::fft_options o = real_options(transform, s, 2);
         const std::string how = core::fft_plan(context(), s.n, o).describe();
-        BOOST_CHECK_MESSAGE(how.find("in registers, exchanged in 2 parts") !=
-                                std::string::npos,
-                            how);
+        BOOST_CHECK_MESSAGE(
+            how.find("in registers, exchanged in 2 parts") != std::string::npos, how);
         check_plan(s.n, o, 2, seed++);
     }
 }

@@ -241,16 +241,17 @@ BOOST_AUTO_TEST_CASE(chunkings_against_reference)
         for (const auto& [name, chunks] : chunkings)
             for (bool split : { false, true })
                 for (history_mode mode : both_modes) {
-                core::pfb_synthesizer engine(context(), options_of(c, taps, mode));
-                BOOST_TEST(engine.history_samples() ==
-                           (engine.taps_per_branch() - 1) * c.N);
-                // one pass wherever the FFT has points to exchange
-                BOOST_TEST(engine.sliding() == (mode == history_mode::sliding && P > 1));
-                const std::string label = what + ", " + name +
-                                          (split ? ", split stream, " : ", ") +
-                                          name_of(mode);
-                const std::vector<cfloat> y = stream(engine, x, chunks, split, label);
-                check_accuracy(y, ref, l2_bound, label);
+                    core::pfb_synthesizer engine(context(), options_of(c, taps, mode));
+                    BOOST_TEST(engine.history_samples() ==
+                               (engine.taps_per_branch() - 1) * c.N);
+                    // one pass wherever the FFT has points to exchange
+                    BOOST_TEST(engine.sliding() ==
+                               (mode == history_mode::sliding && P > 1));
+                    const std::string label = what + ", " + name +
+                                              (split ? ", split stream, " : ", ") +
+                                              name_of(mode);
+                    const std::vector<cfloat> y = stream(engine, x, chunks, split, label);
+                    check_accuracy(y, ref, l2_bound, label);
                 }
     }
 }
@@ -262,45 +263,51 @@ BOOST_AUTO_TEST_CASE(in_place_against_reference)
     uint32_t seed = 100;
     for (const config& c : { configs()[0], configs()[1], configs()[4] })
         for (history_mode mode : both_modes) {
-        const std::string what = describe(c) + ", in place, " + name_of(mode);
-        const std::vector<float> taps = random_taps(c.taps, seed++);
-        const size_t frames = 40;
-        const std::vector<cfloat> x = random_signal(frames * c.N, seed++);
-        const size_t P = c.twox ? 2 * c.M : c.M;
-        const std::vector<cdouble> ref = reference(
-            x, c.M, c.twox, c.N, { { 0, taps, c.map.empty() ? identity(P) : c.map } });
-        core::pfb_synthesizer engine(context(), options_of(c, taps, mode));
-        BOOST_REQUIRE(engine.runs_in_place());
-        const cl::Buffer in = device_buffer(x);
-        cl::Buffer out = poisoned_buffer(frames * c.M + tail_slack);
-        std::mt19937 rng(seed++);
-        size_t consumed = 0, produced = 0;
-        while (consumed < x.size()) {
-            const size_t count =
-                std::min<size_t>(x.size() - consumed,
-                                 std::uniform_int_distribution<size_t>(0, 3 * c.N)(rng));
-            const size_t room =
-                std::min(frames * c.M - produced,
-                         std::uniform_int_distribution<size_t>(0, 4)(rng) * c.M);
-            const auto r = engine.run_in_place(
-                queue(), { in, consumed, count }, { out, produced, room }, {});
+            const std::string what = describe(c) + ", in place, " + name_of(mode);
+            const std::vector<float> taps = random_taps(c.taps, seed++);
+            const size_t frames = 40;
+            const std::vector<cfloat> x = random_signal(frames * c.N, seed++);
+            const size_t P = c.twox ? 2 * c.M : c.M;
+            const std::vector<cdouble> ref =
+                reference(x,
+                          c.M,
+                          c.twox,
+                          c.N,
+                          { { 0, taps, c.map.empty() ? identity(P) : c.map } });
+            core::pfb_synthesizer engine(context(), options_of(c, taps, mode));
+            BOOST_REQUIRE(engine.runs_in_place());
+            const cl::Buffer in = device_buffer(x);
+            cl::Buffer out = poisoned_buffer(frames * c.M + tail_slack);
+            std::mt19937 rng(seed++);
+            size_t consumed = 0, produced = 0;
+            while (consumed < x.size()) {
+                const size_t count = std::min<size_t>(
+                    x.size() - consumed,
+                    std::uniform_int_distribution<size_t>(0, 3 * c.N)(rng));
+                const size_t room =
+                    std::min(frames * c.M - produced,
+                             std::uniform_int_distribution<size_t>(0, 4)(rng) * c.M);
+                const auto r = engine.run_in_place(
+                    queue(), { in, consumed, count }, { out, produced, room }, {});
+                r.done.wait();
+                BOOST_REQUIRE_LE(r.produced, room);
+                consumed += r.consumed;
+                produced += r.produced;
+            }
+            // what the last samples complete, with room for it
+            const auto r = engine.run_in_place(queue(),
+                                               { in, x.size(), 0 },
+                                               { out, produced, frames * c.M - produced },
+                                               {});
             r.done.wait();
-            BOOST_REQUIRE_LE(r.produced, room);
-            consumed += r.consumed;
             produced += r.produced;
+            std::vector<cfloat> y = read_back(out, frames * c.M + tail_slack);
+            for (size_t k = frames * c.M; k < y.size(); ++k)
+                BOOST_CHECK_MESSAGE(is_poison(y[k].real()),
+                                    what << ": wrote past its outputs");
+            y.resize(produced);
+            check_accuracy(y, ref, l2_bound, what);
         }
-        // what the last samples complete, with room for it
-        const auto r = engine.run_in_place(
-            queue(), { in, x.size(), 0 }, { out, produced, frames * c.M - produced }, {});
-        r.done.wait();
-        produced += r.produced;
-        std::vector<cfloat> y = read_back(out, frames * c.M + tail_slack);
-        for (size_t k = frames * c.M; k < y.size(); ++k)
-            BOOST_CHECK_MESSAGE(is_poison(y[k].real()),
-                                what << ": wrote past its outputs");
-        y.resize(produced);
-        check_accuracy(y, ref, l2_bound, what);
-    }
 }
 
 BOOST_AUTO_TEST_CASE(settings_between_calls)
@@ -311,66 +318,67 @@ BOOST_AUTO_TEST_CASE(settings_between_calls)
     // as zero, except in a split stream, whose caller writes the history.
     for (bool twox : { false, true })
         for (history_mode mode : both_modes) {
-        const size_t M = 8, N = 6, P = twox ? 16 : 8;
-        const std::string what =
-            std::string("settings, ") + (twox ? "twox, " : "1x, ") + name_of(mode);
-        const std::vector<float> t1 = random_taps(3 * M - 2, 7),
-                                 t2 = random_taps(5 * M, 8),
-                                 t3 = random_taps(2 * M - 1, 9);
-        const std::vector<size_t> m1 = { 0, 1, 2, 3, 4, 5 },
-                                  m2 = { 5, P - 1, 2, 2, 0, 6 };
-        const std::vector<cfloat> x = random_signal(60 * N, 10);
-        for (bool split : { false, true }) {
-            const std::vector<cdouble> ref =
-                reference(x,
-                          M,
-                          twox,
-                          N,
-                          { { 0, t1, m1 },
-                            { 13, t2, m1, split ? size_t(0) : size_t(13 - 2) },
-                            { 31, t2, m2 },
-                            { 44, t3, m2 } });
-            core::pfb_synthesizer engine(
-                context(), options_of({ M, twox, N, m1, t1.size(), 10 * N }, t1, mode));
-            std::vector<cfloat> y;
-            // calls over input frames [from, to)
-            auto part = [&](size_t from, size_t to) {
-                const std::vector<size_t> chunks =
-                    random_chunks((to - from) * N, N, 10 * N, uint32_t(from));
-                size_t at = from * N;
-                for (size_t n : chunks) {
-                    write_call(engine, x, at, n, split);
-                    cl::Buffer out = poisoned_buffer(engine.max_output_elements());
-                    cl::Event done;
-                    const size_t written = engine.run(queue(), n, out, {}, done);
-                    queue().finish();
-                    const std::vector<cfloat> host = read_back(out, written);
-                    y.insert(y.end(), host.begin(), host.end());
-                    at += n;
-                }
-            };
-            part(0, 13);
-            engine.set_taps(t2);
-            BOOST_TEST(engine.taps_per_branch() == 5u);
-            part(13, 31);
-            engine.set_channel_map(m2);
-            part(31, 44);
-            engine.set_taps(t3);
-            part(44, 60);
-            check_accuracy(y, ref, l2_bound, what + (split ? ", split" : ""));
-            if (split)
-                continue;
-            // reset(): the stream again from zero history and frame 0 (the
-            // parity twox follows), with the last settings
-            engine.reset();
-            y.clear();
-            part(0, 60);
-            check_accuracy(y,
-                           reference(x, M, twox, N, { { 0, t3, m2 } }),
-                           l2_bound,
-                           what + ", after reset()");
+            const size_t M = 8, N = 6, P = twox ? 16 : 8;
+            const std::string what =
+                std::string("settings, ") + (twox ? "twox, " : "1x, ") + name_of(mode);
+            const std::vector<float> t1 = random_taps(3 * M - 2, 7),
+                                     t2 = random_taps(5 * M, 8),
+                                     t3 = random_taps(2 * M - 1, 9);
+            const std::vector<size_t> m1 = { 0, 1, 2, 3, 4, 5 },
+                                      m2 = { 5, P - 1, 2, 2, 0, 6 };
+            const std::vector<cfloat> x = random_signal(60 * N, 10);
+            for (bool split : { false, true }) {
+                const std::vector<cdouble> ref =
+                    reference(x,
+                              M,
+                              twox,
+                              N,
+                              { { 0, t1, m1 },
+                                { 13, t2, m1, split ? size_t(0) : size_t(13 - 2) },
+                                { 31, t2, m2 },
+                                { 44, t3, m2 } });
+                core::pfb_synthesizer engine(
+                    context(),
+                    options_of({ M, twox, N, m1, t1.size(), 10 * N }, t1, mode));
+                std::vector<cfloat> y;
+                // calls over input frames [from, to)
+                auto part = [&](size_t from, size_t to) {
+                    const std::vector<size_t> chunks =
+                        random_chunks((to - from) * N, N, 10 * N, uint32_t(from));
+                    size_t at = from * N;
+                    for (size_t n : chunks) {
+                        write_call(engine, x, at, n, split);
+                        cl::Buffer out = poisoned_buffer(engine.max_output_elements());
+                        cl::Event done;
+                        const size_t written = engine.run(queue(), n, out, {}, done);
+                        queue().finish();
+                        const std::vector<cfloat> host = read_back(out, written);
+                        y.insert(y.end(), host.begin(), host.end());
+                        at += n;
+                    }
+                };
+                part(0, 13);
+                engine.set_taps(t2);
+                BOOST_TEST(engine.taps_per_branch() == 5u);
+                part(13, 31);
+                engine.set_channel_map(m2);
+                part(31, 44);
+                engine.set_taps(t3);
+                part(44, 60);
+                check_accuracy(y, ref, l2_bound, what + (split ? ", split" : ""));
+                if (split)
+                    continue;
+                // reset(): the stream again from zero history and frame 0 (the
+                // parity twox follows), with the last settings
+                engine.reset();
+                y.clear();
+                part(0, 60);
+                check_accuracy(y,
+                               reference(x, M, twox, N, { { 0, t3, m2 } }),
+                               l2_bound,
+                               what + ", after reset()");
+            }
         }
-    }
 }
 
 BOOST_AUTO_TEST_CASE(rejected_options)
