@@ -195,6 +195,8 @@ void pfb_synthesizer::impl::configure(std::vector<float> new_taps,
     cl::Buffer new_fft_input = fft_input, new_spectra = spectra;
     std::optional<sliding_shape> new_sliding = sliding;
     kernel_args new_one_pass = one_pass;
+    // only the one pass reads them
+    cl::Buffer new_stage_twiddles = stage_twiddles;
     if (new_k != K) {
         using mode = pfb_synthesizer_options::history_mode;
         new_sliding.reset();
@@ -213,6 +215,13 @@ void pfb_synthesizer::impl::configure(std::vector<float> new_taps,
               << " -DTWIDDLE_SPACE=__global";
             new_one_pass = kernel_args(
                 *ctx, "pfb_synthesizer.cl", o.str(), "pfb_synthesize_sliding");
+            if (!new_stage_twiddles()) {
+                std::vector<std::complex<float>> twiddles = core::stage_twiddles(P);
+                new_stage_twiddles = cl::Buffer(cl_ctx,
+                                                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                                twiddles.size() * sizeof(twiddles[0]),
+                                                twiddles.data());
+            }
             new_fft.reset();
             new_fft_input = new_spectra = cl::Buffer();
         } else {
@@ -260,6 +269,7 @@ void pfb_synthesizer::impl::configure(std::vector<float> new_taps,
     spectra = new_spectra;
     sliding = new_sliding;
     one_pass = new_one_pass;
+    stage_twiddles = new_stage_twiddles;
     taps_buffer = new_taps_buffer;
     input_of_bin = new_input_of_bin;
     in_order = new_in_order;
@@ -282,11 +292,6 @@ pfb_synthesizer::pfb_synthesizer(device_context::sptr context,
     im.max_frames = shape.max_frames;
     im.max_input = shape.max_input;
     im.history_mode = options.history;
-    std::vector<std::complex<float>> twiddles = core::stage_twiddles(im.P);
-    im.stage_twiddles = cl::Buffer(im.ctx->context(),
-                                   CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                   twiddles.size() * sizeof(twiddles[0]),
-                                   twiddles.data());
     im.scatter = kernel_args(*im.ctx, "pfb_synthesizer.cl", "", "pfb_synth_scatter");
     im.fir = kernel_args(*im.ctx, "pfb_synthesizer.cl", "", "pfb_synth_fir");
     im.configure(options.taps,
