@@ -96,6 +96,35 @@ size_t transform_threads(const std::vector<unsigned>& radices,
             { length / rmax, limits.max_work_group_size, limits.max_transform_threads }));
 }
 
+// Registers a work-item needs besides its points (indices, addresses,
+// twiddles), and the most one work-item may have (NVIDIA: 255).
+constexpr size_t registers_besides_points = 32;
+constexpr size_t registers_per_work_item = 255;
+
+// Work-items of a register-resident transform exchanged in `parts`: the most,
+// from transform_threads() down by halves, whose points (two floats each, and
+// one more to collect a component exchanged in several parts) and other values
+// fit a work-item's share of the register file. A kernel that does not fit
+// spills to memory: 16384 points on 1024 work-items ran at a third of their
+// rate on 512 (docs/fft-tuning-notes.md).
+std::optional<size_t> resident_threads(const std::vector<unsigned>& radices,
+                                       size_t length,
+                                       const fft_device_limits& limits,
+                                       unsigned parts)
+{
+    const size_t floats_per_point = parts > 1 ? 3 : 2;
+    for (size_t threads = transform_threads(radices, length, limits); threads > 0;
+         threads /= 2) {
+        const size_t share =
+            std::min(registers_per_work_item, limits.register_file / threads);
+        if (max_registers(radices, length, threads) * floats_per_point +
+                registers_besides_points <=
+            share)
+            return threads;
+    }
+    return std::nullopt;
+}
+
 // WIDEBAND_FFT_TUNE's replacements of the limits (experiments only).
 void apply_tuning_overrides(fft_device_limits& limits)
 {
@@ -248,16 +277,8 @@ bool fits_in_registers(size_t length, const fft_device_limits& limits)
     if (!limits.register_resident || length < 2 || !is_codelet_smooth(length))
         return false;
     const auto exchange = choose_exchange(length, limits);
-    if (!exchange)
-        return false;
-    const auto radices = choose_radices(length);
-    const size_t threads = transform_threads(radices, length, limits);
-    // Two floats a point, and a float a point more to collect a component
-    // exchanged in several parts; the rest of the file for the work-items'
-    // other values.
-    const size_t floats_per_point = exchange->parts > 1 ? 3 : 2;
-    return threads * max_registers(radices, length, threads) * floats_per_point <=
-           limits.register_file / 4 * 3;
+    return exchange &&
+           resident_threads(choose_radices(length), length, limits, exchange->parts);
 }
 
 std::vector<size_t> split_into_passes(size_t n, size_t max_length)
@@ -373,10 +394,16 @@ fft_pass_plan plan_pass(size_t length,
         // its stages touch global memory directly, coalesced where points are
         // adjacent.
         const auto exchange = choose_exchange(length, limits);
-        if (!exchange || !fits_in_registers(length, limits))
+        const auto threads =
+            exchange && limits.register_resident
+                ? resident_threads(p.radices, length, limits, exchange->parts)
+                : std::nullopt;
+        if (!threads)
             throw std::invalid_argument(
                 "fft: a single pass of " + std::to_string(length) +
                 " points fits neither local memory nor registers");
+        p.threads = *threads;
+        p.max_regs = max_registers(p.radices, length, p.threads);
         p.exchange_parts = exchange->parts;
         p.pad_shift = exchange->pad_shift;
         p.load_direct = p.store_direct = true;

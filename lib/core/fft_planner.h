@@ -147,9 +147,10 @@ size_t max_on_chip_length(const fft_device_limits& limits, bool strided);
 
 /*!
  * \brief Whether one transform of \p length points can be computed in one pass
- * with its points in registers: at most 3/4 of the register file for the
- * points (and the second set a tile of several parts needs), at most
- * 4 parts of local memory, at most max_transform_threads work-items.
+ * with its points in registers: on some number of work-items (at most
+ * max_transform_threads), each work-item's points (and the second set a tile
+ * of several parts needs) and its other values fit its share of the register
+ * file; at most 4 parts of local memory.
  */
 bool fits_in_registers(size_t length, const fft_device_limits& limits);
 
