@@ -72,7 +72,10 @@
  *                  tile), post_factors[k] = W^k. PRE: Z'[e] = 2 (E + i O)[e]
  *                  from bins e and FFT_L - e (the tile, loaded as they are),
  *                  pre_factors[e] = W^-e, so that the inverse of FFT_L points
- *                  gives N x unnormalised.
+ *                  gives N x unnormalised. A register-resident pass
+ *                  (EXCHANGE_PARTS) pairs them otherwise: PRE loads both bins
+ *                  of each point from global memory, POST receives Z[L - k]
+ *                  through the float tile (MIRROR_OUTPUTS, fft_stages.cl).
  *   PRE_COSINE     the loads of a discrete cosine transform of real points
  *                  (Makhoul's algorithm), n = logical_length: 2 (DCT-II of n)
  *                  reads point e from element cosine_order(e), the even
@@ -108,14 +111,14 @@
  *                  A real filter's spectrum keeps the two apart.
  */
 
+#define MIRROR_OUTPUTS (EXCHANGE_PARTS && POST_REAL_UNPACK)
 #include "fft_stages.cl"
 #include "samples.cl"
 
 /* A register-resident transform has no tile of points: only the direct loads
- * and stores of the plain pass. */
-#if EXCHANGE_PARTS &&                                                              \
-    (!LOAD_DIRECT || !STORE_DIRECT || FUSED_CONVOLUTION || PRE_REAL_UNPACK ||      \
-     POST_REAL_UNPACK || COSINE_STORE)
+ * and stores of the plain pass, and real packing without cosine steps. */
+#if EXCHANGE_PARTS && (!LOAD_DIRECT || !STORE_DIRECT || FUSED_CONVOLUTION ||      \
+                       PRE_COSINE || POST_COSINE || COSINE_STORE)
 #error "EXCHANGE_PARTS needs LOAD_DIRECT and STORE_DIRECT and no tile operations"
 #endif
 
@@ -191,6 +194,23 @@ static inline float2 cosine_bin(__global const float2* post_factors, uint k, flo
 #else
     return bin;
 #endif
+}
+
+/* Z'[e] of a packed inverse transform from bins e and L - e (bin L for e = 0)
+ * in global memory, for a register-resident pass that has no tile of bins. */
+static inline float2 unpacked_point(__global const SAMPLE_T* src,
+                                    const struct io_layout in,
+                                    uint t,
+                                    uint e,
+                                    __global const float2* pre_factors)
+{
+    float2 a = load_bin(src, in, t, e);
+    float2 b = load_bin(src, in, t, e ? FFT_L - e : FFT_L);
+    if (e == 0) { /* bins 0 and L, taken as real */
+        a.y = 0.0f;
+        b.y = 0.0f;
+    }
+    return real_unpacked(a, b, pre_factors[e]);
 }
 
 static inline float2 pass_twiddle(__global const float2* table, uint t, const int dir)
@@ -382,6 +402,31 @@ static inline void store_cosine_element(__global float* dst,
 }
 #endif
 
+/* Bin k = X[k] = (a + conj b)/2 - i W^k (a - conj b)/2 of a packed forward
+ * transform from a = Z[k], b = Z[L - k] (Z[L] = Z[0]), to batch item i; k = 0
+ * also writes bin L, Re Z[0] - Im Z[0]. */
+static inline void store_real_bin(__global dst_t* dst,
+                                  const struct io_layout out,
+                                  uint i,
+                                  uint k,
+                                  float2 a,
+                                  float2 b,
+                                  uint logical_length,
+                                  float scale,
+                                  __global const float2* post_factors,
+                                  const struct output_range range)
+{
+    b.y = -b.y;
+    const float2 d = cmul(post_factors[k], a - b);
+    const float2 bin = 0.5f * (a + b + (float2)(d.y, -d.x));
+    store_element(dst, out, i, k, cosine_bin(post_factors, k, bin), logical_length, scale,
+                  post_factors, range);
+    if (k == 0)
+        store_element(dst, out, i, FFT_L,
+                      cosine_bin(post_factors, FFT_L, (float2)(a.x - a.y, 0.0f)),
+                      logical_length, scale, post_factors, range);
+}
+
 /* Output s of on-chip transform tr, with every output-side operation applied. */
 static inline void store_point(__global dst_t* dst,
                                const struct io_layout out,
@@ -429,10 +474,16 @@ fft_pass(__global const SAMPLE_T* src,
     const struct io_layout in = { src_offset, src_stride, src_distance, items };
     const struct io_layout out = { dst_offset, dst_stride, dst_distance, items };
     const struct output_range range = { out_begin, out_count };
+#if PRE_REAL_UNPACK && EXCHANGE_PARTS
+#define LOAD_POINT(t, p) unpacked_point(src, in, t, p, pre_factors)
+#else
 #define LOAD_POINT(t, p) \
     load_point(src, in, t, p, logical_length, pass_twiddles, pre_factors, rader_perm)
+#endif
 #define STORE_POINT(t, s, x) \
     store_point(dst, out, t, s, x, logical_length, scale, post_factors, range, rader_perm)
+#define STORE_MIRRORED(t, k, a, b) \
+    store_real_bin(dst, out, t, k, a, b, logical_length, scale, post_factors, range)
 
 #if PRE_REAL_UNPACK && PRE_COSINE == 3
     /* A packed DCT-III: the row's 2L points into the tile as they lie (pairs of
@@ -481,7 +532,7 @@ fft_pass(__global const SAMPLE_T* src,
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-#elif PRE_REAL_UNPACK
+#elif PRE_REAL_UNPACK && !EXCHANGE_PARTS
     /* Bins 0 .. L-1 into the tile as load_bin() gives them (coalesced), then
      * each pair e, L - e replaced by Z'[e], Z'[L - e] by the work-item that
      * read both; bin L comes from global memory for e = 0. irfft takes bins 0
@@ -543,26 +594,15 @@ fft_pass(__global const SAMPLE_T* src,
 #else
     RUN_FFT(DIR, LOAD_DIRECT, STORE_DIRECT)
 #endif
-#if POST_REAL_UNPACK
-    /* Bin k = X[k] = (a + conj b)/2 - i W^k (a - conj b)/2 with a = Z[k],
-     * b = Z[L - k] (Z[L] = Z[0]); the point of k = 0 also writes bin L,
-     * Re Z[0] - Im Z[0]. */
+#if POST_REAL_UNPACK && !EXCHANGE_PARTS
+    /* Each bin from its pair of points in the tile. */
     for (uint n_ = lid; n_ < FFT_G * FFT_L; n_ += FFT_G * FFT_T) {
         const uint lg_ = n_ / FFT_L, k_ = n_ % FFT_L;
         if (first + lg_ >= transforms)
             continue;
         const uint row_ = lg_ * TILE_STRIDE;
-        const float2 a = tiles[row_ + LDS_INDEX(k_)];
-        float2 b = tiles[row_ + LDS_INDEX(k_ ? FFT_L - k_ : 0)];
-        b.y = -b.y;
-        const float2 d = cmul(post_factors[k_], a - b);
-        const float2 bin = 0.5f * (a + b + (float2)(d.y, -d.x));
-        store_element(dst, out, first + lg_, k_, cosine_bin(post_factors, k_, bin),
-                      logical_length, scale, post_factors, range);
-        if (k_ == 0)
-            store_element(dst, out, first + lg_, FFT_L,
-                          cosine_bin(post_factors, FFT_L, (float2)(a.x - a.y, 0.0f)),
-                          logical_length, scale, post_factors, range);
+        STORE_MIRRORED(first + lg_, k_, tiles[row_ + LDS_INDEX(k_)],
+                       tiles[row_ + LDS_INDEX(k_ ? FFT_L - k_ : 0)]);
     }
 #elif COSINE_STORE
     for (uint n_ = lid; n_ < FFT_G * COSINE_FLOATS; n_ += FFT_G * FFT_T) {

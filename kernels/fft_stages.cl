@@ -54,6 +54,11 @@
  * store came before the barrier); with P > 1 they collect in a second set of
  * registers until the component's last range is through. One transform per
  * group (FFT_G = 1).
+ *   MIRROR_OUTPUTS               (register-resident) the last stage hands each
+ *                                output k to STORE_MIRRORED(t, k, x, y) with y
+ *                                output (FFT_L - k) mod FFT_L, exchanged through
+ *                                the float tile as the stages' outputs are: a
+ *                                packed real transform's unpacking
  */
 
 #ifndef WIDEBAND_FFT_STAGES_CL
@@ -63,6 +68,9 @@
 
 #ifndef EXCHANGE_PARTS
 #define EXCHANGE_PARTS 0
+#endif
+#ifndef MIRROR_OUTPUTS
+#define MIRROR_OUTPUTS 0
 #endif
 
 #if LDS_PAD_SHIFT > 0
@@ -205,6 +213,53 @@ ALWAYS_INLINE void exchange_component(
                 }
             }
         }
+    }
+}
+#endif
+
+#if EXCHANGE_PARTS && MIRROR_OUTPUTS
+/*
+ * Component c (0 real, 1 imaginary) of output (FFT_L - k) mod FFT_L, for each
+ * output k of work-item q's butterflies of the last stage (radix R, outputs b +
+ * r FFT_L / R), into mirror.
+ */
+ALWAYS_INLINE void
+mirror_component(__local float* tile, const float2* v, float2* mirror, const int R, uint q, const int c)
+{
+#pragma unroll
+    for (int h = 0; h < EXCHANGE_PARTS; ++h) {
+        const uint first = h * EXCHANGE_POINTS;
+#pragma unroll
+        for (int m = 0; m < BUTTERFLY_ROUNDS(R); ++m) {
+            const uint b = q + m * FFT_T;
+            if (ROUND_IS_FULL(R) || b < FFT_L / R) {
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const uint p = b + r * (FFT_L / R) - first; /* wraps above the range */
+                    if (EXCHANGE_PARTS == 1 || p < EXCHANGE_POINTS)
+                        tile[LDS_INDEX(p)] = c ? v[m * R + r].y : v[m * R + r].x;
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (int m = 0; m < BUTTERFLY_ROUNDS(R); ++m) {
+            const uint b = q + m * FFT_T;
+            if (ROUND_IS_FULL(R) || b < FFT_L / R) {
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const uint k = b + r * (FFT_L / R);
+                    const uint p = (k ? FFT_L - k : 0) - first;
+                    if (EXCHANGE_PARTS == 1 || p < EXCHANGE_POINTS) {
+                        if (c)
+                            mirror[m * R + r].y = tile[LDS_INDEX(p)];
+                        else
+                            mirror[m * R + r].x = tile[LDS_INDEX(p)];
+                    }
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
 #endif
@@ -395,6 +450,29 @@ ALWAYS_INLINE void exchange_component(
                 STORE_POINT(tr, b + r * (FFT_L / RADIX_##s), v[m * RADIX_##s + r]); \
     }
 
+/* The last stage's outputs, each with its mirror (MIRROR_OUTPUTS). */
+#define STORE_MIRRORED_STAGE_TO_GLOBAL(s)                                       \
+    {                                                                           \
+        float2 mirror[MAX_REGS];                                                \
+        mirror_component(tile, v, mirror, RADIX_##s, q, 0);                     \
+        mirror_component(tile, v, mirror, RADIX_##s, q, 1);                     \
+        _Pragma("unroll") for (int m = 0; m < BUTTERFLY_ROUNDS(RADIX_##s); ++m) \
+        {                                                                       \
+            const uint b = q + m * FFT_T;                                       \
+            if (active && (ROUND_IS_FULL(RADIX_##s) || b < FFT_L / RADIX_##s))  \
+                _Pragma("unroll") for (int r = 0; r < RADIX_##s; ++r)           \
+                    STORE_MIRRORED(tr,                                          \
+                                   b + r * (FFT_L / RADIX_##s),                 \
+                                   v[m * RADIX_##s + r],                        \
+                                   mirror[m * RADIX_##s + r]);                  \
+        }                                                                       \
+    }
+#if MIRROR_OUTPUTS
+#define STORE_LAST_STAGE(s) STORE_MIRRORED_STAGE_TO_GLOBAL(s)
+#else
+#define STORE_LAST_STAGE(s) STORE_STAGE_TO_GLOBAL(s)
+#endif
+
 #define RUN_STAGE(s, dir, from_global, to_global)                      \
     if ((s) < STAGES) {                                                \
         if (from_global) {                                             \
@@ -422,7 +500,7 @@ ALWAYS_INLINE void exchange_component(
         }                                                                       \
         stage_compute(v, RADIX_##s, SPAN_##s, dir, q, stage_twiddles);          \
         if ((n) == STAGES) {                                                    \
-            STORE_STAGE_TO_GLOBAL(s)                                            \
+            STORE_LAST_STAGE(s)                                                 \
         } else {                                                                \
             exchange_component(tile, v, RADIX_##s, SPAN_##s, RADIX_##n, q, 0);  \
             exchange_component(tile, v, RADIX_##s, SPAN_##s, RADIX_##n, q, 1);  \

@@ -103,16 +103,17 @@ constexpr size_t registers_per_work_item = 255;
 
 // Work-items of a register-resident transform exchanged in `parts`: the most,
 // from transform_threads() down by halves, whose points (two floats each, and
-// one more to collect a component exchanged in several parts) and other values
-// fit a work-item's share of the register file. A kernel that does not fit
-// spills to memory: 16384 points on 1024 work-items ran at a third of their
-// rate on 512 (docs/fft-tuning-notes.md).
+// one more to collect a component exchanged in several parts, or two more for
+// mirrored outputs) and other values fit a work-item's share of the register
+// file. A kernel that does not fit spills to memory: 16384 points on 1024
+// work-items ran at a third of their rate on 512 (docs/fft-tuning-notes.md).
 std::optional<size_t> resident_threads(const std::vector<unsigned>& radices,
                                        size_t length,
                                        const fft_device_limits& limits,
-                                       unsigned parts)
+                                       unsigned parts,
+                                       bool mirrored_outputs)
 {
-    const size_t floats_per_point = parts > 1 ? 3 : 2;
+    const size_t floats_per_point = mirrored_outputs ? 4 : parts > 1 ? 3 : 2;
     for (size_t threads = transform_threads(radices, length, limits); threads > 0;
          threads /= 2) {
         const size_t share =
@@ -272,13 +273,18 @@ size_t max_on_chip_length(const fft_device_limits& limits, bool strided)
                    : per_transform;
 }
 
-bool fits_in_registers(size_t length, const fft_device_limits& limits)
+bool fits_in_registers(size_t length,
+                       const fft_device_limits& limits,
+                       bool mirrored_outputs)
 {
     if (!limits.register_resident || length < 2 || !is_codelet_smooth(length))
         return false;
     const auto exchange = choose_exchange(length, limits);
-    return exchange &&
-           resident_threads(choose_radices(length), length, limits, exchange->parts);
+    return exchange && resident_threads(choose_radices(length),
+                                        length,
+                                        limits,
+                                        exchange->parts,
+                                        mirrored_outputs);
 }
 
 std::vector<size_t> split_into_passes(size_t n, size_t max_length)
@@ -396,7 +402,8 @@ fft_pass_plan plan_pass(size_t length,
         const auto exchange = choose_exchange(length, limits);
         const auto threads =
             exchange && limits.register_resident
-                ? resident_threads(p.radices, length, limits, exchange->parts)
+                ? resident_threads(
+                      p.radices, length, limits, exchange->parts, output.mirrored)
                 : std::nullopt;
         if (!threads)
             throw std::invalid_argument(

@@ -114,6 +114,9 @@ struct fft_pass_plan {
 struct fft_pass_io {
     bool points_adjacent = true;      //!< point stride 1
     bool transforms_adjacent = false; //!< consecutive transforms 1 element apart
+    //! (output) each output k is stored with output (L - k) mod L: a packed real
+    //! forward transform's unpacking
+    bool mirrored = false;
 };
 
 /*!
@@ -149,10 +152,13 @@ size_t max_on_chip_length(const fft_device_limits& limits, bool strided);
  * \brief Whether one transform of \p length points can be computed in one pass
  * with its points in registers: on some number of work-items (at most
  * max_transform_threads), each work-item's points (and the second set a tile
- * of several parts needs) and its other values fit its share of the register
+ * of several parts needs, or with \p mirrored_outputs the mirrored outputs:
+ * fft_pass_io::mirrored) and its other values fit its share of the register
  * file; at most 4 parts of local memory.
  */
-bool fits_in_registers(size_t length, const fft_device_limits& limits);
+bool fits_in_registers(size_t length,
+                       const fft_device_limits& limits,
+                       bool mirrored_outputs = false);
 
 } // namespace core
 } // namespace wideband

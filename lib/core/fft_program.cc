@@ -193,13 +193,13 @@ plan_strategy choose_strategy(const fft_program_spec& spec,
     s.convolves = spec.convolution || s.method != algorithm::direct;
     s.fused = s.convolves && s.padded <= single_max;
     // Longer transforms in one pass with their points in registers, where the
-    // kernel needs no tile of its own (no convolution, real packing or cosine
-    // reordering).
+    // kernel needs no tile of its own (no convolution or cosine reordering).
     const bool register_resident =
-        !s.convolves && spec.real_packing == fft_program_spec::packing::none &&
-        spec.dct == fft_program_spec::cosine::none &&
+        !s.convolves && spec.dct == fft_program_spec::cosine::none &&
         (!spec.max_pass_length || s.padded <= spec.max_pass_length) &&
-        fits_in_registers(s.padded, limits);
+        fits_in_registers(s.padded,
+                          limits,
+                          spec.real_packing == fft_program_spec::packing::forward);
     s.pass_lengths = s.padded <= single_max || register_resident
                          ? std::vector<size_t>{ s.padded }
                          : split_into_passes(s.padded, strided_max);
@@ -219,10 +219,21 @@ bool halves_in_one_pass(const fft_program_spec& spec, const fft_device_limits& l
     return spec.n % 2 == 0 && half >= 2 && is_codelet_smooth(half) && half <= single_max;
 }
 
+// N even and N/2 one register-resident pass (the forward one's unpacking takes
+// more registers).
+bool halves_in_registers(const fft_program_spec& spec,
+                         const fft_device_limits& limits,
+                         bool forward)
+{
+    const size_t half = spec.n / 2;
+    return spec.n % 2 == 0 && (!spec.max_pass_length || half <= spec.max_pass_length) &&
+           fits_in_registers(half, limits, forward);
+}
+
 // Whether a real transform of \p spec packs its N reals as N/2 complex points:
-// N even, N/2 one direct pass on chip, the real side contiguous with even
-// offset and distance (a float pair is one complex point), no window, zero
-// padding or output range on the real side.
+// N even, N/2 one direct pass (on chip or in registers), the real side
+// contiguous with even offset and distance (a float pair is one complex
+// point), no window, zero padding or output range on the real side.
 bool packs_real(const fft_program_spec& spec, const fft_device_limits& limits)
 {
     // A cosine transform has pre- and post-steps of its own (cosine_spec()).
@@ -240,7 +251,8 @@ bool packs_real(const fft_program_spec& spec, const fft_device_limits& limits)
     if (!forward && !inverse)
         return false;
     const resolved_layout& real_side = inverse ? spec.out : spec.in;
-    return halves_in_one_pass(spec, limits) && real_side.stride == 1 &&
+    return (halves_in_one_pass(spec, limits) || halves_in_registers(spec, limits, forward)) &&
+           real_side.stride == 1 &&
            real_side.offset % 2 == 0 && (spec.batch == 1 || real_side.distance % 2 == 0);
 }
 
@@ -758,18 +770,23 @@ public:
             src == role::input ? sample_type_option(d_spec.input_format) : "";
         const resolved_layout in = layout_of(src), out = layout_of(dst);
         fft_launch l;
+        const bool packed_forward =
+            d_spec.real_packing == fft_program_spec::packing::forward;
         l.pass = plan_pass(s.length,
                            s.n_total,
                            s.span,
                            { in.stride == 1, in.distance == 1 },
-                           { out.stride == 1, out.distance == 1 },
+                           { out.stride == 1, out.distance == 1, packed_forward },
                            d_limits);
         // A packed transform pairs bins k and N/2 - k in the on-chip tile: the
-        // forward one as it stores them, the inverse one as it loads them.
-        if (d_spec.real_packing == fft_program_spec::packing::forward)
-            l.pass.store_direct = false;
-        if (d_spec.real_packing == fft_program_spec::packing::inverse)
-            l.pass.load_direct = false;
+        // forward one as it stores them, the inverse one as it loads them. A
+        // register-resident one has no tile of points and pairs them itself.
+        if (!l.pass.exchange_parts) {
+            if (packed_forward)
+                l.pass.store_direct = false;
+            if (d_spec.real_packing == fft_program_spec::packing::inverse)
+                l.pass.load_direct = false;
+        }
         // A one-pass DCT-III or IV reorders its outputs through the tile, so
         // that its stores are contiguous.
         const bool cosine_store =

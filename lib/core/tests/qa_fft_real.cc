@@ -240,21 +240,42 @@ BOOST_AUTO_TEST_CASE(real_forward_and_inverse_every_kind_of_plan)
 
 BOOST_AUTO_TEST_CASE(register_resident_real_transforms)
 {
-    // N/2 beyond one on-chip pass: the complex transform of N points, which a
-    // GPU computes register-resident (WIDEBAND_FFT_TUNE=resident=1 asks PoCL
-    // too): 12500 = 2^2 5^5, exchanged in two parts, its real loads and
-    // stores fused in, interleaved transforms.
+    // N/2 beyond one on-chip pass, register-resident (WIDEBAND_FFT_TUNE=
+    // resident=1 asks PoCL too): 12500 packed as 6250 complex points exchanged
+    // in one part and 25000 as 12500 in two (the forward transform's bins
+    // paired through the float tile, the inverse one's loaded in pairs);
+    // 12500 interleaved, which does not pack, as the complex transform of 12500
+    // points in two parts, its real loads and stores fused in.
     const scoped_env resident("WIDEBAND_FFT_TUNE", std::string("resident=1"));
-    const shape s{ 12500, 0, false };
+    struct resident_case {
+        size_t n;
+        bool interleaved;
+        std::string packing, exchange;
+    };
+    const resident_case cases[] = {
+        { 12500, false, "(real pairs as 6250 complex points)", "exchanged in 1 part" },
+        { 25000, false, "(real pairs as 12500 complex points)", "exchanged in 2 parts" },
+        { 12500, true, "", "exchanged in 2 parts" },
+    };
     uint32_t seed = 40;
-    for (auto transform :
-         { core::fft_transform::real_forward, core::fft_transform::real_inverse }) {
-        core::fft_options o = real_options(transform, s, 2);
-        const std::string how = core::fft_plan(context(), s.n, o).describe();
-        BOOST_CHECK_MESSAGE(
-            how.find("in registers, exchanged in 2 parts") != std::string::npos, how);
-        check_plan(s.n, o, 2, seed++);
-    }
+    for (const resident_case& c : cases)
+        for (auto transform :
+             { core::fft_transform::real_forward, core::fft_transform::real_inverse }) {
+            core::fft_options o = real_options(transform, shape{ c.n, 0, false }, 2);
+            if (c.interleaved) {
+                o.input = { 0, 3, 1 };
+                o.output = { 1, 4, 1 };
+            }
+            const std::string how = core::fft_plan(context(), c.n, o).describe();
+            BOOST_CHECK_MESSAGE(how.find("in registers, " + c.exchange) != std::string::npos,
+                                how);
+            BOOST_CHECK_MESSAGE((how.find("real pairs") != std::string::npos) ==
+                                    !c.packing.empty(),
+                                how);
+            if (!c.packing.empty())
+                BOOST_CHECK_MESSAGE(how.find(c.packing) != std::string::npos, how);
+            check_plan(c.n, o, 2, seed++);
+        }
 }
 
 BOOST_AUTO_TEST_CASE(real_forward_window_and_range)
