@@ -97,9 +97,12 @@ size_t transform_threads(const std::vector<unsigned>& radices,
 }
 
 // Registers a work-item needs besides its points (indices, addresses,
-// twiddles), and the most one work-item may have (NVIDIA: 255).
+// twiddles), and the most one work-item may use. NVIDIA allows 255, but
+// kernels estimated at 224 and 240 spilled (half the rate or less of fewer,
+// fuller work-items, or of two passes) where 152 did not
+// (docs/fft-tuning-notes.md).
 constexpr size_t registers_besides_points = 32;
-constexpr size_t registers_per_work_item = 255;
+constexpr size_t registers_per_work_item = 192;
 
 // Work-items of a register-resident transform exchanged in `parts`: the most,
 // from transform_threads() down by halves, whose points (two floats each, and

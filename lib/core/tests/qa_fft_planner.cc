@@ -250,13 +250,14 @@ BOOST_AUTO_TEST_CASE(register_resident_passes_beyond_local_memory)
     // work-item's 64 registers for the rest: it takes 512 with 128 each.
     BOOST_TEST(threads(16384) == 512u);
     // A packed real forward transform's mirrored outputs take two floats a
-    // point more: 12500 on 250 work-items instead of 500, 16384 on none.
+    // point more: 6250 on 250 work-items (30 points), 12500 and 16384 on none
+    // (250 work-items of 52 points would spill).
     core::fft_pass_io mirrored = adjacent;
     mirrored.mirrored = true;
     BOOST_TEST(core::plan_pass(8192, 8192, 1, adjacent, mirrored, limits).threads == 512u);
+    BOOST_TEST(core::plan_pass(6250, 6250, 1, adjacent, mirrored, limits).threads == 250u);
     BOOST_TEST(threads(12500) == 500u);
-    BOOST_TEST(core::plan_pass(12500, 12500, 1, adjacent, mirrored, limits).threads ==
-               250u);
+    BOOST_TEST(!core::fits_in_registers(12500, limits, true));
     BOOST_TEST(core::fits_in_registers(16384, limits));
     BOOST_TEST(!core::fits_in_registers(16384, limits, true));
     BOOST_TEST(!core::fits_in_registers(32768, limits));
