@@ -153,8 +153,31 @@ ALWAYS_INLINE void stage_store(__local float2* tile, const float2* v, const int 
 
 /*
  * Component c (0 real, 1 imaginary) of work-item q's outputs of a stage of
- * radix R and span NS handed, through the float tile, to the inputs of the
- * next stage, of radix R_next.
+ * radix R and span NS whose Stockham positions lie in the exchange's range
+ * from first, to the float tile.
+ */
+ALWAYS_INLINE void store_component(
+    __local float* tile, const float2* v, const int R, const int NS, uint q, const int c, uint first)
+{
+#pragma unroll
+    for (int m = 0; m < BUTTERFLY_ROUNDS(R); ++m) {
+        const uint b = q + m * FFT_T;
+        if (ROUND_IS_FULL(R) || b < FFT_L / R) {
+            const uint base = (b / NS) * NS * R + b % NS;
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                const uint p = base + r * NS - first; /* wraps above the range */
+                if (EXCHANGE_PARTS == 1 || p < EXCHANGE_POINTS)
+                    tile[LDS_INDEX(p)] = c ? v[m * R + r].y : v[m * R + r].x;
+            }
+        }
+    }
+}
+
+/*
+ * Component c of work-item q's outputs of a stage of radix R and span NS
+ * handed, through the float tile, to the inputs of the next stage, of radix
+ * R_next.
  */
 ALWAYS_INLINE void exchange_component(
     __local float* tile, float2* v, const int R, const int NS, const int R_next, uint q, const int c)
@@ -163,19 +186,7 @@ ALWAYS_INLINE void exchange_component(
 #pragma unroll
     for (int h = 0; h < EXCHANGE_PARTS; ++h) {
         const uint first = h * EXCHANGE_POINTS;
-#pragma unroll
-        for (int m = 0; m < BUTTERFLY_ROUNDS(R); ++m) {
-            const uint b = q + m * FFT_T;
-            if (ROUND_IS_FULL(R) || b < FFT_L / R) {
-                const uint base = (b / NS) * NS * R + b % NS;
-#pragma unroll
-                for (int r = 0; r < R; ++r) {
-                    const uint p = base + r * NS - first; /* wraps above the range */
-                    if (EXCHANGE_PARTS == 1 || p < EXCHANGE_POINTS)
-                        tile[LDS_INDEX(p)] = c ? v[m * R + r].y : v[m * R + r].x;
-                }
-            }
-        }
+        store_component(tile, v, R, NS, q, c, first);
         barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
         for (int m = 0; m < BUTTERFLY_ROUNDS(R_next); ++m) {
@@ -220,8 +231,8 @@ ALWAYS_INLINE void exchange_component(
 #if EXCHANGE_PARTS && MIRROR_OUTPUTS
 /*
  * Component c (0 real, 1 imaginary) of output (FFT_L - k) mod FFT_L, for each
- * output k of work-item q's butterflies of the last stage (radix R, outputs b +
- * r FFT_L / R), into mirror.
+ * output k of work-item q's butterflies of the last stage (radix R, span
+ * FFT_L / R: outputs b + r FFT_L / R), into mirror.
  */
 ALWAYS_INLINE void
 mirror_component(__local float* tile, const float2* v, float2* mirror, const int R, uint q, const int c)
@@ -229,18 +240,7 @@ mirror_component(__local float* tile, const float2* v, float2* mirror, const int
 #pragma unroll
     for (int h = 0; h < EXCHANGE_PARTS; ++h) {
         const uint first = h * EXCHANGE_POINTS;
-#pragma unroll
-        for (int m = 0; m < BUTTERFLY_ROUNDS(R); ++m) {
-            const uint b = q + m * FFT_T;
-            if (ROUND_IS_FULL(R) || b < FFT_L / R) {
-#pragma unroll
-                for (int r = 0; r < R; ++r) {
-                    const uint p = b + r * (FFT_L / R) - first; /* wraps above the range */
-                    if (EXCHANGE_PARTS == 1 || p < EXCHANGE_POINTS)
-                        tile[LDS_INDEX(p)] = c ? v[m * R + r].y : v[m * R + r].x;
-                }
-            }
-        }
+        store_component(tile, v, R, FFT_L / R, q, c, first);
         barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
         for (int m = 0; m < BUTTERFLY_ROUNDS(R); ++m) {
