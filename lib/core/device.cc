@@ -456,7 +456,7 @@ cl::Program device_context::build_program(const std::string& source_name,
 
     const std::string source = kernel_source(source_name);
     program_cache disk(d_info, source, options);
-    const bool injected_failure = fault::build_fails();
+    const bool injected_failure = fault::build_fails(options);
 
     if (auto binary = injected_failure ? std::nullopt : disk.load()) {
         try {

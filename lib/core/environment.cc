@@ -105,14 +105,18 @@ fault_setting fault()
     if (value.empty())
         return {};
     if (value == "build")
-        return { fault_setting::kind::build, 0 };
+        return { fault_setting::kind::build, 0, "" };
+    const std::string build_prefix = "build:";
+    if (value.size() > build_prefix.size() &&
+        value.compare(0, build_prefix.size(), build_prefix) == 0)
+        return { fault_setting::kind::build, 0, value.substr(build_prefix.size()) };
     const std::string prefix = "enqueue:";
     if (value.compare(0, prefix.size(), prefix) == 0)
         if (const auto n = parse_integer(value.substr(prefix.size()), 1, max_fault_call))
-            return { fault_setting::kind::enqueue, *n };
+            return { fault_setting::kind::enqueue, *n, "" };
     reject(name,
            value,
-           "build or enqueue:N with N " + integer_range(1, max_fault_call) +
+           "build, build:TEXT or enqueue:N with N " + integer_range(1, max_fault_call) +
                " (test-only: leave it unset)");
 }
 

@@ -49,7 +49,12 @@ bool set_as_the_library_loads()
 
 } // namespace
 
-bool build_fails() { return environment::fault().what == setting::kind::build; }
+bool build_fails(const std::string& options)
+{
+    const setting current = environment::fault();
+    return current.what == setting::kind::build &&
+           options.find(current.build_match) != std::string::npos;
+}
 
 namespace detail {
 

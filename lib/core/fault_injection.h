@@ -9,6 +9,7 @@
 #define INCLUDED_WIDEBAND_CORE_FAULT_INJECTION_H
 
 #include <atomic>
+#include <string>
 
 namespace gr {
 namespace wideband {
@@ -22,6 +23,9 @@ namespace fault {
  *
  *   build      every kernel build fails, as one the compiler rejects (programs
  *              already built in this process stay in use)
+ *   build:TEXT the builds whose compiler options contain TEXT fail (e.g.
+ *              build:-DEXCHANGE_PARTS=1, as a driver that rejects one kind
+ *              of kernel)
  *   enqueue:N  the N-th engine call (counted from when the variable took this
  *              value) and every later one throw cl::Error CL_OUT_OF_RESOURCES,
  *              as enqueues on a device that has failed do
@@ -35,8 +39,9 @@ namespace fault {
  * read (environment.h).
  */
 
-//! True when WIDEBAND_FAULT=build: the build is to fail (the disk cache unused).
-bool build_fails();
+//! True when WIDEBAND_FAULT=build, or build:TEXT with TEXT in \p options: the
+//! build with these compiler options is to fail (the disk cache unused).
+bool build_fails(const std::string& options);
 
 namespace detail {
 //! Whether engine calls read WIDEBAND_FAULT (see above).

@@ -969,32 +969,55 @@ struct fft_program::impl {
     mutable std::mutex mutex;
 };
 
-fft_program::fft_program(device_context::sptr context, const fft_program_spec& spec)
-    : d_spec(spec), d_impl(new impl)
+namespace {
+
+// The transform a plan of \p spec computes: \p spec itself, or the complex
+// transform that computes its real, paired or cosine transforms.
+fft_program_spec transform_of(const fft_program_spec& spec,
+                              const fft_device_limits& limits)
+{
+    if (packs_real(spec, limits))
+        return packed(spec);
+    if (spec.paired_real)
+        return paired(spec);
+    if (spec.dct != fft_program_spec::cosine::none)
+        return cosine_spec(spec, limits);
+    return spec;
+}
+
+// Whether a plan of \p spec keeps a transform in registers: a pass longer than
+// local memory holds.
+bool plans_in_registers(const fft_program_spec& spec, const fft_device_limits& limits)
+{
+    const plan_strategy s = choose_strategy(transform_of(spec, limits), limits);
+    const size_t on_chip = max_on_chip_length(limits, false);
+    return std::any_of(s.pass_lengths.begin(),
+                       s.pass_lengths.end(),
+                       [on_chip](size_t length) { return length > on_chip; });
+}
+
+} // namespace
+
+void fft_program::plan(device_context& context, const fft_device_limits& limits)
 {
     // Each step below is a function of the earlier ones' results; a new
     // transform type (real input, DCT) adds an algorithm to choose_strategy(),
     // its pre- and post-steps and its tables, not a new constructor.
-    check_spec(spec);
-    const fft_device_limits limits = fft_device_limits::for_device(context->info());
+    const fft_program_spec& spec = d_spec;
     impl& im = *d_impl;
     // From here on the plan computes `built`: the spec, or its packed form.
     const bool packs = packs_real(spec, limits);
     const bool cosine = spec.dct != fft_program_spec::cosine::none;
-    const fft_program_spec built = packs              ? packed(spec)
-                                   : spec.paired_real ? paired(spec)
-                                   : cosine           ? cosine_spec(spec, limits)
-                                                      : spec;
+    const fft_program_spec built = transform_of(spec, limits);
     im.real_pairs =
         packs ? (spec.hermitian_input ? side::output : side::input) : side::none;
     const plan_strategy strategy = choose_strategy(built, limits);
     im.wide_index = needs_wide_index(built, strategy) || needs_wide_index(spec, strategy);
     const std::vector<launch_step> steps = plan_launches(built, strategy);
     const std::vector<role> chain = assign_buffers(built, strategy, steps);
-    im.temps = allocate_temporaries(*context, built, strategy, chain);
-    im.tables = upload_tables(context->context(), built, strategy, steps);
-    const launch_builder builder(
-        *context, limits, built, strategy, im.tables, im.wide_index);
+    im.temps = allocate_temporaries(context, built, strategy, chain);
+    im.tables = upload_tables(context.context(), built, strategy, steps);
+    const launch_builder builder(context, limits, built, strategy, im.tables, im.wide_index);
     for (size_t i = 0; i < steps.size(); ++i)
         im.launches.push_back(builder.build(steps[i], chain[i], chain[i + 1], i == 0));
     im.description =
@@ -1003,6 +1026,26 @@ fft_program::fft_program(device_context::sptr context, const fft_program_spec& s
         (spec.paired_real ? " (real transforms in pairs)" : "") +
         (cosine ? " (via a complex transform of " + std::to_string(built.n) + " points)"
                 : "");
+}
+
+fft_program::fft_program(device_context::sptr context, const fft_program_spec& spec)
+    : d_spec(spec), d_impl(new impl)
+{
+    check_spec(spec);
+    fft_device_limits limits = fft_device_limits::for_device(context->info());
+    try {
+        plan(*context, limits);
+    } catch (const std::runtime_error&) {
+        // A kernel build failed. Where it kept a transform in registers (a
+        // driver that rejects such a kernel: the largest we build), the same
+        // transform in passes of local memory instead; any other failure is
+        // the caller's.
+        if (!plans_in_registers(spec, limits))
+            throw;
+        limits.register_resident = false;
+        d_impl.reset(new impl);
+        plan(*context, limits);
+    }
 }
 
 fft_program::~fft_program() = default;

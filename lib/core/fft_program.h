@@ -98,6 +98,8 @@ struct fft_program_spec {
     size_t output_element_bytes() const;
 };
 
+struct fft_device_limits;
+
 /*!
  * \brief The kernel launches, tables and work buffers of one plan: the common
  * machinery of fft_plan and fft_convolution (see docs/fft-core.md).
@@ -130,6 +132,9 @@ public:
 
 private:
     struct impl;
+    //! Plans d_spec within \p limits into d_impl, its kernels built.
+    void plan(device_context& context, const fft_device_limits& limits);
+
     fft_program_spec d_spec;
     std::unique_ptr<impl> d_impl;
 };

@@ -110,7 +110,7 @@ BOOST_AUTO_TEST_CASE(flags)
 BOOST_AUTO_TEST_CASE(fault)
 {
     using kind = env::fault_setting::kind;
-    const std::string wanted = "build or enqueue:N with N an integer from 1 to " +
+    const std::string wanted = "build, build:TEXT or enqueue:N with N an integer from 1 to " +
                                std::to_string(env::max_fault_call);
     for (const char* value : { "enqueue:0",
                                "enqueue:-1",
@@ -120,15 +120,20 @@ BOOST_AUTO_TEST_CASE(fault)
                                "enqueue:18446744073709551616",
                                "enqueue",
                                "builds",
+                               "build:",
                                "BUILD" })
         check_refused("WIDEBAND_FAULT", value, wanted, [] { env::fault(); });
     {
         const scoped_env set("WIDEBAND_FAULT", "enqueue:7");
-        BOOST_TEST((env::fault() == env::fault_setting{ kind::enqueue, 7 }));
+        BOOST_TEST((env::fault() == env::fault_setting{ kind::enqueue, 7, "" }));
     }
     {
         const scoped_env set("WIDEBAND_FAULT", "build");
-        BOOST_TEST((env::fault().what == kind::build));
+        BOOST_TEST((env::fault() == env::fault_setting{ kind::build, 0, "" }));
+    }
+    {
+        const scoped_env set("WIDEBAND_FAULT", "build:-DEXCHANGE_PARTS=1");
+        BOOST_TEST((env::fault() == env::fault_setting{ kind::build, 0, "-DEXCHANGE_PARTS=1" }));
     }
     const scoped_env clear("WIDEBAND_FAULT", std::nullopt);
     BOOST_TEST((env::fault().what == kind::none));

@@ -97,3 +97,32 @@ BOOST_AUTO_TEST_CASE(register_resident_single_passes)
         }
     }
 }
+
+BOOST_AUTO_TEST_CASE(rejected_register_resident_kernel_falls_back_to_passes)
+{
+    // A driver that rejects a register-resident kernel (WIDEBAND_FAULT=
+    // build:TEXT fails the builds whose options contain TEXT): the plan takes
+    // passes of local memory instead, with the same results. 4 KiB of local
+    // memory (512 points on chip) keeps the kernels small for PoCL: 960 points
+    // are register-resident in one part. Any other failed build is the caller's.
+    const scoped_env tune("WIDEBAND_FFT_TUNE", std::string("resident=1,local=4096"));
+    core::fft_options options = one_transform(core::fft_direction::forward);
+    options.batch = 3;
+    {
+        const scoped_env fault("WIDEBAND_FAULT", std::string("build:-DEXCHANGE_PARTS=1"));
+        const core::fft_plan plan(context(), 960, options);
+        BOOST_TEST(plan.launches() == 2u, plan.describe());
+        BOOST_TEST(plan.describe().find("in registers") == std::string::npos);
+        check_plan(plan, 960, 3);
+
+        const scoped_env other("WIDEBAND_FAULT", std::string("build:-DFFT_L=256 "));
+        BOOST_CHECK_THROW(core::fft_plan(context(), 256, options), std::runtime_error);
+    }
+    // Without the fault, the same transform in registers (built only now: a
+    // build that failed is not cached).
+    const core::fft_plan plan(context(), 960, options);
+    BOOST_TEST(plan.launches() == 1u);
+    BOOST_TEST(plan.describe().find("in registers, exchanged in 1 part") !=
+                   std::string::npos,
+               plan.describe());
+}
