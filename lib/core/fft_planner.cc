@@ -283,11 +283,9 @@ bool fits_in_registers(size_t length,
     if (!limits.register_resident || length < 2 || !is_codelet_smooth(length))
         return false;
     const auto exchange = choose_exchange(length, limits);
-    return exchange && resident_threads(choose_radices(length),
-                                        length,
-                                        limits,
-                                        exchange->parts,
-                                        mirrored_outputs);
+    return exchange &&
+           resident_threads(
+               choose_radices(length), length, limits, exchange->parts, mirrored_outputs);
 }
 
 std::vector<size_t> split_into_passes(size_t n, size_t max_length)

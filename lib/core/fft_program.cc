@@ -197,9 +197,8 @@ plan_strategy choose_strategy(const fft_program_spec& spec,
     const bool register_resident =
         !s.convolves && spec.dct == fft_program_spec::cosine::none &&
         (!spec.max_pass_length || s.padded <= spec.max_pass_length) &&
-        fits_in_registers(s.padded,
-                          limits,
-                          spec.real_packing == fft_program_spec::packing::forward);
+        fits_in_registers(
+            s.padded, limits, spec.real_packing == fft_program_spec::packing::forward);
     s.pass_lengths = s.padded <= single_max || register_resident
                          ? std::vector<size_t>{ s.padded }
                          : split_into_passes(s.padded, strided_max);
@@ -251,9 +250,10 @@ bool packs_real(const fft_program_spec& spec, const fft_device_limits& limits)
     if (!forward && !inverse)
         return false;
     const resolved_layout& real_side = inverse ? spec.out : spec.in;
-    return (halves_in_one_pass(spec, limits) || halves_in_registers(spec, limits, forward)) &&
-           real_side.stride == 1 &&
-           real_side.offset % 2 == 0 && (spec.batch == 1 || real_side.distance % 2 == 0);
+    return (halves_in_one_pass(spec, limits) ||
+            halves_in_registers(spec, limits, forward)) &&
+           real_side.stride == 1 && real_side.offset % 2 == 0 &&
+           (spec.batch == 1 || real_side.distance % 2 == 0);
 }
 
 // The complex transform of N/2 points that computes \p spec packed.
@@ -1017,7 +1017,8 @@ void fft_program::plan(device_context& context, const fft_device_limits& limits)
     const std::vector<role> chain = assign_buffers(built, strategy, steps);
     im.temps = allocate_temporaries(context, built, strategy, chain);
     im.tables = upload_tables(context.context(), built, strategy, steps);
-    const launch_builder builder(context, limits, built, strategy, im.tables, im.wide_index);
+    const launch_builder builder(
+        context, limits, built, strategy, im.tables, im.wide_index);
     for (size_t i = 0; i < steps.size(); ++i)
         im.launches.push_back(builder.build(steps[i], chain[i], chain[i + 1], i == 0));
     im.description =

@@ -110,8 +110,9 @@ BOOST_AUTO_TEST_CASE(flags)
 BOOST_AUTO_TEST_CASE(fault)
 {
     using kind = env::fault_setting::kind;
-    const std::string wanted = "build, build:TEXT or enqueue:N with N an integer from 1 to " +
-                               std::to_string(env::max_fault_call);
+    const std::string wanted =
+        "build, build:TEXT or enqueue:N with N an integer from 1 to " +
+        std::to_string(env::max_fault_call);
     for (const char* value : { "enqueue:0",
                                "enqueue:-1",
                                "enqueue:abc",
@@ -133,7 +134,8 @@ BOOST_AUTO_TEST_CASE(fault)
     }
     {
         const scoped_env set("WIDEBAND_FAULT", "build:-DEXCHANGE_PARTS=1");
-        BOOST_TEST((env::fault() == env::fault_setting{ kind::build, 0, "-DEXCHANGE_PARTS=1" }));
+        BOOST_TEST(
+            (env::fault() == env::fault_setting{ kind::build, 0, "-DEXCHANGE_PARTS=1" }));
     }
     const scoped_env clear("WIDEBAND_FAULT", std::nullopt);
     BOOST_TEST((env::fault().what == kind::none));

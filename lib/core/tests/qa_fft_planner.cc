@@ -254,8 +254,10 @@ BOOST_AUTO_TEST_CASE(register_resident_passes_beyond_local_memory)
     // (250 work-items of 52 points would spill).
     core::fft_pass_io mirrored = adjacent;
     mirrored.mirrored = true;
-    BOOST_TEST(core::plan_pass(8192, 8192, 1, adjacent, mirrored, limits).threads == 512u);
-    BOOST_TEST(core::plan_pass(6250, 6250, 1, adjacent, mirrored, limits).threads == 250u);
+    BOOST_TEST(core::plan_pass(8192, 8192, 1, adjacent, mirrored, limits).threads ==
+               512u);
+    BOOST_TEST(core::plan_pass(6250, 6250, 1, adjacent, mirrored, limits).threads ==
+               250u);
     BOOST_TEST(threads(12500) == 500u);
     BOOST_TEST(!core::fits_in_registers(12500, limits, true));
     BOOST_TEST(core::fits_in_registers(16384, limits));

@@ -269,11 +269,10 @@ BOOST_AUTO_TEST_CASE(register_resident_real_transforms)
                 o.output = { 1, 4, 1 };
             }
             const std::string how = core::fft_plan(context(), c.n, o).describe();
-            BOOST_CHECK_MESSAGE(how.find("in registers, " + c.exchange) != std::string::npos,
-                                how);
-            BOOST_CHECK_MESSAGE((how.find("real pairs") != std::string::npos) ==
-                                    !c.packing.empty(),
-                                how);
+            BOOST_CHECK_MESSAGE(
+                how.find("in registers, " + c.exchange) != std::string::npos, how);
+            BOOST_CHECK_MESSAGE(
+                (how.find("real pairs") != std::string::npos) == !c.packing.empty(), how);
             if (!c.packing.empty())
                 BOOST_CHECK_MESSAGE(how.find(c.packing) != std::string::npos, how);
             check_plan(c.n, o, 3, seed++);

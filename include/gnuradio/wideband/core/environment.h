@@ -82,8 +82,8 @@ WIDEBAND_CORE_API std::optional<std::string> kernel_cache();
 struct fault_setting {
     enum class kind { none, build, enqueue };
     kind what = kind::none;
-    uint64_t from_call = 0;   //!< enqueue:N
-    std::string build_match;  //!< build:TEXT; empty for build (every build)
+    uint64_t from_call = 0;  //!< enqueue:N
+    std::string build_match; //!< build:TEXT; empty for build (every build)
     bool operator==(const fault_setting& other) const
     {
         return what == other.what && from_call == other.from_call &&
