@@ -379,7 +379,7 @@ tb.run()
             "WIDEBAND_BUILD_LOG": (["-1", "2", "yes"], "0 or 1", "0"),
             "WIDEBAND_FAULT": (["enqueue:0", "enqueue:-1", "enqueue:abc", "enqueue:",
                                 "enqueue:" + str(2**64), "builds", "build:"],
-                               "build:TEXT or enqueue:N", "enqueue:1000000"),
+                               "build, build:TEXT or enqueue:N", "enqueue:1000000"),
             "WIDEBAND_FFT_TUNE": (["wg=0", "wg=abc", "local=1", "pad=17", "twiddles=x",
                                    "unknown=1", "wg"], "key=value entries", "wg=128"),
         }
