@@ -127,7 +127,8 @@ fft_tuning fft_tune()
     const std::string wanted =
         "key=value entries separated by commas: local=1024..1048576, wg=1..4096, "
         "pad=0..16, min_group=1..1024, threads=1..4096, twiddles=constant|global, "
-        "direct=0|1, powers=0|1, registers=1024..1048576, resident=0|1";
+        "direct=0|1, powers=0|1, registers=1024..1048576, resident=0|1, "
+        "bluestein=smooth|pow2";
     fft_tuning tuning;
     std::istringstream entries(value);
     std::string entry;
@@ -165,6 +166,8 @@ fft_tuning fft_tune()
             tuning.register_file = number(1024, 1 << 20);
         else if (key == "resident")
             tuning.register_resident = choice("1", "0");
+        else if (key == "bluestein")
+            tuning.bluestein_smooth = choice("smooth", "pow2");
         else
             reject(name, value, wanted);
     }

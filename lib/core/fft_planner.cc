@@ -146,6 +146,7 @@ void apply_tuning_overrides(fft_device_limits& limits)
     limits.register_file = tuning.register_file.value_or(limits.register_file);
     limits.register_resident =
         tuning.register_resident.value_or(limits.register_resident);
+    limits.bluestein_smooth = tuning.bluestein_smooth.value_or(limits.bluestein_smooth);
     if (tuning.twiddle_powers)
         limits.twiddle_powers = *tuning.twiddle_powers
                                     ? fft_device_limits::twiddle_power_use::always
@@ -201,6 +202,16 @@ void search_radices(size_t length,
     }
 }
 
+bool has_no_prime_above(size_t n, size_t largest)
+{
+    if (n == 0)
+        return false;
+    for (size_t p = 2; p <= largest && n > 1; ++p)
+        while (n % p == 0)
+            n /= p;
+    return n == 1;
+}
+
 // Prime factors of n, ascending.
 std::vector<size_t> prime_factors(size_t n)
 {
@@ -232,6 +243,10 @@ fft_device_limits fft_device_limits::for_device(const device_info& info)
     // than the two passes it replaces (8192 points, 2-core build machine): its
     // work-groups are loops over the work-items, cut at every barrier.
     limits.register_resident = gpu;
+    // PoCL takes 15-200 s to build a fused Bluestein kernel of odd radices
+    // (2100 = 25 x 14 x 6: 200 s; 2304 = 16 x 16 x 9: 15 s) against ~2 s for
+    // powers of two, and every length has its own kernel.
+    limits.bluestein_smooth = gpu;
     apply_tuning_overrides(limits);
     return limits;
 }
@@ -245,15 +260,7 @@ const std::vector<unsigned>& supported_radices()
     return radices;
 }
 
-bool is_codelet_smooth(size_t n)
-{
-    if (n == 0)
-        return false;
-    for (size_t p = 2; p <= largest_codelet_prime && n > 1; ++p)
-        while (n % p == 0)
-            n /= p;
-    return n == 1;
-}
+bool is_codelet_smooth(size_t n) { return has_no_prime_above(n, largest_codelet_prime); }
 
 std::vector<unsigned> choose_radices(size_t length)
 {
@@ -341,6 +348,27 @@ std::vector<size_t> split_into_passes(size_t n, size_t max_length)
     throw std::invalid_argument("fft: cannot split length " + std::to_string(n) +
                                 " into passes of at most " + std::to_string(max_length) +
                                 " points");
+}
+
+size_t bluestein_length(size_t n,
+                        const fft_device_limits& limits,
+                        size_t single_max,
+                        size_t strided_max)
+{
+    const size_t least = 2 * n - 1;
+    size_t pow2 = 1;
+    while (pow2 < least)
+        pow2 *= 2;
+    if (!limits.bluestein_smooth)
+        return pow2;
+    const auto passes = [&](size_t length) {
+        return length <= single_max ? 1 : split_into_passes(length, strided_max).size();
+    };
+    const size_t most_passes = passes(pow2);
+    for (size_t length = least; length < pow2; ++length)
+        if (has_no_prime_above(length, 7) && passes(length) <= most_passes)
+            return length;
+    return pow2;
 }
 
 size_t fft_pass_plan::tile_stride() const

@@ -55,6 +55,9 @@ struct fft_device_limits {
     //! registers (EXCHANGE_PARTS in kernels/fft_stages.cl), where they fit;
     //! GPUs only by default (for_device())
     bool register_resident = true;
+    //! Bluestein's convolution at the shortest 7-smooth length (bluestein_length())
+    //! rather than the next power of two; GPUs only by default (for_device())
+    bool bluestein_smooth = true;
 
     static fft_device_limits for_device(const device_info& info);
 };
@@ -77,6 +80,18 @@ std::vector<unsigned> choose_radices(size_t length);
  * each at most max_length and codelet-smooth. One entry when n fits in one pass.
  */
 std::vector<size_t> split_into_passes(size_t n, size_t max_length);
+
+/*!
+ * \brief The convolution length of Bluestein's algorithm for n points: the
+ * shortest length >= 2n - 1 whose prime factors are 2, 3, 5 and 7 (their
+ * codelets run at the copy bandwidth) and that takes no more passes than the
+ * next power of two, or that power of two where limits.bluestein_smooth is off.
+ * A pass holds single_max points alone, strided_max in a multi-pass plan.
+ */
+size_t bluestein_length(size_t n,
+                        const fft_device_limits& limits,
+                        size_t single_max,
+                        size_t strided_max);
 
 /*!
  * \brief How one kernel launch (one pass) computes its on-chip FFTs and moves data.

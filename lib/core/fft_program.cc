@@ -67,14 +67,6 @@ size_t last_element(const resolved_layout& l, size_t points, size_t batch)
     return l.offset + (batch - 1) * l.distance + (points - 1) * l.stride;
 }
 
-size_t next_pow2(size_t n)
-{
-    size_t p = 1;
-    while (p < n)
-        p <<= 1;
-    return p;
-}
-
 template <typename T>
 cl::Buffer upload(const cl::Context& ctx, const std::vector<T>& data)
 {
@@ -149,7 +141,7 @@ void check_spec(const fft_program_spec& spec)
 enum class algorithm {
     direct,   // Stockham passes over the n points
     rader,    // a prime n as a cyclic convolution of n - 1 points
-    bluestein // any n as a convolution of a power of two >= 2n - 1 points
+    bluestein // any n as a convolution of bluestein_length() >= 2n - 1 points
 };
 
 struct plan_strategy {
@@ -179,7 +171,7 @@ plan_strategy choose_strategy(const fft_program_spec& spec,
     plan_strategy s;
     // Other lengths become convolutions: a prime whose n - 1 is smooth and fits
     // on chip by Rader's (cyclic, length n - 1, one fused kernel), anything else
-    // by Bluestein's (zero-padded, a power of two >= 2n - 1).
+    // by Bluestein's (zero-padded to a 7-smooth length >= 2n - 1).
     if (smooth) {
         s.method = algorithm::direct;
         s.padded = n;
@@ -188,7 +180,7 @@ plan_strategy choose_strategy(const fft_program_spec& spec,
         s.padded = n - 1;
     } else {
         s.method = algorithm::bluestein;
-        s.padded = next_pow2(2 * n - 1);
+        s.padded = bluestein_length(n, limits, single_max, strided_max);
     }
     s.convolves = spec.convolution || s.method != algorithm::direct;
     s.fused = s.convolves && s.padded <= single_max;

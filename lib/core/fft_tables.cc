@@ -67,30 +67,47 @@ std::vector<std::complex<double>> bluestein_chirp(size_t n, int sign)
     return c;
 }
 
-void host_fft_pow2(std::vector<std::complex<double>>& a)
+namespace {
+
+// One level of host_fft(): x (n points, n | roots.size()) is split by its
+// smallest prime factor p into p interleaved sequences of n / p points, each
+// transformed, then combined by p-point DFTs with twiddles read from roots,
+// the table W(t, N) of the top-level length N.
+void host_fft_level(std::vector<std::complex<double>>& x,
+                    const std::vector<std::complex<double>>& roots)
 {
-    const size_t n = a.size();
-    if (n & (n - 1))
-        throw std::invalid_argument("host_fft_pow2: length is not a power of two");
-    for (size_t i = 1, j = 0; i < n; ++i) {
-        size_t bit = n >> 1;
-        for (; j & bit; bit >>= 1)
-            j ^= bit;
-        j ^= bit;
-        if (i < j)
-            std::swap(a[i], a[j]);
+    const size_t n = x.size();
+    if (n < 2)
+        return;
+    size_t p = 2;
+    while (n % p && p * p <= n)
+        ++p;
+    if (n % p)
+        p = n;
+    const size_t m = n / p, step = roots.size() / n;
+    std::vector<std::vector<std::complex<double>>> parts(
+        p, std::vector<std::complex<double>>(m));
+    for (size_t r = 0; r < p; ++r) {
+        for (size_t j = 0; j < m; ++j)
+            parts[r][j] = x[j * p + r];
+        host_fft_level(parts[r], roots);
     }
-    for (size_t len = 2; len <= n; len <<= 1) {
-        const size_t half = len / 2;
-        for (size_t k = 0; k < half; ++k) {
-            const std::complex<double> w = unit_root(k, len);
-            for (size_t i = 0; i < n; i += len) {
-                const auto u = a[i + k], v = a[i + k + half] * w;
-                a[i + k] = u + v;
-                a[i + k + half] = u - v;
-            }
-        }
+    for (size_t k = 0; k < n; ++k) {
+        std::complex<double> sum = 0.0;
+        for (size_t r = 0, t = 0; r < p; ++r, t = (t + k) % n)
+            sum += parts[r][k % m] * roots[t * step];
+        x[k] = sum;
     }
+}
+
+} // namespace
+
+void host_fft(std::vector<std::complex<double>>& data)
+{
+    std::vector<std::complex<double>> roots(data.size());
+    for (size_t t = 0; t < roots.size(); ++t)
+        roots[t] = unit_root(t, roots.size());
+    host_fft_level(data, roots);
 }
 
 std::vector<std::complex<double>>
@@ -103,7 +120,7 @@ bluestein_spectrum(const std::vector<std::complex<double>>& chirp, size_t padded
     b[0] = std::conj(chirp[0]);
     for (size_t m = 1; m < n; ++m)
         b[m] = b[padded - m] = std::conj(chirp[m]);
-    host_fft_pow2(b);
+    host_fft(b);
     for (auto& v : b)
         v /= static_cast<double>(padded);
     return b;
@@ -181,24 +198,15 @@ std::vector<std::complex<double>> rader_spectrum(size_t n, int sign)
     require_odd_prime(n, "rader_spectrum");
     const size_t m = n - 1;
     const std::vector<uint32_t> perm = rader_permutation(n);
-    std::vector<std::complex<double>> kernel(m), roots(m), spectrum(m);
+    std::vector<std::complex<double>> kernel(m);
     for (size_t j = 0; j < m; ++j) {
         const auto w = unit_root(perm[m + j], n);
         kernel[j] = sign < 0 ? w : std::conj(w);
-        roots[j] = unit_root(j, m);
     }
-    // A direct DFT: n - 1 may be any smooth length, and plans are built once.
-    for (size_t k = 0; k < m; ++k) {
-        std::complex<double> sum = 0.0;
-        for (size_t j = 0, jk = 0; j < m; ++j) {
-            sum += kernel[j] * roots[jk];
-            jk += k;
-            if (jk >= m)
-                jk -= m;
-        }
-        spectrum[k] = sum / static_cast<double>(m);
-    }
-    return spectrum;
+    host_fft(kernel);
+    for (auto& v : kernel)
+        v /= static_cast<double>(m);
+    return kernel;
 }
 
 } // namespace core

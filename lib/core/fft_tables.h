@@ -43,14 +43,18 @@ std::vector<std::complex<double>> bluestein_chirp(size_t n, int sign);
 
 /*!
  * The spectrum of Bluestein's convolution kernel b[m] = conj(c[|m|]), |m| < n,
- * wrapped to length padded, transformed and scaled by 1/padded.
- * padded must be a power of two >= 2n - 1.
+ * wrapped to length padded (any length >= 2n - 1), transformed and scaled by
+ * 1/padded.
  */
 std::vector<std::complex<double>>
 bluestein_spectrum(const std::vector<std::complex<double>>& chirp, size_t padded);
 
-//! In-place forward FFT of a power-of-two length in double precision (host).
-void host_fft_pow2(std::vector<std::complex<double>>& data);
+/*!
+ * In-place forward DFT of any length in double precision (host, for the
+ * plans' tables): mixed radix over the length's prime factors, so
+ * O(n (p1 + p2 + ...)) for n = p1 p2 ...
+ */
+void host_fft(std::vector<std::complex<double>>& data);
 
 //! True when n is prime.
 bool is_prime(size_t n);

@@ -155,6 +155,7 @@ BOOST_AUTO_TEST_CASE(fft_tune)
                                "direct=2",
                                "powers=yes",
                                "resident=on",
+                               "bluestein=2",
                                "unknown=1",
                                "wg",
                                "wg=64,,pad=2",
@@ -162,7 +163,8 @@ BOOST_AUTO_TEST_CASE(fft_tune)
         check_refused("WIDEBAND_FFT_TUNE", value, wanted, [] { env::fft_tune(); });
     const scoped_env set("WIDEBAND_FFT_TUNE",
                          "local=32768,wg=64,pad=0,min_group=2,threads=512,"
-                         "twiddles=global,direct=0,powers=1,registers=131072,resident=0");
+                         "twiddles=global,direct=0,powers=1,registers=131072,resident=0,"
+                         "bluestein=pow2");
     const env::fft_tuning tuning = env::fft_tune();
     BOOST_TEST(tuning.local_bytes.value() == 32768u);
     BOOST_TEST(tuning.group_size.value() == 64u);
@@ -174,6 +176,7 @@ BOOST_AUTO_TEST_CASE(fft_tune)
     BOOST_TEST(tuning.twiddle_powers.value());
     BOOST_TEST(tuning.register_file.value() == 131072u);
     BOOST_TEST(!tuning.register_resident.value());
+    BOOST_TEST(!tuning.bluestein_smooth.value());
     const scoped_env one("WIDEBAND_FFT_TUNE", "wg=128");
     BOOST_TEST(!env::fft_tune().local_bytes.has_value());
 }

@@ -321,20 +321,43 @@ BOOST_AUTO_TEST_CASE(twiddle_tables)
 
 BOOST_AUTO_TEST_CASE(host_fft_matches_the_dft)
 {
-    const size_t n = 64;
-    std::vector<std::complex<double>> x(n), y(n);
-    for (size_t m = 0; m < n; ++m)
-        x[m] = { std::sin(double(m) * 0.7) + 0.1, std::cos(double(m * m) * 0.3) };
-    std::vector<std::complex<double>> dft(n);
-    for (size_t k = 0; k < n; ++k)
+    // Powers of two, mixed radices, a prime alone and as a factor.
+    for (size_t n : { 1, 2, 64, 2100, 31, 37 * 12 }) {
+        std::vector<std::complex<double>> x(n);
         for (size_t m = 0; m < n; ++m)
-            dft[k] += x[m] * core::unit_root(k * m, n);
-    y = x;
-    core::host_fft_pow2(y);
-    for (size_t k = 0; k < n; ++k)
-        BOOST_TEST(std::abs(y[k] - dft[k]) < 1e-12, "k " << k);
-    std::vector<std::complex<double>> not_pow2(12);
-    BOOST_CHECK_THROW(core::host_fft_pow2(not_pow2), std::invalid_argument);
+            x[m] = { std::sin(double(m) * 0.7) + 0.1, std::cos(double(m * m) * 0.3) };
+        std::vector<std::complex<double>> dft(n);
+        for (size_t k = 0; k < n; ++k)
+            for (size_t m = 0; m < n; ++m)
+                dft[k] += x[m] * core::unit_root(k * m, n);
+        core::host_fft(x);
+        for (size_t k = 0; k < n; ++k)
+            BOOST_TEST(std::abs(x[k] - dft[k]) < 1e-12 * double(n), n << ": k " << k);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(bluestein_length_is_the_shortest_fast_one)
+{
+    core::fft_device_limits limits;
+    const size_t single_max = core::max_on_chip_length(limits, false);
+    const size_t strided_max = core::max_on_chip_length(limits, true);
+    const auto length = [&](size_t n) {
+        return core::bluestein_length(n, limits, single_max, strided_max);
+    };
+    BOOST_TEST(length(1031) == 2100u); // 2061 .. 2099 have a factor above 7
+    BOOST_TEST(length(37) == 75u);     // 73, 74 do
+    BOOST_TEST(length(2048) == 4096u); // 4095 = 3^2 5 7 13
+    BOOST_TEST(length(65537) == 131220u);
+    for (size_t n = 2; n < 5000; n += 37) {
+        const size_t m = length(n);
+        BOOST_TEST(m >= 2 * n - 1);
+        BOOST_TEST(core::is_codelet_smooth(m));
+        BOOST_TEST(core::split_into_passes(m, m <= single_max ? m : strided_max).size() <=
+                   2u);
+    }
+    limits.bluestein_smooth = false;
+    BOOST_TEST(length(1031) == 4096u);
+    BOOST_TEST(length(37) == 128u);
 }
 
 BOOST_AUTO_TEST_CASE(kernel_source_resolves_includes)
