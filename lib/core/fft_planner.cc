@@ -243,10 +243,6 @@ fft_device_limits fft_device_limits::for_device(const device_info& info)
     // than the two passes it replaces (8192 points, 2-core build machine): its
     // work-groups are loops over the work-items, cut at every barrier.
     limits.register_resident = gpu;
-    // PoCL takes 15-200 s to build a fused Bluestein kernel of odd radices
-    // (2100 = 25 x 14 x 6: 200 s; 2304 = 16 x 16 x 9: 15 s) against ~2 s for
-    // powers of two, and every length has its own kernel.
-    limits.bluestein_smooth = gpu;
     apply_tuning_overrides(limits);
     return limits;
 }
@@ -359,7 +355,14 @@ size_t bluestein_length(size_t n,
     size_t pow2 = 1;
     while (pow2 < least)
         pow2 *= 2;
-    if (!limits.bluestein_smooth)
+    // On chip, the fused kernel's rate hardly depends on its length and is
+    // best at powers of two: on the H100, 1031 ran at 24-38 Gpt/s over lengths
+    // 2080-4096 (4096: 34.5), 509 at 1024 points 51.6 against 24-38 at 1050-2048,
+    // 83 at 256 points 73.0 against 28-58 at 168-240. Passes are bound by
+    // memory, so the fewer points the better: 4099 via 8232 points ran 1.7x
+    // and 65537 via 131220 2.0x the next power of two
+    // (docs/fft-tuning-notes.md).
+    if (!limits.bluestein_smooth || pow2 <= single_max)
         return pow2;
     const auto passes = [&](size_t length) {
         return length <= single_max ? 1 : split_into_passes(length, strided_max).size();

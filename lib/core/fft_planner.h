@@ -55,8 +55,8 @@ struct fft_device_limits {
     //! registers (EXCHANGE_PARTS in kernels/fft_stages.cl), where they fit;
     //! GPUs only by default (for_device())
     bool register_resident = true;
-    //! Bluestein's convolution at the shortest 7-smooth length (bluestein_length())
-    //! rather than the next power of two; GPUs only by default (for_device())
+    //! Bluestein's convolution beyond one pass at the shortest 7-smooth length
+    //! (bluestein_length()) rather than the next power of two
     bool bluestein_smooth = true;
 
     static fft_device_limits for_device(const device_info& info);
@@ -83,10 +83,11 @@ std::vector<size_t> split_into_passes(size_t n, size_t max_length);
 
 /*!
  * \brief The convolution length of Bluestein's algorithm for n points: the
- * shortest length >= 2n - 1 whose prime factors are 2, 3, 5 and 7 (their
- * codelets run at the copy bandwidth) and that takes no more passes than the
- * next power of two, or that power of two where limits.bluestein_smooth is off.
- * A pass holds single_max points alone, strided_max in a multi-pass plan.
+ * next power of two >= 2n - 1 where it fits one pass (single_max points: the
+ * fused kernel runs fastest there), else the shortest length >= 2n - 1 whose
+ * prime factors are 2, 3, 5 and 7 and that takes no more passes (of
+ * strided_max points) than the power of two; always the power of two where
+ * limits.bluestein_smooth is off.
  */
 size_t bluestein_length(size_t n,
                         const fft_device_limits& limits,

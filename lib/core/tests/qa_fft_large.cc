@@ -68,37 +68,42 @@ BOOST_AUTO_TEST_CASE(power_of_two_2_24)
 BOOST_AUTO_TEST_CASE(long_smooth_length_and_long_prime)
 {
     // 2^4 * 3^2 * 5 * 7 * 11 * 13: every kind of codelet in several passes;
-    // the prime 65537: Bluestein over 2^18 points in several passes (PoCL's
-    // default; bluestein_at_smooth_lengths has the GPUs' 131220).
+    // the prime 65537: Bluestein over 131220 points in several passes.
     for (size_t n : { 720720, 65537 }) {
         check_length(n, core::fft_direction::forward);
         check_length(n, core::fft_direction::inverse);
     }
 }
 
-BOOST_AUTO_TEST_CASE(bluestein_at_smooth_lengths)
+BOOST_AUTO_TEST_CASE(bluestein_beyond_one_pass_at_smooth_lengths)
 {
-    // GPUs convolve at the shortest 7-smooth length >= 2N - 1 (PoCL at the
-    // next power of two when not asked: it builds such kernels slowly). One
-    // fused kernel each for 74 (147 = 7 x 7 x 3), 106 (216) and 1262 (2560);
-    // 65537 over 131220 points in passes of 324 and 405. Both directions.
-    const scoped_env smooth("WIDEBAND_FFT_TUNE", std::string("bluestein=smooth"));
-    for (const auto& [n, padded] : { std::pair<size_t, size_t>{ 74, 147 },
-                                     { 106, 216 },
-                                     { 1262, 2560 },
-                                     { 65537, 131220 } }) {
+    // Bluestein's convolution at the next power of two where that fits one
+    // pass, else at the shortest 7-smooth length that takes no more passes.
+    // With 1600 bytes of local memory (200 points on chip, 50 in a pass of
+    // several): 74 via 147 = 7 x 7 x 3 in one fused kernel (256 would take
+    // passes), 106 via 216 in passes (the defaults' 65537 via 131220 is in
+    // long_smooth_length_and_long_prime). Both directions.
+    struct length_case {
+        size_t n, padded;
+        const char* tune;
+        const char* kind;
+    };
+    for (const length_case& c :
+         { length_case{ 74, 147, "local=1600", " (one fused kernel)" },
+           length_case{ 106, 216, "local=1600", ", 4 launches" } }) {
+        const scoped_env tune("WIDEBAND_FFT_TUNE", std::string(c.tune));
         for (auto direction :
              { core::fft_direction::forward, core::fft_direction::inverse })
-            BOOST_TEST_CONTEXT("N = " << n)
+            BOOST_TEST_CONTEXT("N = " << c.n)
             {
                 core::fft_options options = one_transform(direction);
                 options.batch = 3;
-                const core::fft_plan plan(context(), n, options);
-                BOOST_TEST(
-                    plan.describe().find("Bluestein via " + std::to_string(padded)) !=
-                        std::string::npos,
-                    plan.describe());
-                check_plan(plan, uint32_t(n), 3);
+                const core::fft_plan plan(context(), c.n, options);
+                const std::string via =
+                    "Bluestein via " + std::to_string(c.padded) + c.kind;
+                BOOST_TEST(plan.describe().find(via) != std::string::npos,
+                           plan.describe());
+                check_plan(plan, uint32_t(c.n), 3);
             }
     }
 }

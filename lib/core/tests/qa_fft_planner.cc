@@ -336,28 +336,29 @@ BOOST_AUTO_TEST_CASE(host_fft_matches_the_dft)
     }
 }
 
-BOOST_AUTO_TEST_CASE(bluestein_length_is_the_shortest_fast_one)
+BOOST_AUTO_TEST_CASE(bluestein_length_is_a_power_of_two_on_chip_else_short)
 {
-    core::fft_device_limits limits;
+    core::fft_device_limits limits; // 6144 points on chip, 1536 in a pass of several
     const size_t single_max = core::max_on_chip_length(limits, false);
     const size_t strided_max = core::max_on_chip_length(limits, true);
     const auto length = [&](size_t n) {
         return core::bluestein_length(n, limits, single_max, strided_max);
     };
-    BOOST_TEST(length(1031) == 2100u); // 2061 .. 2099 have a factor above 7
-    BOOST_TEST(length(37) == 75u);     // 73, 74 do
-    BOOST_TEST(length(2048) == 4096u); // 4095 = 3^2 5 7 13
-    BOOST_TEST(length(65537) == 131220u);
-    for (size_t n = 2; n < 5000; n += 37) {
+    BOOST_TEST(length(37) == 128u);
+    BOOST_TEST(length(1031) == 4096u);    // one pass: the power of two
+    BOOST_TEST(length(2063) == 4200u);    // 8192 takes passes, 4200 one
+    BOOST_TEST(length(4099) == 8232u);    // 8197 .. 8231 have a factor above 7
+    BOOST_TEST(length(65537) == 131220u); // two passes, as 2^18
+    for (size_t n = 2; n < 300000; n = n * 5 / 4 + 1) {
         const size_t m = length(n);
         BOOST_TEST(m >= 2 * n - 1);
         BOOST_TEST(core::is_codelet_smooth(m));
-        BOOST_TEST(core::split_into_passes(m, m <= single_max ? m : strided_max).size() <=
-                   2u);
+        if (m > single_max)
+            BOOST_TEST(core::split_into_passes(m, strided_max).size() <= 3u, n);
     }
     limits.bluestein_smooth = false;
-    BOOST_TEST(length(1031) == 4096u);
-    BOOST_TEST(length(37) == 128u);
+    BOOST_TEST(length(4099) == 16384u);
+    BOOST_TEST(length(65537) == 262144u);
 }
 
 BOOST_AUTO_TEST_CASE(kernel_source_resolves_includes)
