@@ -13,6 +13,7 @@ The program is apps/wideband_channelize beside this file, or $WIDEBAND_CHANNELIZ
 it runs under this interpreter, so PYTHONPATH must reach gnuradio.wideband (ctest
 sets it to the build tree's test_modules)."""
 
+import atexit
 import contextlib
 import json
 import math
@@ -30,6 +31,22 @@ import unittest
 
 import numpy as np
 
+
+def use_a_home_of_our_own():
+    """GNU Radio reads its settings (log destination, buffer factory) from
+    $HOME/.gnuradio: the program and this file's flowgraphs run in a home of
+    their own, so that the user's settings cannot change what they print. The
+    kernel caches stay where they were."""
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    os.environ.setdefault("WIDEBAND_KERNEL_CACHE",
+                          os.path.join(cache, "gr-wideband", "kernels"))
+    os.environ.setdefault("POCL_CACHE_DIR", os.path.join(cache, "pocl"))
+    home = tempfile.mkdtemp(prefix="qa_wideband_channelize.home.")
+    atexit.register(shutil.rmtree, home, True)
+    os.environ["HOME"] = home
+
+
+use_a_home_of_our_own()
 APP = os.environ.get("WIDEBAND_CHANNELIZE") or os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "wideband_channelize")
 sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python",
