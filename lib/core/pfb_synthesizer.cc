@@ -231,6 +231,8 @@ void pfb_synthesizer::impl::configure(std::vector<float> new_taps,
             new_fft = std::make_shared<fft_plan>(ctx, P, fo);
             new_fft_input = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, fo.batch * P * 8);
             new_spectra = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, fo.batch * P * 8);
+            new_one_pass = kernel_args();
+            new_stage_twiddles = cl::Buffer();
         }
     }
 
