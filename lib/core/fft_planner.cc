@@ -359,9 +359,9 @@ size_t bluestein_length(size_t n,
     // best at powers of two: on the H100, 1031 ran at 24-38 Gpt/s over lengths
     // 2080-4096 (4096: 34.5), 509 at 1024 points 51.6 against 24-38 at 1050-2048,
     // 83 at 256 points 73.0 against 28-58 at 168-240. Passes are bound by
-    // memory, so the fewer points the better: 4099 via 8232 points ran 1.7x
-    // and 65537 via 131220 2.0x the next power of two
-    // (docs/fft-tuning-notes.md).
+    // memory, so fewer points are mostly faster: 4099 via 8232 points ran 1.7x
+    // and 65537 via 131220 2.0x the next power of two, 10^6 + 3 via 2000376
+    // 0.95x (docs/fft-tuning-notes.md).
     if (!limits.bluestein_smooth || pow2 <= single_max)
         return pow2;
     const auto passes = [&](size_t length) {

@@ -171,7 +171,7 @@ plan_strategy choose_strategy(const fft_program_spec& spec,
     plan_strategy s;
     // Other lengths become convolutions: a prime whose n - 1 is smooth and fits
     // on chip by Rader's (cyclic, length n - 1, one fused kernel), anything else
-    // by Bluestein's (zero-padded to a 7-smooth length >= 2n - 1).
+    // by Bluestein's (zero-padded to bluestein_length() >= 2n - 1 points).
     if (smooth) {
         s.method = algorithm::direct;
         s.padded = n;
