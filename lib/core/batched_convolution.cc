@@ -24,14 +24,6 @@ namespace {
     throw std::invalid_argument("batched_convolution: " + what);
 }
 
-bool seven_smooth(size_t n)
-{
-    for (size_t p : { 2, 3, 5, 7 })
-        while (n % p == 0)
-            n /= p;
-    return n == 1;
-}
-
 } // namespace
 
 class batched_convolution::impl
@@ -70,9 +62,7 @@ batched_convolution::batched_convolution(device_context::sptr context,
                  " with no prime factor above " + std::to_string(largest_codelet_prime));
         im.n = options.fft_size;
     } else {
-        im.n = result;
-        while (!seven_smooth(im.n))
-            ++im.n;
+        im.n = next_seven_smooth(result);
     }
 
     const size_t filters = options.shared_filter ? 1 : options.max_pairs;

@@ -346,6 +346,13 @@ std::vector<size_t> split_into_passes(size_t n, size_t max_length)
                                 " points");
 }
 
+size_t next_seven_smooth(size_t n)
+{
+    while (!has_no_prime_above(n, 7))
+        ++n;
+    return n;
+}
+
 size_t bluestein_length(size_t n,
                         const fft_device_limits& limits,
                         size_t single_max,
@@ -368,8 +375,9 @@ size_t bluestein_length(size_t n,
         return length <= single_max ? 1 : split_into_passes(length, strided_max).size();
     };
     const size_t most_passes = passes(pow2);
-    for (size_t length = least; length < pow2; ++length)
-        if (has_no_prime_above(length, 7) && passes(length) <= most_passes)
+    for (size_t length = next_seven_smooth(least); length < pow2;
+         length = next_seven_smooth(length + 1))
+        if (passes(length) <= most_passes)
             return length;
     return pow2;
 }

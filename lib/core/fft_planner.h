@@ -81,6 +81,10 @@ std::vector<unsigned> choose_radices(size_t length);
  */
 std::vector<size_t> split_into_passes(size_t n, size_t max_length);
 
+//! The smallest length >= n whose prime factors are 2, 3, 5 and 7 (their
+//! codelets run at the copy bandwidth).
+size_t next_seven_smooth(size_t n);
+
 /*!
  * \brief The convolution length of Bluestein's algorithm for n points: the
  * next power of two >= 2n - 1 where it fits one pass (single_max points: the

@@ -344,6 +344,8 @@ BOOST_AUTO_TEST_CASE(bluestein_length_is_a_power_of_two_on_chip_else_short)
     const auto length = [&](size_t n) {
         return core::bluestein_length(n, limits, single_max, strided_max);
     };
+    BOOST_TEST(core::next_seven_smooth(2061) == 2100u);
+    BOOST_TEST(core::next_seven_smooth(2100) == 2100u);
     BOOST_TEST(length(37) == 128u);
     BOOST_TEST(length(1031) == 4096u);    // one pass: the power of two
     BOOST_TEST(length(2063) == 4200u);    // 8192 takes passes, 4200 one
