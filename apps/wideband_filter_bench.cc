@@ -88,6 +88,7 @@ struct bench_options : common_options {
     time_limit limit;
     bool filter = true, conv = true, bank = true, transfers = true, fftw = have_fftw;
     bool arb = true;
+    bool real = false; // also the real filter's rows
     bool copy_out = true; // with transfers: copy each chunk's output off the pipeline
 
     size_t samples() const { return size_t(1) << samples_log2; }
@@ -179,6 +180,9 @@ void declare_options(bench_options& o, option_table& t)
     t.add({
         o.limit.option("row, cell or bank plan"),
         { { "--no-filter", &o.filter, false }, "skip the FIR filter rows" },
+        { { "--fff", &o.real, true },
+          "also FIR rows of real input and output (fft_filter_fff's engine), "
+          "device-resident" },
         { { "--no-conv", &o.conv, false }, "skip the batched convolution grid" },
         { { "--no-bank", &o.bank, false }, "skip the channel bank" },
         { { "--no-arb", &o.arb, false }, "skip the arbitrary resampler" },
@@ -204,7 +208,9 @@ cut-off 0.4/D cycles per sample, DC gain 1; complex input uniform in [-1, 1)):
           (enqueue()) sits between two 1-work-item kernels on a profiling queue;
           its time is the second one's START minus the first one's END. W
           warm-up calls, the median of R (and the mean of R back to back in the
-          CSV). GB/s counts 8 B in + 8/D B out per input sample; %copy compares
+          CSV). GB/s counts 8 B in + 8/D B out per input sample (--fff rows,
+          real in and out: 4 + 4/D, the real stream being the complex
+          one's floats in turn); %copy compares
           with clEnqueueCopyBuffer of 2^S samples (bytes read + written per
           second, the faster of the run's start and end).
   2^C     with transfers, through core::stream_pipeline as the GNU Radio blocks
@@ -339,11 +345,14 @@ std::vector<size_t> checked_pair_indices(size_t pairs)
 struct filter_row {
     size_t T = 0, D = 1;
     size_t fft_size = 0; // 0: the engine's choice
+    bool real = false;   // real in, real out (fft_filter_fff's engine)
     std::string describe() const
     {
-        return std::to_string(T) + " taps, decimation " + std::to_string(D);
+        return std::string(real ? "real, " : "") + std::to_string(T) +
+               " taps, decimation " + std::to_string(D);
     }
-    double bytes_per_sample() const { return 8 + 8.0 / double(D); }
+    double sample_bytes() const { return real ? 4 : 8; }
+    double bytes_per_sample() const { return sample_bytes() * (1 + 1.0 / double(D)); }
     // Blackman-windowed sinc of T taps, cut-off 0.4/D cycles per sample, DC gain 1.
     std::vector<cfloat> taps() const
     {
@@ -357,6 +366,10 @@ struct filter_row {
         o.decimation = D;
         o.fft_size = fft_size;
         o.max_input_samples = max_input;
+        if (real) {
+            o.input_format = core::sample_format::f32;
+            o.real_output = true;
+        }
         return o;
     }
 };
@@ -510,6 +523,8 @@ public:
                     for (size_t L : d_opt.fft_sizes)
                         if (L + 1 >= T + D)
                             d_rows.push_back({ T, D, L });
+                    if (d_opt.real)
+                        d_rows.push_back({ T, D, 0, true });
                 }
     }
 
@@ -681,7 +696,12 @@ private:
         const size_t T = row.T, b = engine.block_step() / row.D;
         const std::vector<size_t> edges = { T - 2, T - 1, T,     b - 1,
                                             b,     b + 1, 2 * b, 3 * b - 1 };
+        const sample_fn x = row.real ? sample_fn([](uint64_t n) {
+            return cfloat(real_signal_sample(n), 0.0f);
+        })
+                                     : sample_fn(signal_sample);
         std::vector<cfloat> y;
+        std::vector<float> real_y;
         return check_three_calls(
             queue,
             engine,
@@ -691,13 +711,18 @@ private:
             [&](size_t n) { return engine.enqueue(queue, n, out).outputs; },
             [&](check_stats& s, size_t got, uint64_t first) {
                 y.resize(std::max<size_t>(got, 1));
-                if (got)
+                if (got && row.real) {
+                    real_y.resize(got);
+                    queue.enqueueReadBuffer(
+                        out, CL_TRUE, 0, got * sizeof(float), real_y.data());
+                    std::copy(real_y.begin(), real_y.end(), y.begin());
+                } else if (got)
                     queue.enqueueReadBuffer(
                         out, CL_TRUE, 0, got * sizeof(cfloat), y.data());
                 s.scan(y.data(), got);
                 for (size_t i : sample_indices(got, edges, 16))
                     s.add(
-                        filter_reference(signal_sample, engine.taps(), row.D, first + i),
+                        filter_reference(x, engine.taps(), row.D, first + i),
                         y[i]);
             });
     }
@@ -886,6 +911,8 @@ private:
         std::cout << "\nFIR " << row.describe() << d_progress.step() << std::endl;
         d_filter.push_back(measure_filter_device(index));
         const size_t gpu_fft = d_filter.back().fft_size;
+        if (row.real) // the transfers and FFTW stream complex samples
+            return;
         if (d_devices.size() > 1)
             for (size_t n = 1; n <= d_devices.size(); ++n)
                 d_filter.push_back(measure_filter_resident_devices(index, n));
@@ -1535,7 +1562,7 @@ private:
             return m.variant == "transfers" ? v : value();
         };
         return columns<filter_measurement>{
-            { "table", [](r) { return "filter"; }, true },
+            { "table", [row](r m) { return row(m).real ? "filter_fff" : "filter"; }, true },
             { "taps", [row](r m) { return row(m).T; }, true },
             { "D", [row](r m) { return row(m).D; }, true },
             { "fft_size",
@@ -1642,7 +1669,7 @@ private:
         std::cout << "\nFIR filter (core::fft_filter) on " << d_ctx->info().name
                   << ": input Msamples/s; device-resident 2^" << d_opt.samples_log2
                   << " samples per call, device time, median of " << d_opt.reps
-                  << ".\nGB/s counts 8 + 8/D B per input sample; %copy: of "
+                  << ".\nGB/s counts 8 + 8/D B per input sample (fff: 4 + 4/D); %copy: of "
                      "clEnqueueCopyBuffer's "
                   << copy_ceiling_text(ceiling);
         if (d_opt.transfers)
@@ -1673,7 +1700,8 @@ private:
         auto row = [this](size_t i) -> const filter_row& { return d_rows[i]; };
         std::vector<table_group> groups = {
             { "",
-              { { "", "taps", 6, [row](size_t i) { return row(i).T; } },
+              { { "", "type", 4, [row](size_t i) { return row(i).real ? "fff" : "ccc"; } },
+                { "", "taps", 6, [row](size_t i) { return row(i).T; } },
                 { "", "D", 3, [row](size_t i) { return row(i).D; } },
                 { "",
                   "FFT",

@@ -697,6 +697,12 @@ cfloat signal_sample(uint64_t n)
                   float(uint32_t(z >> 32) >> 8) * scale - 1.0f);
 }
 
+float real_signal_sample(uint64_t n)
+{
+    const cfloat x = signal_sample(n / 2);
+    return n % 2 ? x.imag() : x.real();
+}
+
 const char* const fill_signal_source = R"(
 __kernel void fill_signal(__global float2* out, ulong offset, ulong base)
 {

@@ -22,6 +22,7 @@
 #include <gnuradio/wideband/core/channel_bank.h>
 #include <gnuradio/wideband/core/device.h>
 #include <gnuradio/wideband/core/multi_device_pipeline.h>
+#include <gnuradio/wideband/core/sample_format.h>
 
 #include <initializer_list>
 #include <type_traits>
@@ -338,8 +339,23 @@ double pcie_gbs(const std::vector<pcie_measurement>& pcie, const std::string& di
 double pcie_limit(const std::vector<pcie_measurement>& pcie, double out_bytes);
 double pcie_serial_limit(const std::vector<pcie_measurement>& pcie, double out_bytes);
 
-//! Writes x[0, n) into an engine's input region (its buffer, at its offset in
-//! samples), after `wait`.
+//! Writes n samples of `sample_bytes` each from x into an engine's input
+//! region (its buffer, at its offset in samples), after `wait`.
+template <class Region>
+void write_region(const cl::CommandQueue& q,
+                  const Region& r,
+                  const void* x,
+                  size_t n,
+                  size_t sample_bytes,
+                  bool blocking = false,
+                  const std::vector<cl::Event>* wait = nullptr,
+                  cl::Event* done = nullptr)
+{
+    q.enqueueWriteBuffer(
+        r.buffer, blocking, r.offset * sample_bytes, n * sample_bytes, x, wait, done);
+}
+
+//! write_region() of complex float samples.
 template <class Region>
 void write_region(const cl::CommandQueue& q,
                   const Region& r,
@@ -349,9 +365,7 @@ void write_region(const cl::CommandQueue& q,
                   const std::vector<cl::Event>* wait = nullptr,
                   cl::Event* done = nullptr)
 {
-    const size_t bytes = n * sizeof(cfloat);
-    q.enqueueWriteBuffer(
-        r.buffer, blocking, r.offset * sizeof(cfloat), bytes, x, wait, done);
+    write_region(q, r, static_cast<const void*>(x), n, sizeof(cfloat), blocking, wait, done);
 }
 
 // ---- signals and checks -----------------------------------------------------
@@ -359,6 +373,9 @@ void write_region(const cl::CommandQueue& q,
 //! Sample n of the test stream: both parts uniform in [-1, 1), from n alone,
 //! so the stream can grow without changing.
 cfloat signal_sample(uint64_t n);
+//! Sample n of the real test stream: the complex one's floats in turn (its
+//! memory read as floats), for engines of real input.
+float real_signal_sample(uint64_t n);
 //! The OpenCL twin of signal_sample, bit for bit: fill_signal(out, offset, base).
 extern const char* const fill_signal_source;
 
@@ -807,6 +824,17 @@ struct has_reset<Engine, std::void_t<decltype(std::declval<Engine&>().reset())>>
     : std::true_type {
 };
 
+//! Whether an engine says its input's sample format (input_format()).
+template <class Engine, class = void>
+struct has_input_format : std::false_type {
+};
+template <class Engine>
+struct has_input_format<
+    Engine,
+    std::void_t<decltype(std::declval<const Engine&>().input_format())>>
+    : std::true_type {
+};
+
 /*
  * What a benchmark holds: the devices of --device (streaming runs over the first
  * 1, 2, ... of them), the first (everything else), its timer, a queue without
@@ -848,6 +876,26 @@ struct bench_base {
      * and returns its outputs; then check(stats, outputs, first) compares
      * them, the first being output `first` of the stream.
      */
+    //! Bytes of one input sample of `engine`: complex float unless it has an
+    //! input_format() (real f32 input: the test stream's floats in turn).
+    template <class Engine>
+    static size_t input_sample_bytes(const Engine& engine)
+    {
+        if constexpr (has_input_format<Engine>::value)
+            return core::sample_bytes(engine.input_format());
+        else
+            return sizeof(cfloat);
+    }
+
+    //! The first n input samples of `engine`'s test stream, as raw memory.
+    template <class Engine>
+    const char* input_signal(const Engine& engine, size_t n)
+    {
+        const size_t bytes = n * input_sample_bytes(engine);
+        return reinterpret_cast<const char*>(
+            signal((bytes + sizeof(cfloat) - 1) / sizeof(cfloat)));
+    }
+
     template <class Engine, class Call, class Check>
     check_stats check_three_calls(const cl::CommandQueue& queue,
                                   Engine& engine,
@@ -859,7 +907,8 @@ struct bench_base {
     {
         const size_t max = engine.max_input_samples();
         const size_t sizes[] = { max, std::min(max, max / 3 + D / 2 + 1), max };
-        const cfloat* x = signal(sizes[0] + sizes[1] + sizes[2]);
+        const size_t item = input_sample_bytes(engine);
+        const char* x = input_signal(engine, sizes[0] + sizes[1] + sizes[2]);
         check_stats s;
         uint64_t pos = 0; // samples before the call
         engine.reset();
@@ -870,7 +919,7 @@ struct bench_base {
                        " < " + std::to_string(n));
                 break;
             }
-            write_region(queue, region, x + pos, n);
+            write_region(queue, region, x + pos * item, n, item);
             queue.enqueueFillBuffer(out, quiet_nan_bits, 0, out.getInfo<CL_MEM_SIZE>());
             const uint64_t first = pos / D;
             const size_t expected = size_t((pos + n) / D - first);
@@ -897,7 +946,12 @@ struct bench_base {
             engine.reset();
         for (size_t w = 0; w < engine.input_regions(); ++w) {
             const auto region = engine.input_region();
-            write_region(queue, region, signal(region.capacity), region.capacity, true);
+            write_region(queue,
+                         region,
+                         input_signal(engine, region.capacity),
+                         region.capacity,
+                         input_sample_bytes(engine),
+                         true);
             call(0);
         }
     }

@@ -320,8 +320,10 @@ size_t fft_filter::run(const cl::CommandQueue& queue,
 
 bool fft_filter::runs_in_place() const
 {
-    // Upstream device buffers hold our blocks' complex float outputs only.
-    return d_impl->input_format == sample_format::fc32;
+    // Upstream device buffers hold our blocks' float outputs, complex or real:
+    // integer samples come from the host.
+    return d_impl->input_format == sample_format::fc32 ||
+           d_impl->input_format == sample_format::f32;
 }
 
 stream_engine::in_place_result

@@ -267,6 +267,32 @@ class qa_opencl_buffers(gr_unittest.TestCase):
         self.assertGreater(len(y), len(x) - 8192)
         assert_same_stream(y, ref[:len(y)], ELEMENT_TOL, L2_TOL, "filter given little room")
 
+    def test_009_real_filters_in_place_between_device_edges(self):
+        """fft_filter_fff -> fft_filter_fff (decimation 3) -> fft_filter_fff:
+        the middle filter reads real samples where the first wrote them and
+        writes into the last one's buffer (in place), as the complex ones do."""
+        x = never_zero(self.rng, 300000).real.astype(np.float32)
+        h1, h2, h3 = (self.taps(n, False) for n in (33, 120, 9))
+        outputs = []
+        for ours in (True, False):
+            tb = gr.top_block()
+            src = blocks.vector_source_f(x)
+            sink = blocks.vector_sink_f()
+            make = wideband.fft_filter_fff if ours else filter.fft_filter_fff
+            a, b, c = make(1, h1), make(3, h2), make(1, h3)
+            tb.connect(src, a, b, c, sink)
+            tb.run()
+            if ours:
+                self.assertEqual([wideband.input_memory(b), wideband.output_memory(b)],
+                                 ["device", "device"])
+            outputs.append(np.array(sink.data()))
+        # In place the middle filter leaves the stream's last partial FFT block.
+        self.assertLess(len(outputs[0]), len(outputs[1]))
+        n = len(outputs[0])
+        self.assertGreater(n, len(x) // 3 - 8192)
+        assert_same_stream(outputs[0], outputs[1][:n], ELEMENT_TOL, L2_TOL,
+                           "end of the real device chain")
+
     def test_008_edge_memory_errors(self):
         block = wideband.fft_filter_ccc(1, [1.0 + 0j])
         with self.assertRaisesRegex(ValueError, "not in a started flowgraph"):

@@ -79,14 +79,15 @@ using wideband_test::queue;
 using wideband_reference::random_reals;
 using wideband_reference::random_signal;
 
-inline cl::Buffer device_buffer(const std::vector<cfloat>& host)
+template <class Sample>
+cl::Buffer device_buffer(const std::vector<Sample>& host)
 {
     cl::Buffer b(context()->context(),
                  CL_MEM_READ_WRITE,
-                 std::max<size_t>(1, host.size()) * sizeof(cfloat));
+                 std::max<size_t>(1, host.size()) * sizeof(Sample));
     if (!host.empty())
         queue().enqueueWriteBuffer(
-            b, CL_TRUE, 0, host.size() * sizeof(cfloat), host.data());
+            b, CL_TRUE, 0, host.size() * sizeof(Sample), host.data());
     return b;
 }
 
@@ -96,11 +97,12 @@ inline cl::Buffer poisoned_buffer(size_t elements)
     return device_buffer(std::vector<cfloat>(elements, poison()));
 }
 
-inline std::vector<cfloat> read_back(const cl::Buffer& b, size_t elements)
+template <class Sample = cfloat>
+std::vector<Sample> read_back(const cl::Buffer& b, size_t elements)
 {
-    std::vector<cfloat> host(elements);
+    std::vector<Sample> host(elements);
     if (elements)
-        queue().enqueueReadBuffer(b, CL_TRUE, 0, elements * sizeof(cfloat), host.data());
+        queue().enqueueReadBuffer(b, CL_TRUE, 0, elements * sizeof(Sample), host.data());
     return host;
 }
 

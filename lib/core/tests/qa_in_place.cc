@@ -52,18 +52,38 @@ using between_calls =
     std::function<void(size_t k, size_t produced, Engine& in_place, Engine& windowed)>;
 
 struct stream_result {
-    std::vector<cfloat> in_place, windowed;
+    std::vector<cfloat> in_place, windowed; // real outputs as complex ones
     size_t consumed = 0;
 };
+
+// Samples in and out: complex, or real for the engines of real input and output.
+template <class Sample>
+Sample poison_sample()
+{
+    if constexpr (std::is_same_v<Sample, float>)
+        return poison_value();
+    else
+        return poison();
+}
+bool finite(float v) { return std::isfinite(v); }
+bool finite(const cfloat& v) { return finite(v.real()) && finite(v.imag()); }
+bool is_poison_sample(const cfloat& v) { return is_poison(v); }
+bool is_poison_sample(float v) { return is_poison(v); }
+
+template <class Sample>
+std::vector<cfloat> as_complex(const std::vector<Sample>& v)
+{
+    return std::vector<cfloat>(v.begin(), v.end());
+}
 
 /*
  * Streams x through \p in_place with run_in_place() and, on the samples each
  * call consumed, through \p windowed with run().
  */
-template <class Engine>
+template <class Engine, class Sample = cfloat>
 stream_result run_both(Engine& in_place,
                        Engine& windowed,
-                       const std::vector<cfloat>& x,
+                       const std::vector<Sample>& x,
                        uint32_t seed,
                        const between_calls<Engine>& settings = {})
 {
@@ -90,10 +110,10 @@ stream_result run_both(Engine& in_place,
         const size_t available = std::min(arrived - r.consumed, max);
         // A fresh buffer per call, poison around the call's samples: a read of
         // anything else (samples consumed before, samples not yet given) shows.
-        std::vector<cfloat> given(input_lead, poison());
+        std::vector<Sample> given(input_lead, poison_sample<Sample>());
         given.insert(
             given.end(), x.begin() + r.consumed, x.begin() + r.consumed + available);
-        given.resize(given.size() + 64, poison());
+        given.resize(given.size() + 64, poison_sample<Sample>());
         const size_t given_room = std::min(room, capacity - output_lead - produced);
         const stream_engine::in_place_result step =
             in_place.run_in_place(q,
@@ -105,16 +125,16 @@ stream_result run_both(Engine& in_place,
         BOOST_REQUIRE(step.produced <= room);
         // Nothing written past the outputs produced, within the room given.
         if (given_room > step.produced) {
-            std::vector<cfloat> past(given_room - step.produced);
+            std::vector<Sample> past(given_room - step.produced);
             q.enqueueReadBuffer(output,
                                 CL_TRUE,
-                                (output_lead + produced + step.produced) * sizeof(cfloat),
-                                past.size() * sizeof(cfloat),
+                                (output_lead + produced + step.produced) * sizeof(Sample),
+                                past.size() * sizeof(Sample),
                                 past.data());
             BOOST_REQUIRE_MESSAGE(
                 std::all_of(past.begin(),
                             past.end(),
-                            [](const cfloat& v) { return is_poison(v); }),
+                            [](const Sample& v) { return is_poison_sample(v); }),
                 "call " << k << " wrote past its " << step.produced << " outputs");
         }
         if (step.consumed > 0) {
@@ -122,8 +142,8 @@ stream_result run_both(Engine& in_place,
             stream_engine::region w = windowed.input_region();
             q.enqueueWriteBuffer(w.buffer,
                                  CL_TRUE,
-                                 w.offset * sizeof(cfloat),
-                                 step.consumed * sizeof(cfloat),
+                                 w.offset * sizeof(Sample),
+                                 step.consumed * sizeof(Sample),
                                  x.data() + r.consumed);
             if (scratch_elements < windowed.max_output_elements()) {
                 scratch_elements = windowed.max_output_elements();
@@ -132,23 +152,21 @@ stream_result run_both(Engine& in_place,
             cl::Event done;
             const size_t elements = windowed.run(q, step.consumed, scratch, {}, done);
             done.wait();
-            const std::vector<cfloat> got = read_back(scratch, elements);
+            const std::vector<Sample> got = read_back<Sample>(scratch, elements);
             r.windowed.insert(r.windowed.end(), got.begin(), got.end());
         }
         r.consumed += step.consumed;
         produced += step.produced;
     }
-    const std::vector<cfloat> all = read_back(output, capacity);
+    const std::vector<Sample> all = read_back<Sample>(output, capacity);
     r.in_place.assign(all.begin() + output_lead, all.begin() + output_lead + produced);
     BOOST_TEST(std::all_of(all.begin(),
                            all.begin() + output_lead,
-                           [](const cfloat& v) { return is_poison(v); }),
+                           [](const Sample& v) { return is_poison_sample(v); }),
                "written before the output's offset");
-    BOOST_TEST(std::all_of(r.in_place.begin(),
-                           r.in_place.end(),
-                           [](const cfloat& v) {
-                               return std::isfinite(v.real()) && std::isfinite(v.imag());
-                           }),
+    BOOST_TEST(std::all_of(all.begin() + output_lead,
+                           all.begin() + output_lead + produced,
+                           [](const Sample& v) { return finite(v); }),
                "an output is not finite: it read poison (a sample it was not given)");
     return r;
 }
@@ -230,6 +248,34 @@ BOOST_AUTO_TEST_CASE(fft_filter_in_place)
                 wideband_reference::fir(x, o.taps, s.decimation, 0, r.in_place.size()),
                 1e-5,
                 "against the float64 reference");
+        }
+    }
+}
+
+// fft_filter_fff's engine: real samples in and out, two blocks a transform.
+BOOST_AUTO_TEST_CASE(real_fft_filter_in_place)
+{
+    for (const size_t decimation : { 1, 3 }) {
+        BOOST_TEST_CONTEXT("decimation " << decimation)
+        {
+            core::fft_filter_options o;
+            const std::vector<float> taps = real_taps(57, 4);
+            o.taps.assign(taps.begin(), taps.end());
+            o.decimation = decimation;
+            o.input_format = core::sample_format::f32;
+            o.real_output = true;
+            o.max_input_samples = 3000;
+            core::fft_filter a(context(), o), b(context(), o);
+            BOOST_TEST(a.runs_in_place());
+            const std::vector<float> x = random_reals(40000, 5);
+            const stream_result r = run_both(a, b, x, 6);
+            check_same(r, a.block_step() / decimation + 1, false);
+            BOOST_TEST(r.consumed == x.size());
+            check_accuracy(r.in_place,
+                           wideband_reference::fir(
+                               as_complex(x), o.taps, decimation, 0, r.in_place.size()),
+                           1e-5,
+                           "against the float64 reference");
         }
     }
 }
