@@ -270,7 +270,7 @@ each (a Kaiser-windowed sinc, beta 16, cut-off 0.4/D: its stopband lies below
 the bank's omitted response, so that each channel computes a narrow window of
 bins), and a mixed plan whose decimations are drawn from A..B. Device-resident
 as the FIR rows, with calls of 2^S samples or the blocks' chunk
-(core::stream_config: 2^24 on GPUs), the smaller; Gsps = input samples per
+(core::stream_config: 2^24 or 2^25 on GPUs), the smaller; Gsps = input samples per
 second. Beside it, in the same run, core::fft_filter (T taps, decimation 1) at
 the bank's forward FFT length (fft_filter_options::fft_size) and the same
 samples per call; x fft = bank / fft_filter. bins: the window bins per channel

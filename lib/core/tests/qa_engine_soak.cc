@@ -31,7 +31,7 @@
  * WIDEBAND_SOAK_SAMPLES sets the input samples per engine (default 2^23, a
  * CI run of seconds), WIDEBAND_SOAK_SECONDS a time limit per engine (the
  * stream then ends at the first cycle's end past it); WIDEBAND_SOAK_CHUNK the
- * largest pipelined call (default 2^16; the blocks use 2^19 on CPUs, 2^24 on
+ * largest pipelined call (default 2^16; the blocks use 2^19 on CPUs, 2^24 or 2^25 on
  * GPUs). scripts/gpu/run_soak runs it for billions of samples on the GPU and
  * samples nvidia-smi meanwhile.
  */

@@ -28,14 +28,17 @@ struct WIDEBAND_CORE_API stream_config {
     size_t pipeline_depth = 0; //!< chunks in flight per device
 
     /*!
-     * \brief For \p device: chunks of 2^24 samples (128 MiB of complex float)
-     * on a GPU, where a call's fixed costs (launches, GNU Radio's hand-over,
-     * some 25 us) then vanish against its kernels (docs/benchmarks.md: a
-     * filter between device edges ran at 0.6 of its engine with 2^22, 0.86
-     * with 2^24; with 2^19 a block ran at a tenth), 2^19 on other devices
-     * (memory, latency); two chunks in flight. WIDEBAND_CHUNK_SAMPLES and
-     * WIDEBAND_PIPELINE_DEPTH replace them (4194304, 2^22, holds a quarter of
-     * the memory, for a little less speed).
+     * \brief For \p device: chunks of 2^25 samples (256 MiB of complex float)
+     * on a GPU of 32 GiB or more, 2^24 on smaller GPUs, where a call's fixed
+     * costs (the launches, a kernel's start and end, GNU Radio's hand-over:
+     * 10 to 45 us on an H200) then weigh little against its kernels
+     * (docs/benchmarks.md, "Chunk size": between device edges 2^25 takes
+     * pfb_decimator_ccf from 0.45 to 0.84 of its engine, fft_filter_ccc from
+     * 0.85 to 0.95), 2^19 on other devices (memory, latency); two chunks in
+     * flight. A call takes the samples there are, so a live stream's latency
+     * does not grow with the chunk. WIDEBAND_CHUNK_SAMPLES and
+     * WIDEBAND_PIPELINE_DEPTH replace them (4194304, 2^22, holds an eighth of
+     * the memory, for less speed).
      *
      * \throws std::invalid_argument for a variable out of its range
      */
