@@ -484,19 +484,6 @@ std::string ratio_text(double x)
     return fmt(x >= 99.95 ? "%.0f" : x >= 1 ? "%.1f" : "%.2f", x);
 }
 
-// The batched convolution's FFT length: the smallest 7-smooth n >= L + S - 1
-// (the engine's default).
-size_t seven_smooth_at_least(size_t n)
-{
-    for (;; ++n) {
-        size_t m = n;
-        for (size_t p : { 2, 3, 5, 7 })
-            while (m % p == 0)
-                m /= p;
-        if (m == 1)
-            return n;
-    }
-}
 
 // ---- the bench ----------------------------------------------------------
 
@@ -1238,7 +1225,7 @@ private:
     {
         const size_t N = c.N, L = N, S = N, out = c.out_length(), P = c.pairs();
         attempt(c.gpu, [&] {
-            const size_t n = seven_smooth_at_least(out);
+            const size_t n = core::batched_convolution::default_fft_size(L, S);
             // signals, filters, outputs, the filters' spectra, up to 3 work buffers
             const double per_pair = 8.0 * double(L + S + out + 4 * n);
             const double max_alloc = double(d_ctx->info().max_alloc_bytes);
@@ -1399,7 +1386,11 @@ private:
         if (d_opt.fftw)
             try {
                 plans.reset(new fftw_batched(
-                    N, N, seven_smooth_at_least(2 * N - 1), d_pool.size(), d_fftw_flags));
+                    N,
+                    N,
+                    core::batched_convolution::default_fft_size(N, N),
+                    d_pool.size(),
+                    d_fftw_flags));
             } catch (const std::exception&) {
                 plan_error = current_error_text();
             }
@@ -1418,7 +1409,7 @@ private:
             measure_conv_gpu(c);
             if (d_opt.fftw) {
                 if (!c.fft_size)
-                    c.fft_size = seven_smooth_at_least(c.out_length());
+                    c.fft_size = core::batched_convolution::default_fft_size(c.N, c.N);
 #ifdef WIDEBAND_HAVE_FFTW
                 if (plans)
                     measure_conv_fftw(c, plans.get());

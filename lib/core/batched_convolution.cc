@@ -40,6 +40,11 @@ public:
     mutable cl::Event last_done;
 };
 
+size_t batched_convolution::default_fft_size(size_t signal_length, size_t filter_length)
+{
+    return next_seven_smooth(signal_length + filter_length - 1);
+}
+
 batched_convolution::batched_convolution(device_context::sptr context,
                                          const batched_convolution_options& options)
     : d_impl(new impl)
@@ -62,7 +67,7 @@ batched_convolution::batched_convolution(device_context::sptr context,
                  " with no prime factor above " + std::to_string(largest_codelet_prime));
         im.n = options.fft_size;
     } else {
-        im.n = next_seven_smooth(result);
+        im.n = default_fft_size(options.signal_length, options.filter_length);
     }
 
     const size_t filters = options.shared_filter ? 1 : options.max_pairs;

@@ -65,6 +65,8 @@ public:
 
     size_t fft_size() const;
     size_t output_length() const; //!< L + S - 1
+    //! The FFT length of options.fft_size = 0: the smallest 7-smooth n >= L + S - 1.
+    static size_t default_fft_size(size_t signal_length, size_t filter_length);
     std::string describe() const;
 
 private:
