@@ -76,6 +76,7 @@ struct bench_options : common_options {
     size_t taps_per_channel = 8;
     size_t chain_taps = 256;
     size_t chain_channels = 64;
+    size_t feed_buffer_log2 = 21;
     std::string source = "vector";
     bool pcie = true;
     bool baseline = false;
@@ -143,6 +144,9 @@ void declare_options(bench_options& o, option_table& t)
           "fft_filter_ccc taps in the chain" },
         { { "--chain-channels", "M", &o.chain_channels, 2, 65536 },
           "channelizer and fft_vcc size in the chain" },
+        { { "--feed-buffer-log2", "F", &o.feed_buffer_log2, 10, 30 },
+          "the device feed's output buffer of the rows of a block alone: at least 2^F "
+          "samples (GNU Radio's min_output_buffer) [21: GNU Radio sizes it]" },
         { { "--source", "vector|null", source, o.source },
           "host source: vector_source_c repeating 2^20 random samples, or null_source "
           "(zeros, memset)" },
@@ -493,7 +497,8 @@ public:
     device_end(bool feed,
                core::device_context::sptr context,
                size_t vlen,
-               size_t sample_bytes)
+               size_t sample_bytes,
+               size_t buffer_samples = feed_buffer_samples)
         : gr::sync_block(
               feed ? "device_feed" : "device_drain",
               feed ? gr::io_signature::make(0, 0, 0) : port(vlen, sample_bytes),
@@ -502,7 +507,7 @@ public:
           d_feed(feed)
     {
         if (feed)
-            set_min_output_buffer(long(feed_buffer_samples / vlen));
+            set_min_output_buffer(long(std::max<size_t>(1, buffer_samples / vlen)));
     }
     core::device_context::sptr opencl_context() const override { return d_context; }
     bool reads_any_amount() const override { return !d_feed; }
@@ -535,12 +540,15 @@ private:
     bool d_filled = false;
 };
 
+//! \p buffer_samples: the least size of its output buffer (GNU Radio's
+//! min_output_buffer; it sizes it for the reader otherwise).
 gr::block_sptr device_feed(core::device_context::sptr context,
                            size_t vlen,
-                           size_t sample_bytes = sizeof(gr_complex))
+                           size_t sample_bytes = sizeof(gr_complex),
+                           size_t buffer_samples = feed_buffer_samples)
 {
     return gnuradio::make_block_sptr<device_end>(
-        true, std::move(context), vlen, sample_bytes);
+        true, std::move(context), vlen, sample_bytes, buffer_samples);
 }
 
 gr::block_sptr device_drain(core::device_context::sptr context,
@@ -887,7 +895,8 @@ private:
                        size_t sample_bytes = sizeof(gr_complex))
     {
         auto tb = gr::make_top_block("alone");
-        auto feed = device_feed(d_ctx, in_vlen, sample_bytes);
+        auto feed =
+            device_feed(d_ctx, in_vlen, sample_bytes, size_t(1) << d_opt.feed_buffer_log2);
         auto drain = device_drain(d_ctx, out_vlen, sample_bytes);
         connect_in_series(tb, { feed, block, drain });
         run_for(tb, block, drain, name, edges_of(block), double(in_vlen));
