@@ -88,7 +88,7 @@ struct bench_options : common_options {
     time_limit limit;
     bool filter = true, conv = true, bank = true, transfers = true, fftw = have_fftw;
     bool arb = true;
-    bool real = false; // also the real filter's rows
+    bool real = false;    // also the real filter's rows
     bool copy_out = true; // with transfers: copy each chunk's output off the pipeline
 
     size_t samples() const { return size_t(1) << samples_log2; }
@@ -708,9 +708,7 @@ private:
                         out, CL_TRUE, 0, got * sizeof(cfloat), y.data());
                 s.scan(y.data(), got);
                 for (size_t i : sample_indices(got, edges, 16))
-                    s.add(
-                        filter_reference(x, engine.taps(), row.D, first + i),
-                        y[i]);
+                    s.add(filter_reference(x, engine.taps(), row.D, first + i), y[i]);
             });
     }
 
@@ -1385,12 +1383,12 @@ private:
         std::string plan_error;
         if (d_opt.fftw)
             try {
-                plans.reset(new fftw_batched(
-                    N,
-                    N,
-                    core::batched_convolution::default_fft_size(N, N),
-                    d_pool.size(),
-                    d_fftw_flags));
+                plans.reset(
+                    new fftw_batched(N,
+                                     N,
+                                     core::batched_convolution::default_fft_size(N, N),
+                                     d_pool.size(),
+                                     d_fftw_flags));
             } catch (const std::exception&) {
                 plan_error = current_error_text();
             }
@@ -1553,7 +1551,9 @@ private:
             return m.variant == "transfers" ? v : value();
         };
         return columns<filter_measurement>{
-            { "table", [row](r m) { return row(m).real ? "filter_fff" : "filter"; }, true },
+            { "table",
+              [row](r m) { return row(m).real ? "filter_fff" : "filter"; },
+              true },
             { "taps", [row](r m) { return row(m).T; }, true },
             { "D", [row](r m) { return row(m).D; }, true },
             { "fft_size",
@@ -1657,12 +1657,13 @@ private:
     void print_filter_table() const
     {
         const double ceiling = copy_ceiling_gbs(d_copies);
-        std::cout << "\nFIR filter (core::fft_filter) on " << d_ctx->info().name
-                  << ": input Msamples/s; device-resident 2^" << d_opt.samples_log2
-                  << " samples per call, device time, median of " << d_opt.reps
-                  << ".\nGB/s counts 8 + 8/D B per input sample (fff: 4 + 4/D); %copy: of "
-                     "clEnqueueCopyBuffer's "
-                  << copy_ceiling_text(ceiling);
+        std::cout
+            << "\nFIR filter (core::fft_filter) on " << d_ctx->info().name
+            << ": input Msamples/s; device-resident 2^" << d_opt.samples_log2
+            << " samples per call, device time, median of " << d_opt.reps
+            << ".\nGB/s counts 8 + 8/D B per input sample (fff: 4 + 4/D); %copy: of "
+               "clEnqueueCopyBuffer's "
+            << copy_ceiling_text(ceiling);
         if (d_opt.transfers)
             std::cout << ".\nWith transfers (stream_pipeline, depth " << d_opt.depth
                       << (d_opt.copy_out ? "" : ", outputs not copied out")
@@ -1691,7 +1692,10 @@ private:
         auto row = [this](size_t i) -> const filter_row& { return d_rows[i]; };
         std::vector<table_group> groups = {
             { "",
-              { { "", "type", 4, [row](size_t i) { return row(i).real ? "fff" : "ccc"; } },
+              { { "",
+                  "type",
+                  4,
+                  [row](size_t i) { return row(i).real ? "fff" : "ccc"; } },
                 { "", "taps", 6, [row](size_t i) { return row(i).T; } },
                 { "", "D", 3, [row](size_t i) { return row(i).D; } },
                 { "",

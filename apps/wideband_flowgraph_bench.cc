@@ -895,8 +895,8 @@ private:
                        size_t sample_bytes = sizeof(gr_complex))
     {
         auto tb = gr::make_top_block("alone");
-        auto feed =
-            device_feed(d_ctx, in_vlen, sample_bytes, size_t(1) << d_opt.feed_buffer_log2);
+        auto feed = device_feed(
+            d_ctx, in_vlen, sample_bytes, size_t(1) << d_opt.feed_buffer_log2);
         auto drain = device_drain(d_ctx, out_vlen, sample_bytes);
         connect_in_series(tb, { feed, block, drain });
         run_for(tb, block, drain, name, edges_of(block), double(in_vlen));

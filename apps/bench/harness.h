@@ -365,7 +365,8 @@ void write_region(const cl::CommandQueue& q,
                   const std::vector<cl::Event>* wait = nullptr,
                   cl::Event* done = nullptr)
 {
-    write_region(q, r, static_cast<const void*>(x), n, sizeof(cfloat), blocking, wait, done);
+    write_region(
+        q, r, static_cast<const void*>(x), n, sizeof(cfloat), blocking, wait, done);
 }
 
 // ---- signals and checks -----------------------------------------------------

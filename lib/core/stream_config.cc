@@ -19,8 +19,10 @@ stream_config stream_config::for_device(const device_info& device)
     stream_config config;
     const bool gpu = (device.type & CL_DEVICE_TYPE_GPU) != 0;
     const bool large_gpu = gpu && device.global_mem_bytes >= (uint64_t(32) << 30);
-    config.chunk_samples = environment::chunk_samples().value_or(
-        size_t(1) << (large_gpu ? 25 : gpu ? 24 : 19));
+    config.chunk_samples =
+        environment::chunk_samples().value_or(size_t(1) << (large_gpu ? 25
+                                                            : gpu     ? 24
+                                                                      : 19));
     config.pipeline_depth = environment::pipeline_depth();
     return config;
 }
