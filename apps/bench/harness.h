@@ -869,14 +869,6 @@ struct bench_base {
     //! valid until a longer stream is asked for.
     const cfloat* signal(size_t n);
 
-    /*
-     * The check of a streaming engine (core::pfb_channelizer, core::fft_filter):
-     * three calls from zero history into NaN-filled `out`, of the most samples,
-     * of fewer (leaving samples short of an output when D > 1) and of the most
-     * again; call(n) enqueues one on `queue` (where the inputs are written)
-     * and returns its outputs; then check(stats, outputs, first) compares
-     * them, the first being output `first` of the stream.
-     */
     //! Bytes of one input sample of `engine`: complex float unless it has an
     //! input_format() (real f32 input: the test stream's floats in turn).
     template <class Engine>
@@ -897,6 +889,14 @@ struct bench_base {
             signal((bytes + sizeof(cfloat) - 1) / sizeof(cfloat)));
     }
 
+    /*
+     * The check of a streaming engine (core::pfb_channelizer, core::fft_filter):
+     * three calls from zero history into NaN-filled `out`, of the most samples,
+     * of fewer (leaving samples short of an output when D > 1) and of the most
+     * again; call(n) enqueues one on `queue` (where the inputs are written)
+     * and returns its outputs; then check(stats, outputs, first) compares
+     * them, the first being output `first` of the stream.
+     */
     template <class Engine, class Call, class Check>
     check_stats check_three_calls(const cl::CommandQueue& queue,
                                   Engine& engine,

@@ -17,12 +17,10 @@ namespace core {
 stream_config stream_config::for_device(const device_info& device)
 {
     stream_config config;
-    const bool gpu = (device.type & CL_DEVICE_TYPE_GPU) != 0;
-    const bool large_gpu = gpu && device.global_mem_bytes >= (uint64_t(32) << 30);
-    config.chunk_samples =
-        environment::chunk_samples().value_or(size_t(1) << (large_gpu ? 25
-                                                            : gpu     ? 24
-                                                                      : 19));
+    unsigned chunk_log2 = 19;
+    if (device.type & CL_DEVICE_TYPE_GPU)
+        chunk_log2 = device.global_mem_bytes >= (uint64_t(32) << 30) ? 25 : 24;
+    config.chunk_samples = environment::chunk_samples().value_or(size_t(1) << chunk_log2);
     config.pipeline_depth = environment::pipeline_depth();
     return config;
 }

@@ -67,8 +67,6 @@ Sample poison_sample()
 }
 bool finite(float v) { return std::isfinite(v); }
 bool finite(const cfloat& v) { return finite(v.real()) && finite(v.imag()); }
-bool is_poison_sample(const cfloat& v) { return is_poison(v); }
-bool is_poison_sample(float v) { return is_poison(v); }
 
 template <class Sample>
 std::vector<cfloat> as_complex(const std::vector<Sample>& v)
@@ -134,7 +132,7 @@ stream_result run_both(Engine& in_place,
             BOOST_REQUIRE_MESSAGE(
                 std::all_of(past.begin(),
                             past.end(),
-                            [](const Sample& v) { return is_poison_sample(v); }),
+                            [](const Sample& v) { return is_poison(v); }),
                 "call " << k << " wrote past its " << step.produced << " outputs");
         }
         if (step.consumed > 0) {
@@ -162,7 +160,7 @@ stream_result run_both(Engine& in_place,
     r.in_place.assign(all.begin() + output_lead, all.begin() + output_lead + produced);
     BOOST_TEST(std::all_of(all.begin(),
                            all.begin() + output_lead,
-                           [](const Sample& v) { return is_poison_sample(v); }),
+                           [](const Sample& v) { return is_poison(v); }),
                "written before the output's offset");
     BOOST_TEST(std::all_of(all.begin() + output_lead,
                            all.begin() + output_lead + produced,

@@ -29,12 +29,13 @@ struct WIDEBAND_CORE_API stream_config {
 
     /*!
      * \brief For \p device: chunks of 2^25 samples (256 MiB of complex float)
-     * on a GPU of 32 GiB or more, 2^24 on smaller GPUs, where a call's fixed
-     * costs (the launches, a kernel's start and end, GNU Radio's hand-over:
-     * 10 to 45 us on an H200) then weigh little against its kernels
-     * (docs/benchmarks.md, "Chunk size": between device edges 2^25 takes
-     * pfb_decimator_ccf from 0.45 to 0.84 of its engine, fft_filter_ccc from
-     * 0.85 to 0.95), 2^19 on other devices (memory, latency); two chunks in
+     * on a GPU of 32 GiB or more, 2^24 on smaller GPUs, where an engine call's
+     * fixed cost (its launches and copies, a kernel's start and end: 8 to 45
+     * us on an H200) then weighs little against its kernels
+     * (docs/benchmarks.md, "fft_filter_fff in place, and chunks of 2^25
+     * samples": between device edges 2^25 takes pfb_decimator_ccf from 0.46 to
+     * 0.84 of its engine, fft_filter_ccc from 0.86 to 0.95), 2^19 on other
+     * devices (memory, latency); two chunks in
      * flight. A call takes the samples there are, so a live stream's latency
      * does not grow with the chunk. WIDEBAND_CHUNK_SAMPLES and
      * WIDEBAND_PIPELINE_DEPTH replace them (4194304, 2^22, holds an eighth of
