@@ -38,6 +38,11 @@
  *   FUSED_CONVOLUTION  (single pass only) forward FFT, multiply by conv_spectrum
  *                  (CONV_PER_TRANSFORM: one spectrum per batch item), inverse
  *                  FFT, all on chip: a fast convolution in one launch.
+ *   FOLD           (with FUSED_CONVOLUTION and POST_RANGE) only every FOLD-th
+ *                  output of the inverse FFT is wanted: the spectrum's product
+ *                  folded onto FFT_L / FOLD points and their inverse FFT
+ *                  (fft_stages.cl), whose output s is output FOLD*s; the
+ *                  output range counts in those outputs
  *   RADER          (with FUSED_CONVOLUTION) a prime n = FFT_L + 1 by Rader's
  *                  algorithm: on-chip point p is element rader_perm[p] = g^p mod n
  *                  of the input, output s goes to element rader_perm[FFT_L + s] =
@@ -112,6 +117,9 @@
  */
 
 #define MIRROR_OUTPUTS (EXCHANGE_PARTS && POST_REAL_UNPACK)
+#ifndef FOLD
+#define FOLD 1
+#endif
 #include "fft_stages.cl"
 #include "samples.cl"
 
@@ -587,10 +595,16 @@ fft_pass(__global const SAMPLE_T* src,
         tiles[at_] = y;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#elif FOLD > 1
+    MULTIPLY_FOLD_TILE(conv_spectrum, CONV_PER_TRANSFORM, transforms)
 #else
     MULTIPLY_TILE(conv_spectrum, CONV_PER_TRANSFORM, transforms)
 #endif
+#if FOLD > 1
+    RUN_FOLDED_FFT(1, STORE_DIRECT)
+#else
     RUN_FFT(1, 0, STORE_DIRECT)
+#endif
 #else
     RUN_FFT(DIR, LOAD_DIRECT, STORE_DIRECT)
 #endif
@@ -611,6 +625,8 @@ fft_pass(__global const SAMPLE_T* src,
             store_cosine_element(dst, out, first + lg_, f_, tiles + lg_ * TILE_STRIDE,
                                  scale, post_factors);
     }
+#elif !STORE_DIRECT && FOLD > 1
+    STORE_TILE_POINTS(transforms, STORE_TRANSFORM_FASTEST, FOLDED_L)
 #elif !STORE_DIRECT
     STORE_TILE(transforms, STORE_TRANSFORM_FASTEST)
 #endif

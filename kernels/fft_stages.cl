@@ -80,8 +80,10 @@
 #endif
 
 /* butterflies per work-item in a stage of radix R, and whether the last round is partial */
-#define BUTTERFLY_ROUNDS(R) ((FFT_L / (R) + FFT_T - 1) / FFT_T)
-#define ROUND_IS_FULL(R) ((FFT_L / (R)) % FFT_T == 0)
+#define BUTTERFLY_ROUNDS_OF(N, R) (((N) / (R) + FFT_T - 1) / FFT_T)
+#define ROUND_IS_FULL_OF(N, R) (((N) / (R)) % FFT_T == 0)
+#define BUTTERFLY_ROUNDS(R) BUTTERFLY_ROUNDS_OF(FFT_L, R)
+#define ROUND_IS_FULL(R) ROUND_IS_FULL_OF(FFT_L, R)
 
 /* W(t, FFT_L) in the transform's direction, from the table of forward twiddles */
 ALWAYS_INLINE float2 stage_twiddle(TWIDDLE_SPACE const float2* twiddles, uint t, const int dir)
@@ -91,27 +93,27 @@ ALWAYS_INLINE float2 stage_twiddle(TWIDDLE_SPACE const float2* twiddles, uint t,
 }
 
 /* The inputs of work-item q's butterflies of a radix-R stage, from the tile. */
-ALWAYS_INLINE void stage_load(__local const float2* tile, float2* v, const int R, uint q)
+ALWAYS_INLINE void stage_load(__local const float2* tile, float2* v, const int N, const int R, uint q)
 {
 #pragma unroll
-    for (int m = 0; m < BUTTERFLY_ROUNDS(R); ++m) {
+    for (int m = 0; m < BUTTERFLY_ROUNDS_OF(N, R); ++m) {
         const uint b = q + m * FFT_T;
-        if (ROUND_IS_FULL(R) || b < FFT_L / R) {
+        if (ROUND_IS_FULL_OF(N, R) || b < N / R) {
 #pragma unroll
             for (int r = 0; r < R; ++r)
-                v[m * R + r] = tile[LDS_INDEX(b + r * (FFT_L / R))];
+                v[m * R + r] = tile[LDS_INDEX(b + r * (N / R))];
         }
     }
 }
 
 /* Twiddles and DFT-R of work-item q's butterflies, in registers. */
 ALWAYS_INLINE void stage_compute(
-    float2* v, const int R, const int NS, const int dir, uint q, TWIDDLE_SPACE const float2* twiddles)
+    float2* v, const int N, const int R, const int NS, const int dir, uint q, TWIDDLE_SPACE const float2* twiddles)
 {
 #pragma unroll
-    for (int m = 0; m < BUTTERFLY_ROUNDS(R); ++m) {
+    for (int m = 0; m < BUTTERFLY_ROUNDS_OF(N, R); ++m) {
         const uint b = q + m * FFT_T;
-        if (ROUND_IS_FULL(R) || b < FFT_L / R) {
+        if (ROUND_IS_FULL_OF(N, R) || b < N / R) {
             if (NS > 1 && TWIDDLE_POWERS && R > 4) {
                 float2 w[32];
                 w[1] = stage_twiddle(twiddles, (b % NS) * (FFT_L / (NS * R)), dir);
@@ -134,12 +136,12 @@ ALWAYS_INLINE void stage_compute(
 }
 
 /* The outputs of work-item q's butterflies, to their Stockham positions in the tile. */
-ALWAYS_INLINE void stage_store(__local float2* tile, const float2* v, const int R, const int NS, uint q)
+ALWAYS_INLINE void stage_store(__local float2* tile, const float2* v, const int N, const int R, const int NS, uint q)
 {
 #pragma unroll
-    for (int m = 0; m < BUTTERFLY_ROUNDS(R); ++m) {
+    for (int m = 0; m < BUTTERFLY_ROUNDS_OF(N, R); ++m) {
         const uint b = q + m * FFT_T;
-        if (ROUND_IS_FULL(R) || b < FFT_L / R) {
+        if (ROUND_IS_FULL_OF(N, R) || b < N / R) {
             const uint base = (b / NS) * NS * R + b % NS;
 #pragma unroll
             for (int r = 0; r < R; ++r)
@@ -403,14 +405,16 @@ mirror_component(__local float* tile, const float2* v, float2* mirror, const int
     }                                                                              \
     barrier(CLK_LOCAL_MEM_FENCE);
 
-/* Drains the tile through STORE_POINT, in the same manner. */
-#define STORE_TILE(transforms, transform_fastest)                                  \
-    for (uint n_ = lid; n_ < FFT_G * FFT_L; n_ += FFT_G * FFT_T) {                 \
-        const uint lg_ = (transform_fastest) ? n_ % FFT_G : n_ / FFT_L;            \
-        const uint s_ = (transform_fastest) ? n_ / FFT_G : n_ % FFT_L;             \
+/* Drains points 0 .. N - 1 of the tile through STORE_POINT, in the same manner. */
+#define STORE_TILE_POINTS(transforms, transform_fastest, N)                        \
+    for (uint n_ = lid; n_ < FFT_G * (N); n_ += FFT_G * FFT_T) {                   \
+        const uint lg_ = (transform_fastest) ? n_ % FFT_G : n_ / (N);              \
+        const uint s_ = (transform_fastest) ? n_ / FFT_G : n_ % (N);               \
         if (first + lg_ < (transforms))                                            \
             STORE_POINT(first + lg_, s_, tiles[lg_ * TILE_STRIDE + LDS_INDEX(s_)]); \
     }
+#define STORE_TILE(transforms, transform_fastest) \
+    STORE_TILE_POINTS(transforms, transform_fastest, FFT_L)
 
 /* Multiplies point p of every transform of the tile by table[p], or with
  * per_transform by table[t*FFT_L + p] for transform t of the launch (the tile's
@@ -426,29 +430,77 @@ mirror_component(__local float* tile, const float2* v, float2* mirror, const int
     }                                                                              \
     barrier(CLK_LOCAL_MEM_FENCE);
 
+#if FOLD > 1
+/*
+ * A fast convolution that keeps every FOLD-th output of its inverse FFT
+ * computes only those: outputs FOLD*s of the inverse FFT of FFT_L points are
+ * the inverse FFT of FOLDED_L = FFT_L / FOLD points of the spectrum folded onto
+ * its first FOLDED_L points, point k the sum of points k + d*FOLDED_L, d < FOLD.
+ * FOLDED_STAGES, FOLDED_RADIX_s and FOLDED_SPAN_s (s < 6, unused slots 1) are
+ * the stages of that shorter FFT; its twiddles come from the same table, as
+ * FOLDED_L divides FFT_L.
+ */
+#define FOLDED_L (FFT_L / FOLD)
+
+/* MULTIPLY_TILE, then the fold: a work-item reads only the points of the sum
+ * it writes, so no barrier separates them. */
+#define MULTIPLY_FOLD_TILE(table, per_transform, transforms)                      \
+    for (uint n_ = lid; n_ < FFT_G * FOLDED_L; n_ += FFT_G * FFT_T) {             \
+        const uint lg_ = n_ / FOLDED_L, k_ = n_ % FOLDED_L;                       \
+        __local float2* row_ = tiles + lg_ * TILE_STRIDE;                         \
+        const uint spectrum_ =                                                    \
+            (per_transform) ? min(first + lg_, (transforms) - 1) * FFT_L : 0;     \
+        float2 sum_ = (float2)(0.0f, 0.0f);                                       \
+        _Pragma("unroll") for (uint d_ = 0; d_ < FOLD; ++d_)                      \
+        {                                                                         \
+            const uint p_ = k_ + d_ * FOLDED_L;                                   \
+            sum_ += cmul(row_[LDS_INDEX(p_)], (table)[spectrum_ + p_]);           \
+        }                                                                         \
+        row_[LDS_INDEX(k_)] = sum_;                                               \
+    }                                                                             \
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+#define RUN_FOLDED_STAGE(s, dir, last_to_global)                       \
+    RUN_STAGE_OF((s) < FOLDED_STAGES,                                  \
+                 FOLDED_L,                                             \
+                 FOLDED_RADIX_##s,                                     \
+                 FOLDED_SPAN_##s,                                      \
+                 dir,                                                  \
+                 0,                                                    \
+                 (last_to_global) && (s) + 1 == FOLDED_STAGES)
+#define RUN_FOLDED_FFT(dir, last_to_global)  \
+    RUN_FOLDED_STAGE(0, dir, last_to_global) \
+    RUN_FOLDED_STAGE(1, dir, last_to_global) \
+    RUN_FOLDED_STAGE(2, dir, last_to_global) \
+    RUN_FOLDED_STAGE(3, dir, last_to_global) \
+    RUN_FOLDED_STAGE(4, dir, last_to_global) \
+    RUN_FOLDED_STAGE(5, dir, last_to_global)
+#endif
+
 /*
  * Stage s in direction dir. from_global: stage 0 computes its registers with
  * LOAD_POINT instead of reading the tile; to_global: the last stage hands its
  * registers to STORE_POINT instead of writing the tile.
  */
-#define LOAD_STAGE_FROM_GLOBAL(s)                                               \
-    _Pragma("unroll") for (int m = 0; m < BUTTERFLY_ROUNDS(RADIX_##s); ++m)     \
+#define LOAD_STAGE_FROM_GLOBAL_OF(N, R)                                         \
+    _Pragma("unroll") for (int m = 0; m < BUTTERFLY_ROUNDS_OF(N, R); ++m)       \
     {                                                                           \
         const uint b = q + m * FFT_T;                                           \
-        if (ROUND_IS_FULL(RADIX_##s) || b < FFT_L / RADIX_##s)                  \
-            _Pragma("unroll") for (int r = 0; r < RADIX_##s; ++r)               \
-                v[m * RADIX_##s + r] = active                                   \
-                                           ? LOAD_POINT(tr, b + r * (FFT_L / RADIX_##s)) \
-                                           : (float2)(0.0f, 0.0f);              \
+        if (ROUND_IS_FULL_OF(N, R) || b < (N) / (R))                            \
+            _Pragma("unroll") for (int r = 0; r < (R); ++r)                     \
+                v[m * (R) + r] =                                                \
+                    active ? LOAD_POINT(tr, b + r * ((N) / (R))) : (float2)(0.0f, 0.0f); \
     }
-#define STORE_STAGE_TO_GLOBAL(s)                                                \
-    _Pragma("unroll") for (int m = 0; m < BUTTERFLY_ROUNDS(RADIX_##s); ++m)     \
+#define STORE_STAGE_TO_GLOBAL_OF(N, R)                                          \
+    _Pragma("unroll") for (int m = 0; m < BUTTERFLY_ROUNDS_OF(N, R); ++m)       \
     {                                                                           \
         const uint b = q + m * FFT_T;                                           \
-        if (active && (ROUND_IS_FULL(RADIX_##s) || b < FFT_L / RADIX_##s))      \
-            _Pragma("unroll") for (int r = 0; r < RADIX_##s; ++r)               \
-                STORE_POINT(tr, b + r * (FFT_L / RADIX_##s), v[m * RADIX_##s + r]); \
+        if (active && (ROUND_IS_FULL_OF(N, R) || b < (N) / (R)))                \
+            _Pragma("unroll") for (int r = 0; r < (R); ++r)                     \
+                STORE_POINT(tr, b + r * ((N) / (R)), v[m * (R) + r]);           \
     }
+#define LOAD_STAGE_FROM_GLOBAL(s) LOAD_STAGE_FROM_GLOBAL_OF(FFT_L, RADIX_##s)
+#define STORE_STAGE_TO_GLOBAL(s) STORE_STAGE_TO_GLOBAL_OF(FFT_L, RADIX_##s)
 
 /* The last stage's outputs, each with its mirror (MIRROR_OUTPUTS). */
 #define STORE_MIRRORED_STAGE_TO_GLOBAL(s)                                       \
@@ -473,22 +525,26 @@ mirror_component(__local float* tile, const float2* v, float2* mirror, const int
 #define STORE_LAST_STAGE(s) STORE_STAGE_TO_GLOBAL(s)
 #endif
 
-#define RUN_STAGE(s, dir, from_global, to_global)                      \
-    if ((s) < STAGES) {                                                \
-        if (from_global) {                                             \
-            LOAD_STAGE_FROM_GLOBAL(s)                                  \
-        } else {                                                       \
-            stage_load(tile, v, RADIX_##s, q);                         \
-            barrier(CLK_LOCAL_MEM_FENCE);                              \
-        }                                                              \
-        stage_compute(v, RADIX_##s, SPAN_##s, dir, q, stage_twiddles); \
-        if (to_global) {                                               \
-            STORE_STAGE_TO_GLOBAL(s)                                   \
-        } else {                                                       \
-            stage_store(tile, v, RADIX_##s, SPAN_##s, q);              \
-            barrier(CLK_LOCAL_MEM_FENCE);                              \
-        }                                                              \
+/* A stage of radix R and span NS of an on-chip transform of N points, run
+ * when `run` holds. */
+#define RUN_STAGE_OF(run, N, R, NS, dir, from_global, to_global)        \
+    if (run) {                                                          \
+        if (from_global) {                                              \
+            LOAD_STAGE_FROM_GLOBAL_OF(N, R)                             \
+        } else {                                                        \
+            stage_load(tile, v, N, R, q);                               \
+            barrier(CLK_LOCAL_MEM_FENCE);                               \
+        }                                                               \
+        stage_compute(v, N, R, NS, dir, q, stage_twiddles);             \
+        if (to_global) {                                                \
+            STORE_STAGE_TO_GLOBAL_OF(N, R)                              \
+        } else {                                                        \
+            stage_store(tile, v, N, R, NS, q);                          \
+            barrier(CLK_LOCAL_MEM_FENCE);                               \
+        }                                                               \
     }
+#define RUN_STAGE(s, dir, from_global, to_global) \
+    RUN_STAGE_OF((s) < STAGES, FFT_L, RADIX_##s, SPAN_##s, dir, from_global, to_global)
 
 /* Stage s of a register-resident transform, stage n the next one: the first
  * loads with LOAD_POINT, the last stores with STORE_POINT, the others hand
@@ -498,7 +554,7 @@ mirror_component(__local float* tile, const float2* v, float2* mirror, const int
         if ((s) == 0) {                                                         \
             LOAD_STAGE_FROM_GLOBAL(s)                                           \
         }                                                                       \
-        stage_compute(v, RADIX_##s, SPAN_##s, dir, q, stage_twiddles);          \
+        stage_compute(v, FFT_L, RADIX_##s, SPAN_##s, dir, q, stage_twiddles);   \
         if ((n) == STAGES) {                                                    \
             STORE_LAST_STAGE(s)                                                 \
         } else {                                                                \

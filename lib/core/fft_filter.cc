@@ -12,6 +12,7 @@
 #include <gnuradio/wideband/core/fft_filter.h>
 #include <gnuradio/wideband/core/fft_plan.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -90,8 +91,15 @@ fft_filter::choose_fft_size(const device_info& device, size_t taps, size_t decim
                             ? double(length) + outputs
                             : 4.0 * split_into_passes(length, strided).size() * length +
                                   outputs;
+                    // A one-kernel decimating filter whose D divides the
+                    // length runs its inverse FFT on L / D points.
+                    const double inverse_share =
+                        one_kernel && can_fold(length, decimation)
+                            ? 1.0 / double(decimation)
+                            : 1.0;
                     const double arithmetic = (1.0 + 0.02 * std::log2(double(length))) *
-                                              std::pow(1.25, double(odd));
+                                              std::pow(1.25, double(odd)) *
+                                              (1.0 + inverse_share) / 2.0;
                     const double occupancy =
                         one_kernel && 4 * length > 3 * on_chip ? 1.6 : 1.0;
                     const double cost = bytes / double(step) * arithmetic * occupancy;
@@ -151,19 +159,32 @@ taps_setup fft_filter::impl::prepare(const std::vector<std::complex<float>>& tap
     co.input_format = input_format;
     co.real_output = real_output;
     co.real_filter = real_output;
-    co.output_range = { T - 1, D, s.B / D };
+    // The first kept output of a block is its valid output T - 1. With the taps
+    // moved back by lag = (T - 1) mod D (circularly, the first lag at the end),
+    // output e of the circular convolution is the unmoved one's e + lag, so the
+    // kept outputs lie at multiples of D: the convolution's inverse FFT then
+    // computes only those (fft_convolution's folding).
+    const size_t lag = (T - 1) % D;
+    co.output_range = { T - 1 - lag, D, s.B / D };
     s.convolution.reset(new fft_convolution(ctx, s.L, co));
 
+    std::vector<std::complex<float>> moved;
+    if (lag) {
+        moved.assign(s.L, 0.0f);
+        std::copy(taps.begin() + lag, taps.end(), moved.begin());
+        std::copy(taps.begin(), taps.begin() + lag, moved.end() - lag);
+    }
+    const std::vector<std::complex<float>>& placed = lag ? moved : taps;
     // The taps' spectrum, scaled by 1/L, computed on the device; a new buffer,
     // as kernels still in flight may read the old one.
     const cl::Context& cl_ctx = ctx->context();
     cl::Buffer padded(cl_ctx,
                       CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                      T * 8,
-                      const_cast<std::complex<float>*>(taps.data()));
+                      placed.size() * 8,
+                      const_cast<std::complex<float>*>(placed.data()));
     s.spectrum = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, s.L * 8);
     fft_options fo;
-    fo.input_points = T;
+    fo.input_points = placed.size();
     fo.normalize = true;
     fft_plan(ctx, s.L, fo).enqueue(setup_queue, padded, s.spectrum).wait();
     return s;

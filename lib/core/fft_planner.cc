@@ -403,6 +403,16 @@ std::string fft_pass_plan::stage_options() const
         o << " -DRADIX_" << s << "=" << radices[s] << " -DSPAN_" << s << "=" << span_s;
         span_s *= radices[s];
     }
+    if (fold > 1) {
+        o << " -DFOLD=" << fold << " -DFOLDED_STAGES=" << folded_radices.size();
+        span_s = 1;
+        for (size_t s = 0; s < max_folded_stages; ++s) {
+            const unsigned radix = s < folded_radices.size() ? folded_radices[s] : 1;
+            o << " -DFOLDED_RADIX_" << s << "=" << radix << " -DFOLDED_SPAN_" << s << "="
+              << span_s;
+            span_s *= radix;
+        }
+    }
     o << " -DMAX_REGS=" << max_regs << " -DLDS_PAD_SHIFT=" << pad_shift
       << " -DTILE_STRIDE=" << tile_stride() << " -DTWIDDLE_POWERS=" << twiddle_powers
       << " -DEXCHANGE_PARTS=" << exchange_parts;
@@ -414,7 +424,28 @@ fft_pass_plan with_threads(fft_pass_plan plan, size_t threads, size_t group)
     plan.threads = threads;
     plan.group = group;
     plan.max_regs = max_registers(plan.radices, plan.length, threads);
+    if (plan.fold > 1)
+        plan.max_regs = std::max(
+            plan.max_regs,
+            max_registers(plan.folded_radices, plan.length / plan.fold, threads));
     return plan;
+}
+
+bool can_fold(size_t length, size_t fold)
+{
+    return fold > 1 && length % fold == 0 && length / fold >= 2 &&
+           choose_radices(length / fold).size() <= max_folded_stages;
+}
+
+fft_pass_plan with_folded_inverse(fft_pass_plan plan, size_t fold)
+{
+    if (!can_fold(plan.length, fold))
+        throw std::logic_error("fft_planner: an inverse FFT of " +
+                               std::to_string(plan.length) + " points folded by " +
+                               std::to_string(fold));
+    plan.fold = fold;
+    plan.folded_radices = choose_radices(plan.length / fold);
+    return with_threads(plan, plan.threads, plan.group);
 }
 
 fft_pass_plan plan_pass(size_t length,

@@ -119,6 +119,10 @@ struct fft_pass_plan {
     //! 0: the tile holds the transforms; P > 0: one register-resident
     //! transform, exchanged between stages through a tile of length / P floats
     unsigned exchange_parts = 0;
+    //! A fast convolution's inverse FFT of length / fold points (FOLD in
+    //! kernels/fft.cl): its stages, empty when it keeps every output
+    size_t fold = 1;
+    std::vector<unsigned> folded_radices;
 
     size_t work_group_size() const { return threads * group; }
     //! Local-memory slots (float2; floats when exchange_parts > 0) from one
@@ -160,6 +164,16 @@ fft_pass_plan plan_pass(size_t length,
  * beyond a stage's butterflies wait at its barriers.
  */
 fft_pass_plan with_threads(fft_pass_plan plan, size_t threads, size_t group);
+
+//! Whether a fused convolution of \p length points that keeps every \p fold-th
+//! output can run its inverse FFT on length / fold points (fold divides length,
+//! leaves at least 2 points and their FFT takes at most max_folded_stages).
+bool can_fold(size_t length, size_t fold);
+constexpr size_t max_folded_stages = 6; //!< the FOLDED_RADIX_s slots of fft_stages.cl
+
+//! \p plan (a fused convolution's one pass) with its inverse FFT folded
+//! (can_fold(plan.length, fold)); registers for both FFTs.
+fft_pass_plan with_folded_inverse(fft_pass_plan plan, size_t fold);
 
 /*!
  * \brief Longest on-chip transform one work-group can hold (and compute in one pass).

@@ -366,6 +366,7 @@ struct launch_step {
     pre_step pre;
     post_step post;
     table_source convolution = table_source::none; // FUSED_CONVOLUTION's spectrum
+    size_t fold = 1; // FOLD: the convolution keeps every fold-th output of its inverse
     bool in_place_safe = false;
 };
 
@@ -453,6 +454,15 @@ std::vector<launch_step> plan_launches(const fft_program_spec& spec,
         launch_step s{ strategy.padded, 1, strategy.padded, -1, pre, post };
         s.convolution = spectrum_source(strategy);
         s.in_place_safe = true;
+        // Every range_step-th output from range_begin, a multiple of it (a
+        // decimating filter): the inverse FFT computes only those.
+        const bool plain_outputs = post.factor == table_source::none && !post.shift &&
+                                   !post.cosine &&
+                                   spec.real_packing == fft_program_spec::packing::none;
+        if (strategy.method == algorithm::direct && plain_outputs &&
+            spec.range_begin % spec.range_step == 0 &&
+            can_fold(strategy.padded, spec.range_step))
+            s.fold = spec.range_step;
         return { s };
     }
     if (!strategy.convolves)
@@ -788,6 +798,8 @@ public:
             d_strategy.method != algorithm::rader;
         if (cosine_store)
             l.pass.store_direct = false;
+        if (s.fold > 1)
+            l.pass = with_folded_inverse(l.pass, s.fold);
         // Only the output takes real parts alone (work buffers hold complex
         // points).
         std::string output_type =
@@ -847,7 +859,8 @@ private:
           << " -DPOST_FACTOR=" << (s.post.factor != table_source::none)
           << " -DPOST_FACTOR_PER_TRANSFORM="
           << (s.post.factor == table_source::user && per_transform)
-          << " -DPOST_RANGE=" << s.post.range << " -DPOST_STEP=" << d_spec.range_step
+          << " -DPOST_RANGE=" << s.post.range
+          << " -DPOST_STEP=" << d_spec.range_step / s.fold
           << " -DPOST_SHIFT=" << s.post.shift
           << " -DFUSED_CONVOLUTION=" << (s.convolution != table_source::none)
           << " -DCONV_PER_TRANSFORM=" << per_transform
@@ -875,7 +888,7 @@ private:
         args.set("logical_length",
                  static_cast<cl_uint>(first ? points_read(d_spec) : d_spec.n));
         args.set("scale", s.post.scale);
-        args.set("out_begin", static_cast<cl_uint>(d_spec.range_begin));
+        args.set("out_begin", static_cast<cl_uint>(d_spec.range_begin / s.fold));
         args.set("out_count", static_cast<cl_uint>(d_spec.range_count));
         const plan_tables& t = d_tables;
         args.set("stage_twiddles", t.stage_twiddles.at(s.length));
@@ -942,6 +955,11 @@ std::string describe(const fft_program_spec& spec,
         if (pp.exchange_parts)
             desc << " in registers, exchanged in " << pp.exchange_parts << " part"
                  << (pp.exchange_parts > 1 ? "s" : "");
+        if (pp.fold > 1) {
+            desc << ", inverse folded to " << pp.length / pp.fold << " ";
+            for (size_t r = 0; r < pp.folded_radices.size(); ++r)
+                desc << (r ? "x" : "") << pp.folded_radices[r];
+        }
     }
     desc << "]";
     return desc.str();

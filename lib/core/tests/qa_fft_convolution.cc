@@ -186,6 +186,7 @@ struct convolution_case {
     core::fft_output_range range;
     bool per_transform = false;
     size_t launches = 1; // kernel launches per execution (0: not checked)
+    bool folded = false; // the plan runs its inverse FFT on N / range.step points
 };
 
 /*
@@ -211,6 +212,8 @@ accuracy check_convolution(size_t n, size_t mpl, const convolution_case& c, uint
     BOOST_TEST(conv.size() == n);
     if (c.launches)
         BOOST_TEST(conv.launches() == c.launches, what);
+    if (c.folded)
+        BOOST_TEST(conv.describe().find("inverse folded") != std::string::npos, what);
 
     std::vector<std::vector<cfloat>> x;
     const std::vector<cfloat> in_host = make_input(g, seed, x);
@@ -306,7 +309,8 @@ accuracy check_plan_case(size_t n, size_t mpl, const plan_case& c, uint32_t seed
 /*
  * The fused kernel (N = 60: radices 5, 4, 3; N = 1001 = 7 * 11 * 13) with
  * shared and per-transform spectra, output ranges (a begin, steps 1 to 3, a
- * count short of the transform), zero padding with overlapping inputs (the
+ * count short of the transform; steps that divide N from a multiple of the
+ * step, where the inverse FFT is folded), zero padding with overlapping inputs (the
  * way overlap-save reads its blocks), interleaved and strided layouts with
  * gaps, and batches smaller than the plan's.
  */
@@ -356,6 +360,34 @@ BOOST_AUTO_TEST_CASE(fused_convolution)
             c.per_transform = true;
             c.range = { 7, 1, n / 2 };
             c.out = { 5, 1, n / 2 + 3 };
+            cases.push_back(c);
+        }
+        {
+            // Every step-th output from a multiple of the step, which divides N:
+            // the inverse FFT computes only those, on N / step points.
+            convolution_case c;
+            c.folded = true;
+            const size_t step = n == 60 ? 4 : 7;
+            c.what = "range {2 step, step, all}, the inverse folded";
+            c.range = { 2 * step, step, 0 };
+            cases.push_back(c);
+            c.what = "spectrum per transform, overlapping inputs, range {step, step, 5}, "
+                     "strided output, the inverse folded";
+            c.per_transform = true;
+            c.in = { 0, 1, n / 2 };
+            c.range = { step, step, 5 };
+            c.out = { 1, 3, 17 };
+            cases.push_back(c);
+            c.what += ", batch 2 of 3";
+            c.run_batch = 2;
+            cases.push_back(c);
+            const size_t wide = n == 60 ? 30 : 143;
+            c = convolution_case{};
+            c.what = "range {0, " + std::to_string(wide) +
+                     ", all}, the inverse folded to " + std::to_string(n / wide) +
+                     " points";
+            c.folded = true;
+            c.range = { 0, wide, 0 };
             cases.push_back(c);
         }
         {
