@@ -118,6 +118,8 @@ struct direct_shape {
 constexpr size_t max_direct_history = 32;
 constexpr size_t direct_group_items = 256;
 constexpr size_t direct_lane_items = 32;
+// Work-groups per compute unit below which the direct kernel splits its branches.
+constexpr size_t direct_groups_per_unit = 4;
 
 std::optional<direct_shape> plan_direct(size_t M,
                                         size_t D,
@@ -138,10 +140,13 @@ std::optional<direct_shape> plan_direct(size_t M,
     // levels cost more than the loads at M = 16 and 64 on the H100).
     d.lane_items = std::min({ M, direct_lane_items, std::max<size_t>(4, M / 4) });
     d.lanes = direct_group_items / d.lane_items;
-    // Enough work-groups to fill the device (8 per compute unit) at the most
-    // frames of a call: the branches split into blocks where runs are too few.
+    // Enough work-groups to fill the device at the most frames of a call: the
+    // branches split into blocks where runs are too few. A split costs the
+    // partial sums' traffic and a second kernel, so only below
+    // direct_groups_per_unit.
     const size_t runs = ceil_div(max_frames, d.run_frames * d.lanes);
-    const size_t wanted = ceil_div(8 * std::max<size_t>(1, compute_units), runs);
+    const size_t wanted =
+        ceil_div(direct_groups_per_unit * std::max<size_t>(1, compute_units), runs);
     const size_t blocks = std::clamp<size_t>(wanted, 1, ceil_div(M, d.lane_items));
     d.block_branches = ceil_div(ceil_div(M, blocks), d.lane_items) * d.lane_items;
     d.blocks = ceil_div(M, d.block_branches);
