@@ -21,7 +21,9 @@
  *     x[(b div NS)*NS*R + k + r*NS] = v[r]
  *
  * so that after the last stage the result is in natural order: the Stockham
- * auto-sort, with no digit-reversal pass. Work-item q handles butterflies
+ * auto-sort, with no digit-reversal pass. The stage functions take the
+ * transform's length (FFT_L, or a folded inverse's FOLDED_L below, which
+ * divides it: W(r*k, NS*R) is entry r*k*FFT_L/(NS*R) of the one table). Work-item q handles butterflies
  * q, q + FFT_T, ... of each stage; all loads of a stage finish (barrier) before
  * any store, so one local buffer suffices.
  *
