@@ -9,6 +9,7 @@
 #include <gnuradio/wideband/core/environment.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -175,21 +176,27 @@ double radix_cost(size_t length, const std::vector<unsigned>& radices)
     return 100.0 * radices.size() + 2.0 * max_regs + 20.0 * idle;
 }
 
-void search_radices(size_t length,
-                    size_t remaining,
+/*
+ * The radices (as a multiset, in supported_radices() order) whose cost is
+ * lowest; every stage costs at least stage_floor, which prunes the search.
+ */
+template <typename Cost>
+void search_radices(size_t remaining,
                     size_t max_radix_index,
                     std::vector<unsigned>& current,
-                    radix_choice& best)
+                    radix_choice& best,
+                    double stage_floor,
+                    const Cost& cost)
 {
     if (remaining == 1) {
-        const double c = radix_cost(length, current);
+        const double c = cost(current);
         if (c < best.cost) {
             best.cost = c;
             best.radices = current;
         }
         return;
     }
-    if (100.0 * (current.size() + 1) >= best.cost)
+    if (stage_floor * double(current.size() + 1) >= best.cost)
         return; // cannot beat the best with another stage
     const auto& radices = supported_radices();
     for (size_t i = max_radix_index; i < radices.size(); ++i) {
@@ -197,9 +204,31 @@ void search_radices(size_t length,
         if (remaining % r)
             continue;
         current.push_back(r);
-        search_radices(length, remaining / r, i, current, best);
+        search_radices(remaining / r, i, current, best, stage_floor, cost);
         current.pop_back();
     }
+}
+
+// A local-memory round trip and its barriers, in the units of fixed_threads_cost.
+constexpr double stage_round_trip = 32.0;
+
+/*
+ * For a transform on a given number of work-items, usually more than its
+ * butterflies (a folded inverse on the forward FFT's work-items): the critical
+ * path of one work-item, its rounds of radix-R codelets (about R (log2 R + 2)
+ * operations each) and a round trip per stage. Fewer stages break ties.
+ */
+double
+fixed_threads_cost(size_t length, size_t threads, const std::vector<unsigned>& radices)
+{
+    if (radices.size() > max_folded_stages)
+        return std::numeric_limits<double>::infinity();
+    double path = 0.0;
+    for (unsigned r : radices) {
+        const size_t rounds = ceil_div(length / r, threads);
+        path += stage_round_trip + double(rounds * r) * (std::log2(double(r)) + 2.0);
+    }
+    return path + 1e-3 * double(radices.size());
 }
 
 bool has_no_prime_above(size_t n, size_t largest)
@@ -268,7 +297,26 @@ std::vector<unsigned> choose_radices(size_t length)
                                     std::to_string(largest_codelet_prime));
     radix_choice best;
     std::vector<unsigned> current;
-    search_radices(length, length, 0, current, best);
+    search_radices(length, 0, current, best, 100.0, [&](const std::vector<unsigned>& r) {
+        return radix_cost(length, r);
+    });
+    return best.radices;
+}
+
+std::vector<unsigned> choose_radices_for_threads(size_t length, size_t threads)
+{
+    if (length == 1)
+        return {};
+    radix_choice best;
+    std::vector<unsigned> current;
+    search_radices(
+        length, 0, current, best, stage_round_trip, [&](const std::vector<unsigned>& r) {
+            return fixed_threads_cost(length, threads, r);
+        });
+    if (best.radices.empty())
+        throw std::invalid_argument("fft: on-chip length " + std::to_string(length) +
+                                    " has no FFT in " +
+                                    std::to_string(max_folded_stages) + " stages");
     return best.radices;
 }
 
@@ -424,10 +472,12 @@ fft_pass_plan with_threads(fft_pass_plan plan, size_t threads, size_t group)
     plan.threads = threads;
     plan.group = group;
     plan.max_regs = max_registers(plan.radices, plan.length, threads);
-    if (plan.fold > 1)
-        plan.max_regs = std::max(
-            plan.max_regs,
-            max_registers(plan.folded_radices, plan.length / plan.fold, threads));
+    if (plan.fold > 1) {
+        const size_t folded = plan.length / plan.fold;
+        plan.folded_radices = choose_radices_for_threads(folded, threads);
+        plan.max_regs =
+            std::max(plan.max_regs, max_registers(plan.folded_radices, folded, threads));
+    }
     return plan;
 }
 
@@ -444,7 +494,6 @@ fft_pass_plan with_folded_inverse(fft_pass_plan plan, size_t fold)
                                std::to_string(plan.length) + " points folded by " +
                                std::to_string(fold));
     plan.fold = fold;
-    plan.folded_radices = choose_radices(plan.length / fold);
     return with_threads(plan, plan.threads, plan.group);
 }
 

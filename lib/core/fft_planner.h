@@ -74,6 +74,11 @@ bool is_codelet_smooth(size_t n);
 
 //! The radices of an on-chip FFT of length L (is_codelet_smooth(L)), in stage order.
 std::vector<unsigned> choose_radices(size_t length);
+constexpr size_t max_folded_stages = 6; //!< the FOLDED_RADIX_s slots of fft_stages.cl
+//! The radices of an on-chip FFT of \p length points on \p threads work-items
+//! each (a folded inverse on its forward FFT's), for the shortest path of one
+//! work-item, in at most max_folded_stages stages.
+std::vector<unsigned> choose_radices_for_threads(size_t length, size_t threads);
 
 /*!
  * \brief The lengths of the passes of a transform of n points (product = n),
@@ -169,7 +174,6 @@ fft_pass_plan with_threads(fft_pass_plan plan, size_t threads, size_t group);
 //! output can run its inverse FFT on length / fold points (fold divides length,
 //! leaves at least 2 points and their FFT takes at most max_folded_stages).
 bool can_fold(size_t length, size_t fold);
-constexpr size_t max_folded_stages = 6; //!< the FOLDED_RADIX_s slots of fft_stages.cl
 
 //! \p plan (a fused convolution's one pass) with its inverse FFT folded
 //! (can_fold(plan.length, fold)); registers for both FFTs.
