@@ -210,25 +210,31 @@ void search_radices(size_t remaining,
 }
 
 /*
+ * A local-memory round trip of one stage of a transform on \p threads
+ * work-items, in the operations of fixed_threads_cost: half their count. Fitted
+ * on the H200 (docs/fft-tuning-notes.md, "the folded inverse's radices"): 256
+ * points on 64 work-items ran 1.27x faster as 8x8x4 than as 16x16 and 1.20x
+ * faster than as 4x4x4x4; 2048 on 256 1.07x faster as 16x16x8 than as 8x8x8x4,
+ * 1024 on 256 1.18x faster as 16x8x8 than as 16x16x4.
+ */
+double stage_round_trip(size_t threads) { return 0.5 * double(threads); }
+
+/*
  * For a transform on a given number of work-items, usually more than its
  * butterflies (a folded inverse on the forward FFT's work-items): the critical
  * path of one work-item, its rounds of radix-R codelets (about R (log2 R + 2)
- * operations each), and a local-memory round trip per stage that costs more
- * the more work-items a transform has (3/8 of them, in those operations). Fewer
- * stages break ties. Fitted on the H200 (docs/fft-tuning-notes.md, "the folded
- * inverse's radices"): 256 points on 64 work-items run 1.27x faster as 8x8x4
- * than as 16x16, 2048 on 256 1.07x faster as 16x16x8 than as 8x8x8x4.
+ * operations each) and a round trip per stage. Fewer stages break ties.
  */
 double
 fixed_threads_cost(size_t length, size_t threads, const std::vector<unsigned>& radices)
 {
     if (radices.size() > max_folded_stages)
         return std::numeric_limits<double>::infinity();
-    const double round_trip = 0.375 * double(threads);
     double path = 0.0;
     for (unsigned r : radices) {
         const size_t rounds = ceil_div(length / r, threads);
-        path += round_trip + double(rounds * r) * (std::log2(double(r)) + 2.0);
+        path +=
+            stage_round_trip(threads) + double(rounds * r) * (std::log2(double(r)) + 2.0);
     }
     return path + 1e-3 * double(radices.size());
 }
@@ -315,7 +321,7 @@ std::vector<unsigned> choose_radices_for_threads(size_t length, size_t threads)
                    0,
                    current,
                    best,
-                   0.375 * double(threads),
+                   stage_round_trip(threads),
                    [&](const std::vector<unsigned>& r) {
                        return fixed_threads_cost(length, threads, r);
                    });
