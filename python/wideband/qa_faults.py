@@ -228,8 +228,9 @@ class qa_faults(gr_unittest.TestCase):
                 self.tb.start()
                 wait_for(self, lambda: len(sink.data()) >= delivered)
                 with mock.patch.dict(os.environ, {"WIDEBAND_FAULT": "build"}):
-                    ours.set_taps(random_taps(rng, 4000) if name == "fft_filter_ccf"
-                                  else new)
+                    # one tap more than the running FFT length holds
+                    ours.set_taps(random_taps(rng, ours.fft_size() + 1)
+                                  if name == "fft_filter_ccf" else new)
                     hold.opened.set()
                     waiter = threading.Thread(target=self.tb.wait, daemon=True)
                     waiter.start()
