@@ -23,9 +23,9 @@
  * so that after the last stage the result is in natural order: the Stockham
  * auto-sort, with no digit-reversal pass. The stage functions take the
  * transform's length (FFT_L, or a folded inverse's FOLDED_L below, which
- * divides it: W(r*k, NS*R) is entry r*k*FFT_L/(NS*R) of the one table). Work-item q handles butterflies
- * q, q + FFT_T, ... of each stage; all loads of a stage finish (barrier) before
- * any store, so one local buffer suffices.
+ * divides it: W(r*k, NS*R) is entry r*k*FFT_L/(NS*R) of the one table).
+ * Work-item q handles butterflies q, q + FFT_T, ... of each stage; all loads
+ * of a stage finish (barrier) before any store, so one local buffer suffices.
  *
  * Build options (set by the planner):
  *   FFT_L, FFT_T                 points and work-items per transform
@@ -95,7 +95,8 @@ ALWAYS_INLINE float2 stage_twiddle(TWIDDLE_SPACE const float2* twiddles, uint t,
 }
 
 /* The inputs of work-item q's butterflies of a radix-R stage, from the tile. */
-ALWAYS_INLINE void stage_load(__local const float2* tile, float2* v, const int N, const int R, uint q)
+ALWAYS_INLINE void
+stage_load(__local const float2* tile, float2* v, const int N, const int R, uint q)
 {
 #pragma unroll
     for (int m = 0; m < BUTTERFLY_ROUNDS_OF(N, R); ++m) {
@@ -109,8 +110,13 @@ ALWAYS_INLINE void stage_load(__local const float2* tile, float2* v, const int N
 }
 
 /* Twiddles and DFT-R of work-item q's butterflies, in registers. */
-ALWAYS_INLINE void stage_compute(
-    float2* v, const int N, const int R, const int NS, const int dir, uint q, TWIDDLE_SPACE const float2* twiddles)
+ALWAYS_INLINE void stage_compute(float2* v,
+                                 const int N,
+                                 const int R,
+                                 const int NS,
+                                 const int dir,
+                                 uint q,
+                                 TWIDDLE_SPACE const float2* twiddles)
 {
 #pragma unroll
     for (int m = 0; m < BUTTERFLY_ROUNDS_OF(N, R); ++m) {
@@ -138,7 +144,8 @@ ALWAYS_INLINE void stage_compute(
 }
 
 /* The outputs of work-item q's butterflies, to their Stockham positions in the tile. */
-ALWAYS_INLINE void stage_store(__local float2* tile, const float2* v, const int N, const int R, const int NS, uint q)
+ALWAYS_INLINE void stage_store(
+    __local float2* tile, const float2* v, const int N, const int R, const int NS, uint q)
 {
 #pragma unroll
     for (int m = 0; m < BUTTERFLY_ROUNDS_OF(N, R); ++m) {
