@@ -95,8 +95,8 @@ ALWAYS_INLINE float2 stage_twiddle(TWIDDLE_SPACE const float2* twiddles, uint t,
 }
 
 /* The inputs of work-item q's butterflies of a radix-R stage, from the tile. */
-ALWAYS_INLINE void
-stage_load(__local const float2* tile, float2* v, const int N, const int R, uint q)
+ALWAYS_INLINE void stage_load(
+    __local const float2* tile, float2* v, const int N, const int R, uint q)
 {
 #pragma unroll
     for (int m = 0; m < BUTTERFLY_ROUNDS_OF(N, R); ++m) {
