@@ -161,12 +161,15 @@ taps_setup fft_filter::impl::prepare(const std::vector<std::complex<float>>& tap
     co.input_format = input_format;
     co.real_output = real_output;
     co.real_filter = real_output;
-    // The first kept output of a block is its valid output T - 1. With the taps
-    // moved back by lag = (T - 1) mod D (circularly, the first lag at the end),
-    // output e of the circular convolution is the unmoved one's e + lag, so the
-    // kept outputs lie at multiples of D: the convolution's inverse FFT then
-    // computes only those (fft_convolution's folding).
-    const size_t lag = (T - 1) % D;
+    // The first kept output of a block is its valid output T - 1. Where the
+    // convolution is one kernel that can fold, the taps are moved back by lag =
+    // (T - 1) mod D (circularly, the first lag at the end): output e of the
+    // circular convolution is the unmoved one's e + lag, so the kept outputs lie
+    // at multiples of D and the inverse FFT computes only those
+    // (fft_convolution's folding).
+    const fft_device_limits limits = fft_device_limits::for_device(ctx->info());
+    const bool folds = s.L <= max_on_chip_length(limits, false) && can_fold(s.L, D);
+    const size_t lag = folds ? (T - 1) % D : 0;
     co.output_range = { T - 1 - lag, D, s.B / D };
     s.convolution.reset(new fft_convolution(ctx, s.L, co));
 
@@ -389,10 +392,13 @@ void fft_filter::set_taps(const std::vector<std::complex<float>>& taps)
 {
     check_taps(taps, d_impl->real_output);
     impl& im = *d_impl;
-    // Keeping the FFT length while it holds the taps keeps the kernels (no new
-    // build at run time) and the block size.
-    const bool fits = block_step_for(im.current.L, taps.size(), im.D) >= im.D;
-    taps_setup next = im.prepare(taps, fits ? im.current.L : 0);
+    // Keeping the FFT length keeps the kernels (no new build at run time) and
+    // the block size, while it holds the taps with a block step of at least
+    // half of it: beyond, the overlap would cost more than a build (48 -> 4000
+    // taps at D = 8 would keep 4096 points to step 96 samples a block).
+    const size_t L = im.current.L, step = block_step_for(L, taps.size(), im.D);
+    const bool keep = step >= im.D && 2 * step >= L;
+    taps_setup next = im.prepare(taps, keep ? L : 0);
     im.window->set_history(taps.size() - 1, next.L);
     im.current = std::move(next);
 }

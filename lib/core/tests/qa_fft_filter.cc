@@ -610,8 +610,10 @@ BOOST_AUTO_TEST_CASE(set_taps_between_calls)
 }
 
 /*
- * The header: set_taps() keeps the fft_size "while it still fits" the taps,
- * otherwise a new one is chosen. Same length and shorter taps keep it.
+ * The header: set_taps() keeps the fft_size while it holds the taps with a
+ * block step of at least half of it, otherwise the one a new filter would
+ * choose. Same length and shorter taps keep it; taps that leave a shorter step
+ * do not.
  */
 BOOST_AUTO_TEST_CASE(set_taps_keeps_the_fft_size_while_the_taps_fit)
 {
@@ -634,6 +636,14 @@ BOOST_AUTO_TEST_CASE(set_taps_keeps_the_fft_size_while_the_taps_fit)
                    wideband_reference::fir(x, shorter, D, 1500, 3000),
                    l2_bound,
                    e.name() + ", shorter");
+    // Taps that L holds only with a block step below L / 2.
+    const size_t T = L - L / 2 + 2;
+    BOOST_REQUIRE(block_step_for(L, T, D) >= D && 2 * block_step_for(L, T, D) < L);
+    e.f.set_taps(random_taps(T, 3105));
+    BOOST_TEST(e.f.fft_size() ==
+                   core::fft_filter::choose_fft_size(context()->info(), T, D),
+               T << " taps kept fft_size " << L << " for a block step of "
+                 << block_step_for(L, T, D));
 }
 
 /*

@@ -105,8 +105,9 @@ public:
                    const std::vector<cl::Event>& wait = {});
 
     /*!
-     * New taps from the next enqueue() on (the same fft_size while it still
-     * fits them, otherwise a new one is chosen); the history is kept, and when
+     * New taps from the next enqueue() on (the same fft_size while it holds
+     * them with a block step of at least half of it, otherwise the one a new
+     * filter would choose); the history is kept, and when
      * the taps grow, samples older than it held are taken as zero. If it
      * throws, the filter is unchanged.
      */
