@@ -430,7 +430,7 @@ private:
             m.note = std::string(m.direct    ? "rotated sums, no FFT"
                                  : m.sliding ? "fused kernel, sliding history"
                                  : m.fused   ? "fused FIR + FFT kernel"
-                                             : "FIR, FFT plan, gather") +
+                                             : "FIR passes, FFT plan, gather") +
                      ", D=" + std::to_string(engine.decimation()) + ", " +
                      std::to_string(engine.frames_for(m.samples)) + " frames per call";
             m.check = check_engine(row, engine, d_compute, out, stride);
@@ -750,11 +750,15 @@ private:
                     ": use a smaller --samples-log2");
             cl::Buffer out(d_ctx->context(), CL_MEM_READ_WRITE, bytes);
             d_results.push_back(measure_device_resident(index, "engine", out, frames));
-            const bool direct = d_results.back().direct;
-            if (d_opt.per_frame && d_results.back().sliding)
+            const bool direct = d_results.back().direct,
+                       sliding = d_results.back().sliding,
+                       passes = !d_results.back().fused && !direct;
+            // The fused per-frame kernel where the engine takes another: the
+            // sliding history, or the passes where that does not fit.
+            if (d_opt.per_frame && (sliding || passes))
                 d_results.push_back(
                     measure_device_resident(index, "per_frame", out, frames));
-            if (d_opt.unfused)
+            if (d_opt.unfused && !passes)
                 d_results.push_back(
                     measure_device_resident(index, "unfused", out, frames));
             if (direct) // beside the FFT path it replaces

@@ -184,7 +184,8 @@ public:
         kernel_args channelize, fir, gather, direct_finish;
         cl::Buffer roots, partial; // when direct
         fft_pass_plan pass;
-        std::shared_ptr<fft_plan> fft; // when not fused
+        bool sliding_fir = false;      // when not fused: pfb_fir_sliding
+        std::shared_ptr<fft_plan> fft; // when not fused: frame-major spectra
         cl::Buffer stage_twiddles;
         cl::Buffer fft_input, spectra; // when not fused
     };
@@ -192,6 +193,7 @@ public:
     // what the next enqueue() uses
     std::vector<float> taps;
     std::vector<size_t> map;
+    bool map_is_identity = false; // every channel, in order
     size_t K = 0;
     kernel_set kernels;
     cl::Buffer taps_buffer;
@@ -226,6 +228,14 @@ public:
                      size_t row_stride,
                      const std::vector<cl::Event>& deps);
     kernel_set build_kernels(size_t taps_per_branch, size_t slots) const;
+    //! Whether the FIR and the FFT are one kernel for K taps per branch and S
+    //! output slots (not the direct kernel's), with its plan.
+    struct fused_choice {
+        bool fused = false;
+        fft_pass_plan pass;
+        std::optional<sliding_shape> sliding;
+    };
+    fused_choice choose_fused(size_t taps_per_branch, size_t slots) const;
     //! The direct kernel's shape for K taps per branch and S slots, if it applies.
     std::optional<direct_shape> direct_for(size_t taps_per_branch, size_t slots) const
     {
@@ -239,6 +249,8 @@ public:
     }
     //! Frames per work-group of the sliding kernel for a call of \p frames frames.
     size_t run_frames(size_t frames) const;
+    //! Frames per work-item of pfb_fir_sliding for a call of \p frames frames.
+    size_t sliding_fir_run_frames(size_t frames) const;
     std::string options(size_t taps_per_branch) const;
 };
 
@@ -255,10 +267,6 @@ std::string pfb_channelizer::impl::options(size_t taps_per_branch) const
 pfb_channelizer::impl::kernel_set
 pfb_channelizer::impl::build_kernels(size_t taps_per_branch, size_t slots) const
 {
-    const fft_device_limits limits = fft_device_limits::for_device(ctx->info());
-    size_t fused_limit = max_on_chip_length(limits, false);
-    if (max_fused_channels)
-        fused_limit = std::min(fused_limit, max_fused_channels);
     kernel_set k;
     const cl::Context& cl_ctx = ctx->context();
     const std::string common = options(taps_per_branch);
@@ -290,18 +298,11 @@ pfb_channelizer::impl::build_kernels(size_t taps_per_branch, size_t slots) const
         return k;
     }
 
-    k.fused = M <= fused_limit && is_codelet_smooth(M);
+    const fused_choice choice = choose_fused(taps_per_branch, slots);
+    k.fused = choice.fused;
+    k.pass = choice.pass;
+    k.sliding = choice.sliding;
     if (k.fused) {
-        // FFT inputs come from adjacent branches (adjacent addresses); outputs are
-        // rows per channel (adjacent frames) or vectors per frame (adjacent channels).
-        const fft_pass_io in{ true, false };
-        const fft_pass_io out{ layout == channel_layout::frame_major,
-                               layout == channel_layout::channel_major };
-        k.pass = plan_pass(M, M, 1, in, out, limits);
-        using mode = pfb_channelizer_options::history_mode;
-        if (history_mode == mode::sliding ||
-            (history_mode == mode::automatic && ctx->info().local_mem_is_dedicated))
-            k.sliding = plan_channelizer_sliding(M, D, taps_per_branch, k.pass, limits);
         std::ostringstream o;
         if (k.sliding) {
             const sliding_shape& s = *k.sliding;
@@ -329,13 +330,14 @@ pfb_channelizer::impl::build_kernels(size_t taps_per_branch, size_t slots) const
                                               core::stage_twiddles(M).data())
                                  : cl::Buffer(cl_ctx, CL_MEM_READ_ONLY, 8);
     } else {
-        k.fir = kernel_args(*ctx, "pfb_fir.cl", common, "pfb_fir_frames");
-        k.gather = kernel_args(*ctx, "pfb_fir.cl", common, "pfb_gather_channels");
+        k.sliding_fir = M % D == 0;
+        const std::string o =
+            k.sliding_fir ? common + " -DOVERSAMPLING=" + std::to_string(M / D) : common;
+        k.fir = kernel_args(
+            *ctx, "pfb_fir.cl", o, k.sliding_fir ? "pfb_fir_sliding" : "pfb_fir_frames");
+        k.gather = kernel_args(*ctx, "pfb_fir.cl", o, "pfb_gather_channels");
         fft_options fo;
         fo.batch = max_frames;
-        // channel-major spectra: channel c's frames in a row of max_frames
-        fo.output.stride = max_frames;
-        fo.output.distance = 1;
         k.fft = std::make_shared<fft_plan>(ctx, M, fo);
         k.fft_input = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, max_frames * M * 8);
         k.spectra = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, max_frames * M * 8);
@@ -348,13 +350,15 @@ void pfb_channelizer::impl::configure(std::vector<float> new_taps,
 {
     const size_t new_k = ceil_div(new_taps.size(), M);
     check_sizes(ctx->info(), M, new_k, new_map.size(), { D, max_frames, max_input });
-    // The kernels depend on K and, for the direct one, on the number of slots.
     const auto direct_slots = [](const std::optional<direct_shape>& d) {
         return d ? d->slots : 0;
     };
+    // The kernels depend on K and on the number of slots (the direct kernel's;
+    // the fused kernel or the passes).
     const bool same_kernels =
         window && new_k == K &&
-        direct_slots(direct_for(new_k, new_map.size())) == direct_slots(kernels.direct);
+        direct_slots(direct_for(new_k, new_map.size())) == direct_slots(kernels.direct) &&
+        (kernels.direct || choose_fused(new_k, new_map.size()).fused == kernels.fused);
     kernel_set new_kernels =
         same_kernels ? kernels : build_kernels(new_k, new_map.size());
 
@@ -392,6 +396,9 @@ void pfb_channelizer::impl::configure(std::vector<float> new_taps,
     K = new_k;
     taps = std::move(new_taps);
     map = std::move(new_map);
+    map_is_identity = map.size() == M;
+    for (size_t s = 0; s < map.size(); ++s)
+        map_is_identity = map_is_identity && map[s] == s;
     kernels = std::move(new_kernels);
     taps_buffer = new_taps_buffer;
     first_slot = new_first;
@@ -620,26 +627,97 @@ cl::Event pfb_channelizer::impl::launch(const cl::CommandQueue& queue,
     }
     set_fir_inputs(ks.fir);
     ks.fir.set("fft_input", ks.fft_input);
-    queue.enqueueNDRangeKernel(ks.fir.ready(),
-                               cl::NullRange,
-                               cl::NDRange(ceil_div(M * frames, 64) * 64),
-                               cl::NDRange(64),
-                               after.empty() ? nullptr : &after,
-                               &event);
+    constexpr size_t fir_group = 64;
+    if (ks.sliding_fir) {
+        const size_t run = sliding_fir_run_frames(frames);
+        ks.fir.set("run_frames", static_cast<cl_uint>(run));
+        queue.enqueueNDRangeKernel(
+            ks.fir.ready(),
+            cl::NullRange,
+            cl::NDRange(ceil_div(M, fir_group) * fir_group, ceil_div(frames, run)),
+            cl::NDRange(fir_group, 1),
+            after.empty() ? nullptr : &after,
+            &event);
+    } else {
+        queue.enqueueNDRangeKernel(
+            ks.fir.ready(),
+            cl::NullRange,
+            cl::NDRange(ceil_div(M * frames, fir_group) * fir_group),
+            cl::NDRange(fir_group),
+            after.empty() ? nullptr : &after,
+            &event);
+    }
     after.assign(1, event);
+    // Every channel in order, frame after frame, is the FFT's own output.
+    if (map_is_identity && layout == channel_layout::frame_major)
+        return ks.fft->enqueue_at(
+            queue, ks.fft_input, 0, output, out_offset, after, frames);
     event = ks.fft->enqueue(queue, ks.fft_input, ks.spectra, after, frames);
     after.assign(1, event);
     ks.gather.set("spectra", ks.spectra);
-    ks.gather.set("frames", static_cast<cl_uint>(max_frames));
+    ks.gather.set("frames", static_cast<cl_uint>(frames));
     ks.gather.set("channel_of_slot", channel_of_slot);
     set_outputs(ks.gather);
-    queue.enqueueNDRangeKernel(ks.gather.ready(),
-                               cl::NullRange,
-                               cl::NDRange(frames, slots),
-                               cl::NullRange,
-                               &after,
-                               &event);
+    constexpr size_t tile = 32, rows = 8; // GATHER_TILE, GATHER_ROWS
+    const bool transpose = layout == channel_layout::channel_major;
+    queue.enqueueNDRangeKernel(
+        ks.gather.ready(),
+        cl::NullRange,
+        transpose
+            ? cl::NDRange(ceil_div(slots, tile) * tile, ceil_div(frames, tile) * rows)
+            : cl::NDRange(ceil_div(slots, fir_group) * fir_group, frames),
+        transpose ? cl::NDRange(tile, rows) : cl::NDRange(fir_group, 1),
+        &after,
+        &event);
     return event;
+}
+
+pfb_channelizer::impl::fused_choice
+pfb_channelizer::impl::choose_fused(size_t taps_per_branch, size_t slots) const
+{
+    const fft_device_limits limits = fft_device_limits::for_device(ctx->info());
+    size_t fused_limit = max_on_chip_length(limits, false);
+    if (max_fused_channels)
+        fused_limit = std::min(fused_limit, max_fused_channels);
+    fused_choice c;
+    if (M > fused_limit || !is_codelet_smooth(M))
+        return c;
+    // FFT inputs come from adjacent branches (adjacent addresses); outputs are
+    // rows per channel (adjacent frames) or vectors per frame (adjacent channels).
+    const fft_pass_io in{ true, false };
+    const fft_pass_io out{ layout == channel_layout::frame_major,
+                           layout == channel_layout::channel_major };
+    c.pass = plan_pass(M, M, 1, in, out, limits);
+    using mode = pfb_channelizer_options::history_mode;
+    const bool gpu = ctx->info().local_mem_is_dedicated;
+    if (history_mode == mode::sliding || (history_mode == mode::automatic && gpu))
+        c.sliding = plan_channelizer_sliding(M, D, taps_per_branch, c.pass, limits);
+    // Its barriers and stores per step want 4 frames or more: with 2 (M = 2048,
+    // K = 8 on the H200) it ran at 0.55 of the passes below, while every shape
+    // of 4 or more frames per step ran 1.5-1.8x faster than they.
+    constexpr size_t min_sliding_step = 4;
+    if (c.sliding && history_mode == mode::automatic &&
+        c.sliding->pass.group < min_sliding_step)
+        c.sliding.reset();
+    // Where the branches' histories do not fit a work-group, the FIR pass keeps
+    // one branch's in each work-item instead of reading every sample K times as
+    // the fused per-frame kernel does: 1.8-2.3x faster at M = 4096 with every
+    // channel on the H200, 0.92x for 20 of them and 0.97x for 128 (the fused
+    // kernel computes only the mapped outputs), 1.34x for 256: the passes from
+    // M / 16 channels on (docs/benchmarks.md, "The channelizer's FIR pass with a
+    // sliding history").
+    const bool passes = !c.sliding && history_mode == mode::automatic && gpu &&
+                        M % D == 0 && 16 * slots >= M;
+    c.fused = !passes;
+    return c;
+}
+
+size_t pfb_channelizer::impl::sliding_fir_run_frames(size_t frames) const
+{
+    // Long runs load the (K - 1) r samples before a run fewer times; enough
+    // runs keep every compute unit busy (2048 branch-runs each).
+    const size_t runs_wanted = ctx->info().compute_units * 2048 / M + 1;
+    return std::clamp<size_t>(frames / runs_wanted, 16, 256);
 }
 
 size_t pfb_channelizer::impl::run_frames(size_t frames) const

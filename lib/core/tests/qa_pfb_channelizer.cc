@@ -478,6 +478,49 @@ BOOST_AUTO_TEST_CASE(fused_and_unfused_paths)
 }
 
 /*
+ * The unfused path where D divides M (pfb_fir_sliding: each branch's history in
+ * a work-item) against the reference and the fused per-frame kernel: calls of
+ * hundreds of frames, so that a call has many runs of frames, r = 1 and r = 2
+ * with K = 16, both layouts, all channels in order (frame-major: the FFT writes
+ * the output itself) and a map with a repeated channel, integer input.
+ */
+BOOST_AUTO_TEST_CASE(sliding_fir_pass)
+{
+    accuracy worst;
+    const std::tuple<size_t, size_t, size_t> sizes[] = { { 64, 32, 16 * 64 - 5 },
+                                                         { 48, 48, 8 * 48 } };
+    for (auto [M, D, ntaps] : sizes)
+        for (channel_layout layout :
+             { channel_layout::channel_major, channel_layout::frame_major })
+            for (bool all : { true, false }) {
+                config cfg;
+                cfg.channels = M;
+                cfg.decimation = D;
+                cfg.layout = layout;
+                if (!all)
+                    cfg.map = { 3, 0, M - 1, 3 };
+                cfg.max_direct_channels = 0;
+                cfg.max_input_samples = 700 * D;
+                const std::vector<float> taps = random_taps(ntaps, 60 + M);
+                cfg.max_fused_channels = 1;
+                const stream_result passes =
+                    check_stream(cfg, taps, 1500, 61 + M, &worst);
+                BOOST_TEST(!passes.fused);
+                cfg.max_fused_channels = 0;
+                cfg.history = core::pfb_channelizer_options::history_mode::per_frame;
+                const stream_result fused = check_stream(cfg, taps, 1500, 61 + M, &worst);
+                check_frames(passes.frames,
+                             fused.frames,
+                             "M=" + std::to_string(M) + " passes vs fused",
+                             2 * l2_bound);
+                cfg.max_fused_channels = 1;
+                cfg.input_format = core::sample_format::sc16;
+                check_stream(cfg, taps, 200, 62 + M, &worst);
+            }
+    BOOST_TEST_MESSAGE("worst: " << format(worst));
+}
+
+/*
  * The fused kernel with a sliding history (D divides M) against the one that
  * reads every frame's samples: calls of hundreds of frames, so that runs of
  * frames span several work-groups and end mid-step; r = 1 with
@@ -675,6 +718,48 @@ BOOST_AUTO_TEST_CASE(channel_maps)
                 first_frame += frames;
             }
         }
+}
+
+/*
+ * Map changes that move a GPU's engine between the separate passes (every
+ * channel of M = 1024, K = 16, r = 2, whose branch histories do not fit a
+ * work-group) and the fused kernel (20 channels: it computes only those); on
+ * other devices the same stream through the fused kernel alone.
+ */
+BOOST_AUTO_TEST_CASE(map_changes_between_passes_and_fused)
+{
+    const size_t M = 1024, D = 512;
+    const std::vector<float> taps = random_taps(16 * M, 55);
+    std::vector<size_t> twenty;
+    for (size_t c = 0; c < 20; ++c)
+        twenty.push_back((c * 211) % M);
+    config cfg;
+    cfg.channels = M;
+    cfg.decimation = D;
+    cfg.max_direct_channels = 0;
+    cfg.max_input_samples = 16 * D;
+    engine e(cfg, taps);
+    const size_t N = 48 * D + 5;
+    const std::vector<cfloat> x = random_signal(N, 56);
+    const std::vector<std::vector<size_t>> sequence = { {}, twenty, {} };
+    size_t begin = 0, first_frame = 0;
+    for (size_t i = 0; i < sequence.size(); ++i) {
+        if (i > 0)
+            e.ch.set_channel_map(sequence[i]);
+        const std::vector<size_t> map =
+            sequence[i].empty() ? all_channels(M) : sequence[i];
+        const size_t n = i + 1 < sequence.size() ? N / 3 : N - begin;
+        BOOST_TEST_MESSAGE(e.name() << (e.ch.fused() ? ": fused" : ": passes") << ", "
+                                    << map.size() << " channels");
+        const frames_by_slot y = e.run(x, begin, random_chunks(n, D, 16 * D, 57 + i));
+        begin += n;
+        const size_t frames = begin / D - first_frame;
+        check_frames(
+            y,
+            wideband_reference::pfb_channelizer(x, taps, M, D, map, first_frame, frames),
+            e.name() + ", map change " + std::to_string(i));
+        first_frame += frames;
+    }
 }
 
 /*

@@ -53,9 +53,12 @@ struct WIDEBAND_CORE_API pfb_channelizer_options {
     size_t max_fused_channels = 0;
     /*!
      * How the fused kernel reads its samples (tuning and tests): automatic takes
-     * the sliding history where it fits on a device with on-chip local memory
-     * (a GPU; on CPUs the caches serve the repeated reads and the per-frame
-     * kernel runs several times faster); sliding wherever it fits; per_frame
+     * the sliding history where it fits with 4 or more frames per step on a
+     * device with on-chip local memory (a GPU; on CPUs the caches serve the
+     * repeated reads and the per-frame kernel runs several times faster), and
+     * where it does not there, D divides M and at least M/16 channels are
+     * mapped, the separate FIR (each branch's history in a work-item's
+     * registers), FFT and gather passes; sliding wherever it fits; per_frame
      * reads each frame's K*M samples.
      */
     enum class history_mode { automatic, sliding, per_frame };
