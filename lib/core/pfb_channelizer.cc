@@ -692,13 +692,17 @@ pfb_channelizer::impl::choose_fused(size_t taps_per_branch, size_t slots) const
     const bool gpu = ctx->info().local_mem_is_dedicated;
     if (history_mode == mode::sliding || (history_mode == mode::automatic && gpu))
         c.sliding = plan_channelizer_sliding(M, D, taps_per_branch, c.pass, limits);
-    // Its barriers and stores per step want 4 frames or more: with 2 (M = 2048,
-    // K = 8 on the H200) it ran at 0.55 of the passes below, while every shape
-    // of 4 or more frames per step ran 1.5-1.8x faster than they.
+    // Its barriers and stores per step want 4 frames or more: where local
+    // memory holds fewer frames of the FFT (M = 2048, K = 8 on the H200: 2) it
+    // ran at 0.55 of the passes below, while every shape of 4 or more frames per
+    // step ran 1.5-1.8x faster than they.
     constexpr size_t min_sliding_step = 4;
-    if (c.sliding && history_mode == mode::automatic &&
-        c.sliding->pass.group < min_sliding_step)
-        c.sliding.reset();
+    if (c.sliding && history_mode == mode::automatic) {
+        const fft_pass_plan& p = c.sliding->pass;
+        if (p.group < min_sliding_step &&
+            p.tile_bytes() / p.group * min_sliding_step > limits.local_bytes)
+            c.sliding.reset();
+    }
     // Where the branches' histories do not fit a work-group, the FIR pass keeps
     // one branch's in each work-item instead of reading every sample K times as
     // the fused per-frame kernel does: 1.8-2.3x faster at M = 4096 with every
