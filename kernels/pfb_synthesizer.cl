@@ -21,7 +21,8 @@
  * odd j has the other parity, so filter i's input at its odd taps is the same
  * half of y as filter M + i's at its even taps).
  *
- * Every size is an argument, so one program serves every engine.
+ * The scatter takes every size as an argument (one program for every engine),
+ * the filters are built for theirs.
  *
  * Built with HISTORY (below), the same in one pass, pfb_synthesize_sliding.
  */
@@ -49,35 +50,75 @@ __kernel void pfb_synth_scatter(__global const float2* window,
         i >= 0 ? window[first + g * inputs + (uint)i] : (float2)(0.0f, 0.0f);
 }
 
+#ifdef TAPS_PER_BRANCH
 /*
  * Output i of frame f of the call, from the transformed frames spectra[g P
  * ...], g = 0 .. frames + K - 2, of which frame f's is g = f + K - 1 (the
  * K - 1 before it being the history). first_parity is the stream frame
- * number of frame 0, mod 2; twox_half is M with twox, else 0. taps holds the
- * prototype zero padded to K M.
+ * number of frame 0, mod 2. taps holds the prototype zero padded to K M.
+ * Work-item (i, run) computes output i of run_frames consecutive frames and
+ * keeps the last K values y[i] (and, with TWOX, y[M + i]) in registers,
+ * shifted by one each frame, so that each transformed value is read once per
+ * run (plus K - 1 frames of warm-up) instead of K times. Adjacent work-items
+ * take adjacent outputs. Build options: CHANNELS (M), POINTS (P),
+ * TAPS_PER_BRANCH (K), TWOX.
  */
 __kernel void pfb_synth_fir(__global const float2* spectra,
-                            uint channels,
-                            uint points,
-                            uint taps_per_branch,
                             uint frames,
                             uint first_parity,
-                            uint twox_half,
                             __global const float* taps,
                             __global float2* out,
-                            uint out_offset)
+                            uint out_offset,
+                            uint run_frames)
 {
-    const uint n = get_global_id(0);
-    const uint f = n / channels, i = n % channels;
-    if (f >= frames)
+    const uint i = get_global_id(0);
+    const uint first = get_global_id(1) * run_frames;
+    if (i >= CHANNELS || first >= frames)
         return;
-    const uint offset = ((first_parity + f) & 1) ? 0 : twox_half;
-    const uint newest = f + taps_per_branch - 1;
-    float2 sum = (float2)(0.0f, 0.0f);
-    for (uint j = 0; j < taps_per_branch; ++j)
-        sum += taps[i + j * channels] * spectra[(newest - j) * points + offset + i];
-    out[out_offset + n] = sum;
+    const uint end = min(first + run_frames, frames);
+    float h[TAPS_PER_BRANCH];
+#pragma unroll
+    for (uint j = 0; j < TAPS_PER_BRANCH; ++j)
+        h[j] = taps[i + j * CHANNELS];
+    /* [j]: the value of frame f - j; upper: y[M + i], used by even stream frames */
+    float2 lower[TAPS_PER_BRANCH];
+#if TWOX
+    float2 upper[TAPS_PER_BRANCH];
+#endif
+#pragma unroll
+    for (uint j = 1; j < TAPS_PER_BRANCH; ++j) {
+        const uint g = first + TAPS_PER_BRANCH - 1 - j;
+        lower[j] = spectra[g * POINTS + i];
+#if TWOX
+        upper[j] = spectra[g * POINTS + CHANNELS + i];
+#endif
+    }
+    for (uint f = first; f < end; ++f) {
+        const uint g = f + TAPS_PER_BRANCH - 1;
+        lower[0] = spectra[g * POINTS + i];
+#if TWOX
+        upper[0] = spectra[g * POINTS + CHANNELS + i];
+        const bool use_upper = ((first_parity + f) & 1) == 0;
+#endif
+        float2 sum = (float2)(0.0f, 0.0f);
+#pragma unroll
+        for (uint j = 0; j < TAPS_PER_BRANCH; ++j)
+#if TWOX
+            sum += h[j] * (use_upper ? upper[j] : lower[j]);
+#else
+            sum += h[j] * lower[j];
+#endif
+        out[out_offset + f * CHANNELS + i] = sum;
+#pragma unroll
+        for (uint j = TAPS_PER_BRANCH - 1; j > 0; --j) {
+            lower[j] = lower[j - 1];
+#if TWOX
+            upper[j] = upper[j - 1];
+#endif
+        }
+    }
 }
+#endif /* TAPS_PER_BRANCH */
 
 #else /* HISTORY: the one-pass kernel */
 

@@ -249,8 +249,6 @@ public:
     }
     //! Frames per work-group of the sliding kernel for a call of \p frames frames.
     size_t run_frames(size_t frames) const;
-    //! Frames per work-item of pfb_fir_sliding for a call of \p frames frames.
-    size_t sliding_fir_run_frames(size_t frames) const;
     std::string options(size_t taps_per_branch) const;
 };
 
@@ -629,7 +627,7 @@ cl::Event pfb_channelizer::impl::launch(const cl::CommandQueue& queue,
     ks.fir.set("fft_input", ks.fft_input);
     constexpr size_t fir_group = 64;
     if (ks.sliding_fir) {
-        const size_t run = sliding_fir_run_frames(frames);
+        const size_t run = branch_run_frames(frames, M, ctx->info().compute_units);
         ks.fir.set("run_frames", static_cast<cl_uint>(run));
         queue.enqueueNDRangeKernel(
             ks.fir.ready(),
@@ -714,14 +712,6 @@ pfb_channelizer::impl::choose_fused(size_t taps_per_branch, size_t slots) const
                         M % D == 0 && 16 * slots >= M;
     c.fused = !passes;
     return c;
-}
-
-size_t pfb_channelizer::impl::sliding_fir_run_frames(size_t frames) const
-{
-    // Long runs load the (K - 1) r samples before a run fewer times; enough
-    // runs keep every compute unit busy (2048 branch-runs each).
-    const size_t runs_wanted = ctx->info().compute_units * 2048 / M + 1;
-    return std::clamp<size_t>(frames / runs_wanted, 16, 256);
 }
 
 size_t pfb_channelizer::impl::run_frames(size_t frames) const

@@ -121,7 +121,7 @@ public:
     device_context::sptr ctx;
     size_t M, P, N;
     size_t max_frames, max_input;
-    kernel_args scatter, fir;
+    kernel_args scatter;
 
     // what the next call uses
     std::vector<float> taps;
@@ -136,6 +136,7 @@ public:
     // before them
     std::shared_ptr<fft_plan> fft;
     cl::Buffer fft_input, spectra;
+    kernel_args fir; // the branch filters over the transformed frames
     // for K, in one pass
     pfb_synthesizer_options::history_mode history_mode;
     std::optional<sliding_shape> sliding;
@@ -194,7 +195,7 @@ void pfb_synthesizer::impl::configure(std::vector<float> new_taps,
     std::shared_ptr<fft_plan> new_fft = fft;
     cl::Buffer new_fft_input = fft_input, new_spectra = spectra;
     std::optional<sliding_shape> new_sliding = sliding;
-    kernel_args new_one_pass = one_pass;
+    kernel_args new_one_pass = one_pass, new_fir = fir;
     // only the one pass reads them
     cl::Buffer new_stage_twiddles = stage_twiddles;
     if (new_k != K) {
@@ -224,6 +225,7 @@ void pfb_synthesizer::impl::configure(std::vector<float> new_taps,
             }
             new_fft.reset();
             new_fft_input = new_spectra = cl::Buffer();
+            new_fir = kernel_args();
         } else {
             fft_options fo;
             fo.direction = fft_direction::inverse;
@@ -231,6 +233,10 @@ void pfb_synthesizer::impl::configure(std::vector<float> new_taps,
             new_fft = std::make_shared<fft_plan>(ctx, P, fo);
             new_fft_input = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, fo.batch * P * 8);
             new_spectra = cl::Buffer(cl_ctx, CL_MEM_READ_WRITE, fo.batch * P * 8);
+            std::ostringstream o;
+            o << "-DCHANNELS=" << M << " -DPOINTS=" << P << " -DTAPS_PER_BRANCH=" << new_k
+              << " -DTWOX=" << (P != M);
+            new_fir = kernel_args(*ctx, "pfb_synthesizer.cl", o.str(), "pfb_synth_fir");
             new_one_pass = kernel_args();
             new_stage_twiddles = cl::Buffer();
         }
@@ -271,6 +277,7 @@ void pfb_synthesizer::impl::configure(std::vector<float> new_taps,
     spectra = new_spectra;
     sliding = new_sliding;
     one_pass = new_one_pass;
+    fir = new_fir;
     stage_twiddles = new_stage_twiddles;
     taps_buffer = new_taps_buffer;
     input_of_bin = new_input_of_bin;
@@ -295,7 +302,6 @@ pfb_synthesizer::pfb_synthesizer(device_context::sptr context,
     im.max_input = shape.max_input;
     im.history_mode = options.history;
     im.scatter = kernel_args(*im.ctx, "pfb_synthesizer.cl", "", "pfb_synth_scatter");
-    im.fir = kernel_args(*im.ctx, "pfb_synthesizer.cl", "", "pfb_synth_fir");
     im.configure(options.taps,
                  resolved_map("pfb_synthesizer", "bin", options.channel_map, im.P));
 }
@@ -416,22 +422,22 @@ cl::Event pfb_synthesizer::impl::filter(const cl::CommandQueue& queue,
                                         const std::vector<cl::Event>& after)
 {
     cl::Event event;
+    const size_t run = branch_run_frames(frames, M, ctx->info().compute_units);
+    constexpr size_t group = 64;
     fir.set("spectra", spectra);
-    fir.set("channels", static_cast<cl_uint>(M));
-    fir.set("points", static_cast<cl_uint>(P));
-    fir.set("taps_per_branch", static_cast<cl_uint>(K));
     fir.set("frames", static_cast<cl_uint>(frames));
     fir.set("first_parity", static_cast<cl_uint>(first_frame % 2));
-    fir.set("twox_half", static_cast<cl_uint>(P == M ? 0 : M));
     fir.set("taps", taps_buffer);
     fir.set("out", output);
     fir.set("out_offset", static_cast<cl_uint>(out_offset));
-    queue.enqueueNDRangeKernel(fir.ready(),
-                               cl::NullRange,
-                               cl::NDRange(ceil_div(frames * M, 64) * 64),
-                               cl::NDRange(64),
-                               &after,
-                               &event);
+    fir.set("run_frames", static_cast<cl_uint>(run));
+    queue.enqueueNDRangeKernel(
+        fir.ready(),
+        cl::NullRange,
+        cl::NDRange(ceil_div(M, group) * group, ceil_div(frames, run)),
+        cl::NDRange(group, 1),
+        &after,
+        &event);
     return event;
 }
 

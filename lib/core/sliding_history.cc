@@ -65,6 +65,12 @@ size_t sliding_run_frames(const sliding_shape& shape, size_t frames, size_t comp
     return ceil_div(run, shape.pass.group) * shape.pass.group;
 }
 
+size_t branch_run_frames(size_t frames, size_t branches, size_t compute_units)
+{
+    const size_t runs_wanted = std::max<size_t>(1, compute_units) * 2048 / branches + 1;
+    return std::clamp<size_t>(frames / runs_wanted, 16, 256);
+}
+
 } // namespace core
 } // namespace wideband
 } // namespace gr

@@ -56,6 +56,15 @@ plan_sliding(size_t total_branches,
 size_t
 sliding_run_frames(const sliding_shape& shape, size_t frames, size_t compute_units);
 
+/*
+ * Frames per work-item for kernels whose work-items each filter one of
+ * \p branches branches over a run of frames, its history in registers
+ * (pfb_fir_sliding, pfb_synth_fir): long runs load the history before a run
+ * fewer times, enough runs keep every compute unit busy (2048 branch-runs each);
+ * 16 to 256.
+ */
+size_t branch_run_frames(size_t frames, size_t branches, size_t compute_units);
+
 } // namespace core
 } // namespace wideband
 } // namespace gr

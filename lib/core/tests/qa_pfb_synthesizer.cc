@@ -256,6 +256,33 @@ BOOST_AUTO_TEST_CASE(chunkings_against_reference)
     }
 }
 
+/*
+ * Calls of hundreds of frames: the two passes' branch filters split a call
+ * into runs of frames (16 or more each), each run starting from the K - 1
+ * frames before it; 1x and twox, odd K, one call and random calls.
+ */
+BOOST_AUTO_TEST_CASE(long_calls_in_runs)
+{
+    uint32_t seed = 500;
+    for (bool twox : { false, true }) {
+        const config c{ 16, twox, 16, {}, 16 * 8 + 5, 16 * 400 };
+        const std::vector<float> taps = random_taps(c.taps, seed++);
+        const std::vector<cfloat> x = random_signal(700 * c.N + 3, seed++);
+        const std::vector<cdouble> ref =
+            reference(x, c.M, c.twox, c.N, { { 0, taps, identity(twox ? 32 : 16) } });
+        for (const auto& [name, chunks] :
+             std::vector<std::pair<std::string, std::vector<size_t>>>{
+                 { "one call", fixed_chunks(x.size(), c.max_input) },
+                 { "random calls",
+                   random_chunks(x.size(), c.N, c.max_input, seed++) } }) {
+            core::pfb_synthesizer engine(context(),
+                                         options_of(c, taps, history_mode::two_passes));
+            const std::string label = describe(c) + ", " + name;
+            check_accuracy(stream(engine, x, chunks, false, label), ref, l2_bound, label);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(in_place_against_reference)
 {
     // The samples in another device buffer, the outputs written straight
