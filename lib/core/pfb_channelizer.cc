@@ -627,15 +627,14 @@ cl::Event pfb_channelizer::impl::launch(const cl::CommandQueue& queue,
     ks.fir.set("fft_input", ks.fft_input);
     constexpr size_t fir_group = 64;
     if (ks.sliding_fir) {
-        const size_t run = branch_run_frames(frames, M, ctx->info().compute_units);
-        ks.fir.set("run_frames", static_cast<cl_uint>(run));
-        queue.enqueueNDRangeKernel(
-            ks.fir.ready(),
-            cl::NullRange,
-            cl::NDRange(ceil_div(M, fir_group) * fir_group, ceil_div(frames, run)),
-            cl::NDRange(fir_group, 1),
-            after.empty() ? nullptr : &after,
-            &event);
+        const branch_runs b = plan_branch_runs(frames, M, ctx->info().compute_units);
+        ks.fir.set("run_frames", static_cast<cl_uint>(b.run_frames));
+        queue.enqueueNDRangeKernel(ks.fir.ready(),
+                                   cl::NullRange,
+                                   cl::NDRange(b.global[0], b.global[1]),
+                                   cl::NDRange(b.local[0], b.local[1]),
+                                   after.empty() ? nullptr : &after,
+                                   &event);
     } else {
         queue.enqueueNDRangeKernel(
             ks.fir.ready(),

@@ -205,6 +205,12 @@ void pfb_synthesizer::impl::configure(std::vector<float> new_taps,
             (history_mode == mode::automatic && ctx->info().local_mem_is_dedicated))
             new_sliding = plan_synthesizer_sliding(
                 M, P, new_k, fft_device_limits::for_device(ctx->info()));
+        // One pass with several branches per work-item (M = 1024 on the H200:
+        // 4) ran at 0.81-0.85 of the two passes; with one (M <= 256) at
+        // 1.3-2.6x (docs/benchmarks.md, "The synthesizer's branch filters with
+        // a sliding history").
+        if (new_sliding && history_mode == mode::automatic && new_sliding->branches > 1)
+            new_sliding.reset();
         if (new_sliding) {
             const sliding_shape& sh = *new_sliding;
             std::ostringstream o;
@@ -422,22 +428,20 @@ cl::Event pfb_synthesizer::impl::filter(const cl::CommandQueue& queue,
                                         const std::vector<cl::Event>& after)
 {
     cl::Event event;
-    const size_t run = branch_run_frames(frames, M, ctx->info().compute_units);
-    constexpr size_t group = 64;
+    const branch_runs b = plan_branch_runs(frames, M, ctx->info().compute_units);
     fir.set("spectra", spectra);
     fir.set("frames", static_cast<cl_uint>(frames));
     fir.set("first_parity", static_cast<cl_uint>(first_frame % 2));
     fir.set("taps", taps_buffer);
     fir.set("out", output);
     fir.set("out_offset", static_cast<cl_uint>(out_offset));
-    fir.set("run_frames", static_cast<cl_uint>(run));
-    queue.enqueueNDRangeKernel(
-        fir.ready(),
-        cl::NullRange,
-        cl::NDRange(ceil_div(M, group) * group, ceil_div(frames, run)),
-        cl::NDRange(group, 1),
-        &after,
-        &event);
+    fir.set("run_frames", static_cast<cl_uint>(b.run_frames));
+    queue.enqueueNDRangeKernel(fir.ready(),
+                               cl::NullRange,
+                               cl::NDRange(b.global[0], b.global[1]),
+                               cl::NDRange(b.local[0], b.local[1]),
+                               &after,
+                               &event);
     return event;
 }
 

@@ -65,10 +65,20 @@ size_t sliding_run_frames(const sliding_shape& shape, size_t frames, size_t comp
     return ceil_div(run, shape.pass.group) * shape.pass.group;
 }
 
-size_t branch_run_frames(size_t frames, size_t branches, size_t compute_units)
+branch_runs plan_branch_runs(size_t frames, size_t branches, size_t compute_units)
 {
+    constexpr size_t group = 64;
     const size_t runs_wanted = std::max<size_t>(1, compute_units) * 2048 / branches + 1;
-    return std::clamp<size_t>(frames / runs_wanted, 16, 256);
+    branch_runs b;
+    b.run_frames = std::clamp<size_t>(frames / runs_wanted, 16, 256);
+    size_t span = 1; // branches a group spans: a power of two up to 64
+    while (span < branches && span < group)
+        span *= 2;
+    b.local[0] = span;
+    b.local[1] = group / span;
+    b.global[0] = ceil_div(branches, b.local[0]) * b.local[0];
+    b.global[1] = ceil_div(ceil_div(frames, b.run_frames), b.local[1]) * b.local[1];
+    return b;
 }
 
 } // namespace core

@@ -57,13 +57,19 @@ size_t
 sliding_run_frames(const sliding_shape& shape, size_t frames, size_t compute_units);
 
 /*
- * Frames per work-item for kernels whose work-items each filter one of
- * \p branches branches over a run of frames, its history in registers
- * (pfb_fir_sliding, pfb_synth_fir): long runs load the history before a run
- * fewer times, enough runs keep every compute unit busy (2048 branch-runs each);
- * 16 to 256.
+ * How kernels whose work-items each filter one of `branches` branches over a
+ * run of frames, its history in registers (pfb_fir_sliding, pfb_synth_fir), are
+ * launched: work-item (b, r) of the two-dimensional range takes branch b and
+ * run r. Long runs (16 to 256 frames) load the history before a run fewer
+ * times; enough runs keep every compute unit busy (2048 branch-runs each). A
+ * group of 64 work-items spans up to 64 branches and, with fewer branches,
+ * several runs, so that few branches leave no work-item idle.
  */
-size_t branch_run_frames(size_t frames, size_t branches, size_t compute_units);
+struct branch_runs {
+    size_t run_frames;
+    size_t global[2], local[2];
+};
+branch_runs plan_branch_runs(size_t frames, size_t branches, size_t compute_units);
 
 } // namespace core
 } // namespace wideband

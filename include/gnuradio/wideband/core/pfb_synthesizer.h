@@ -46,8 +46,10 @@ struct WIDEBAND_CORE_API pfb_synthesizer_options {
     /*!
      * How the frames are transformed and filtered: automatic (one pass with a
      * sliding history on devices with on-chip local memory, where the history
-     * fits the registers, else two passes), sliding (one pass wherever the
-     * history fits: for tests on a CPU device), or two_passes.
+     * fits the registers with one branch per work-item, else two passes: an
+     * inverse FFT, then branch filters that keep their history in registers),
+     * sliding (one pass wherever the history fits: for tests on a CPU device),
+     * or two_passes.
      */
     enum class history_mode { automatic, sliding, two_passes };
     history_mode history = history_mode::automatic;
