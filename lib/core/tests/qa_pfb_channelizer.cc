@@ -478,6 +478,27 @@ BOOST_AUTO_TEST_CASE(fused_and_unfused_paths)
 }
 
 /*
+ * The stream through cfg's path and through the fused per-frame kernel, each
+ * against the reference and the two against each other (both within l2_bound
+ * of the reference, so within twice it of each other). Returns cfg's.
+ */
+stream_result check_beside_per_frame(config cfg,
+                                     const std::vector<float>& taps,
+                                     size_t frames,
+                                     uint32_t seed,
+                                     accuracy* worst,
+                                     const std::string& what)
+{
+    const stream_result result = check_stream(cfg, taps, frames, seed, worst);
+    cfg.max_fused_channels = 0;
+    cfg.history = core::pfb_channelizer_options::history_mode::per_frame;
+    const stream_result per_frame = check_stream(cfg, taps, frames, seed, worst);
+    BOOST_TEST((per_frame.fused && !per_frame.sliding));
+    check_frames(result.frames, per_frame.frames, what + " vs per-frame", 2 * l2_bound);
+    return result;
+}
+
+/*
  * The unfused path where D divides M (pfb_fir_sliding: each branch's history in
  * a work-item) against the reference and the fused per-frame kernel: calls of
  * hundreds of frames, so that a call has many runs of frames, r = 1 and r = 2
@@ -503,17 +524,9 @@ BOOST_AUTO_TEST_CASE(sliding_fir_pass)
                 cfg.max_input_samples = 700 * D;
                 const std::vector<float> taps = random_taps(ntaps, 60 + M);
                 cfg.max_fused_channels = 1;
-                const stream_result passes =
-                    check_stream(cfg, taps, 1500, 61 + M, &worst);
-                BOOST_TEST(!passes.fused);
-                cfg.max_fused_channels = 0;
-                cfg.history = core::pfb_channelizer_options::history_mode::per_frame;
-                const stream_result fused = check_stream(cfg, taps, 1500, 61 + M, &worst);
-                check_frames(passes.frames,
-                             fused.frames,
-                             "M=" + std::to_string(M) + " passes vs fused",
-                             2 * l2_bound);
-                cfg.max_fused_channels = 1;
+                BOOST_TEST(!check_beside_per_frame(
+                                cfg, taps, 1500, 61 + M, &worst, "M=" + std::to_string(M))
+                                .fused);
                 cfg.input_format = core::sample_format::sc16;
                 check_stream(cfg, taps, 200, 62 + M, &worst);
             }
@@ -545,15 +558,10 @@ BOOST_AUTO_TEST_CASE(sliding_and_per_frame_kernels)
             const std::vector<float> taps = random_taps(ntaps, 50 + M);
             using mode = core::pfb_channelizer_options::history_mode;
             cfg.history = mode::sliding;
-            const stream_result sliding = check_stream(cfg, taps, 2000, 51 + M, &worst);
-            cfg.history = mode::per_frame;
-            const stream_result per_frame = check_stream(cfg, taps, 2000, 51 + M, &worst);
-            BOOST_TEST(sliding.sliding, "M=" << M << " D=" << D << " is not sliding");
-            BOOST_TEST((per_frame.fused && !per_frame.sliding));
-            check_frames(sliding.frames,
-                         per_frame.frames,
-                         "M=" + std::to_string(M) + " sliding vs per-frame",
-                         2 * l2_bound);
+            BOOST_TEST(check_beside_per_frame(
+                           cfg, taps, 2000, 51 + M, &worst, "M=" + std::to_string(M))
+                           .sliding,
+                       "M=" << M << " D=" << D << " is not sliding");
             // integers, converted as the sliding kernel reads them
             cfg.history = mode::sliding;
             cfg.input_format = core::sample_format::sc8;
