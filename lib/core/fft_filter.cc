@@ -55,6 +55,17 @@ size_t block_step_for(size_t fft_size, size_t taps, size_t decimation)
     return (fft_size - taps + 1) / decimation * decimation;
 }
 
+/*
+ * Whether the convolution of a filter of FFT length L and decimation D folds its
+ * inverse FFT to L / D points: one kernel (L on chip) that can fold. The
+ * filter's outputs then begin at a multiple of D (prepare()), which
+ * fft_convolution also requires.
+ */
+bool inverse_folds(size_t L, size_t D, size_t on_chip)
+{
+    return L <= on_chip && can_fold(L, D);
+}
+
 } // namespace
 
 size_t
@@ -96,7 +107,7 @@ fft_filter::choose_fft_size(const device_info& device, size_t taps, size_t decim
                     // per sample hardly depends on L (H200: within 3 % of the
                     // fastest at 4096 for 16 ... 1024 taps, D = 2 ... 8,
                     // where the log term cost up to 12 %).
-                    const bool folds = one_kernel && can_fold(length, decimation);
+                    const bool folds = inverse_folds(length, decimation, on_chip);
                     const double log_term =
                         folds ? 1.0 : 1.0 + 0.02 * std::log2(double(length));
                     const double inverse_share = folds ? 1.0 / double(decimation) : 1.0;
@@ -167,9 +178,9 @@ taps_setup fft_filter::impl::prepare(const std::vector<std::complex<float>>& tap
     // circular convolution is the unmoved one's e + lag, so the kept outputs lie
     // at multiples of D and the inverse FFT computes only those
     // (fft_convolution's folding).
-    const fft_device_limits limits = fft_device_limits::for_device(ctx->info());
-    const bool folds = s.L <= max_on_chip_length(limits, false) && can_fold(s.L, D);
-    const size_t lag = folds ? (T - 1) % D : 0;
+    const size_t on_chip =
+        max_on_chip_length(fft_device_limits::for_device(ctx->info()), false);
+    const size_t lag = inverse_folds(s.L, D, on_chip) ? (T - 1) % D : 0;
     co.output_range = { T - 1 - lag, D, s.B / D };
     s.convolution.reset(new fft_convolution(ctx, s.L, co));
 
