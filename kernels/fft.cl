@@ -43,6 +43,14 @@
  *                  folded onto FFT_L / FOLD points and their inverse FFT
  *                  (fft_stages.cl), whose output s is output FOLD*s; the
  *                  output range counts in those outputs
+ *   HANDOFF_RADIX  (with FUSED_CONVOLUTION, not RADER) the forward FFT's last
+ *                  radix R: its last stage leaves each work-item the points
+ *                  b + r*FFT_L/R of its butterflies b in registers, which are
+ *                  multiplied there and are the inputs of the same butterflies of
+ *                  the inverse FFT's first stage (radix R, span 1: RADIX_0 = R),
+ *                  or with FOLD (R a multiple of it) fold in registers onto the
+ *                  points b + r*FFT_L/R, r < R/FOLD; no tile round trip between
+ *                  the two FFTs. 0: through the tile
  *   RADER          (with FUSED_CONVOLUTION) a prime n = FFT_L + 1 by Rader's
  *                  algorithm: on-chip point p is element rader_perm[p] = g^p mod n
  *                  of the input, output s goes to element rader_perm[FFT_L + s] =
@@ -120,8 +128,15 @@
 #ifndef FOLD
 #define FOLD 1
 #endif
+#ifndef HANDOFF_RADIX
+#define HANDOFF_RADIX 0
+#endif
 #include "fft_stages.cl"
 #include "samples.cl"
+
+#if HANDOFF_RADIX && (RADER || (FOLD == 1 && RADIX_0 != HANDOFF_RADIX) || HANDOFF_RADIX % FOLD)
+#error "HANDOFF_RADIX: the inverse FFT must start with it (or FOLD divide it), and not with RADER"
+#endif
 
 /* A register-resident transform has no tile of points: only the direct loads
  * and stores of the plain pass, and real packing without cosine steps. */
@@ -575,7 +590,15 @@ fft_pass(__global const SAMPLE_T* src,
 #elif !LOAD_DIRECT
     LOAD_TILE(transforms, LOAD_TRANSFORM_FASTEST)
 #endif
-#if FUSED_CONVOLUTION
+#if FUSED_CONVOLUTION && HANDOFF_RADIX
+    RUN_FFT(-1, LOAD_DIRECT, STAGE_REGISTERS)
+    MULTIPLY_REGISTERS(conv_spectrum, CONV_PER_TRANSFORM, transforms)
+#if FOLD > 1
+    RUN_FOLDED_FFT(1, STORE_DIRECT)
+#else
+    RUN_FFT(1, STAGE_REGISTERS, STORE_DIRECT)
+#endif
+#elif FUSED_CONVOLUTION
     RUN_FFT(-1, LOAD_DIRECT, 0)
 #if RADER
     /* The tile holds A = FFT(x[g^p]). Output 0 is x[0] + A[0] (the sum of all

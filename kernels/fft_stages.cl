@@ -439,6 +439,40 @@ mirror_component(__local float* tile, const float2* v, float2* mirror, const int
     }                                                                              \
     barrier(CLK_LOCAL_MEM_FENCE);
 
+/* The forward FFT's last stage (radix R = HANDOFF_RADIX, span FFT_L / R) left
+ * butterfly b's outputs b + r*FFT_L/R in v[m*R + r] (b = q + m*FFT_T): each
+ * times its entry of the table (per_transform: transform tr's row), in place
+ * for the inverse FFT's first stage, or with FOLD > 1 summed with the others of
+ * its fold (point k + d*FFT_L/FOLD onto k, all in the butterfly as FOLD divides
+ * R) into the tile. */
+#define MULTIPLY_REGISTERS(table, per_transform, transforms)                           \
+    {                                                                                  \
+        __global const float2* row_ =                                                  \
+            (table) + ((per_transform) ? min(tr, (transforms) - 1) * FFT_L : 0);       \
+        _Pragma("unroll") for (int m = 0; m < BUTTERFLY_ROUNDS(HANDOFF_RADIX); ++m)    \
+        {                                                                              \
+            const uint b = q + m * FFT_T;                                              \
+            if (ROUND_IS_FULL(HANDOFF_RADIX) || b < FFT_L / HANDOFF_RADIX)             \
+                _Pragma("unroll") for (int r = 0; r < HANDOFF_RADIX / FOLD; ++r)       \
+                {                                                                      \
+                    float2 sum_ = cmul(v[m * HANDOFF_RADIX + r],                       \
+                                       row_[b + r * (FFT_L / HANDOFF_RADIX)]);         \
+                    _Pragma("unroll") for (int d = 1; d < FOLD; ++d)                   \
+                    {                                                                  \
+                        const int e = r + d * (HANDOFF_RADIX / FOLD);                  \
+                        sum_ += cmul(v[m * HANDOFF_RADIX + e],                         \
+                                     row_[b + e * (FFT_L / HANDOFF_RADIX)]);           \
+                    }                                                                  \
+                    if (FOLD == 1)                                                     \
+                        v[m * HANDOFF_RADIX + r] = sum_;                               \
+                    else                                                               \
+                        tile[LDS_INDEX(b + r * (FFT_L / HANDOFF_RADIX))] = sum_;       \
+                }                                                                      \
+        }                                                                              \
+        if (FOLD > 1)                                                                  \
+            barrier(CLK_LOCAL_MEM_FENCE);                                              \
+    }
+
 #if FOLD > 1
 /*
  * A fast convolution that keeps every FOLD-th output of its inverse FFT
@@ -534,26 +568,33 @@ mirror_component(__local float* tile, const float2* v, float2* mirror, const int
 #define STORE_LAST_STAGE(s) STORE_STAGE_TO_GLOBAL(s)
 #endif
 
+/* Where a stage's inputs come from and its outputs go: the tile, global
+ * memory (LOAD_POINT / STORE_POINT) or the registers v, left there by the stage
+ * before or for the one after (a fused convolution's hand-off, kernels/fft.cl). */
+#define STAGE_TILE 0
+#define STAGE_GLOBAL 1
+#define STAGE_REGISTERS 2
+
 /* A stage of radix R and span NS of an on-chip transform of N points, run
  * when `run` holds. */
-#define RUN_STAGE_OF(run, N, R, NS, dir, from_global, to_global)        \
+#define RUN_STAGE_OF(run, N, R, NS, dir, from, to)                      \
     if (run) {                                                          \
-        if (from_global) {                                              \
+        if ((from) == STAGE_GLOBAL) {                                   \
             LOAD_STAGE_FROM_GLOBAL_OF(N, R)                             \
-        } else {                                                        \
+        } else if ((from) == STAGE_TILE) {                              \
             stage_load(tile, v, N, R, q);                               \
             barrier(CLK_LOCAL_MEM_FENCE);                               \
         }                                                               \
         stage_compute(v, N, R, NS, dir, q, stage_twiddles);             \
-        if (to_global) {                                                \
+        if ((to) == STAGE_GLOBAL) {                                     \
             STORE_STAGE_TO_GLOBAL_OF(N, R)                              \
-        } else {                                                        \
+        } else if ((to) == STAGE_TILE) {                                \
             stage_store(tile, v, N, R, NS, q);                          \
             barrier(CLK_LOCAL_MEM_FENCE);                               \
         }                                                               \
     }
-#define RUN_STAGE(s, dir, from_global, to_global) \
-    RUN_STAGE_OF((s) < STAGES, FFT_L, RADIX_##s, SPAN_##s, dir, from_global, to_global)
+#define RUN_STAGE(s, dir, from, to) \
+    RUN_STAGE_OF((s) < STAGES, FFT_L, RADIX_##s, SPAN_##s, dir, from, to)
 
 /* Stage s of a register-resident transform, stage n the next one: the first
  * loads with LOAD_POINT, the last stores with STORE_POINT, the others hand
@@ -572,9 +613,10 @@ mirror_component(__local float* tile, const float2* v, float2* mirror, const int
         }                                                                       \
     }
 
-/* All stages in direction dir; the first may load with LOAD_POINT and the last
- * store with STORE_POINT directly from registers (a register-resident
- * transform always does both). */
+/* All stages in direction dir; the first takes its inputs from first_from and
+ * the last puts its outputs to last_to (STAGE_TILE, STAGE_GLOBAL or
+ * STAGE_REGISTERS; a register-resident transform always loads and stores
+ * global memory). */
 #if EXCHANGE_PARTS
 #define RUN_FFT(dir, first_from_global, last_to_global) \
     RUN_REGISTER_STAGE(0, 1, dir)                       \
@@ -591,20 +633,20 @@ mirror_component(__local float* tile, const float2* v, float2* mirror, const int
     RUN_REGISTER_STAGE(11, 12, dir)                     \
     RUN_REGISTER_STAGE(12, 13, dir)
 #else
-#define RUN_FFT(dir, first_from_global, last_to_global)                     \
-    RUN_STAGE(0, dir, (first_from_global), (last_to_global) && STAGES == 1) \
-    RUN_STAGE(1, dir, 0, (last_to_global) && STAGES == 2)                   \
-    RUN_STAGE(2, dir, 0, (last_to_global) && STAGES == 3)                   \
-    RUN_STAGE(3, dir, 0, (last_to_global) && STAGES == 4)                   \
-    RUN_STAGE(4, dir, 0, (last_to_global) && STAGES == 5)                   \
-    RUN_STAGE(5, dir, 0, (last_to_global) && STAGES == 6)                   \
-    RUN_STAGE(6, dir, 0, (last_to_global) && STAGES == 7)                   \
-    RUN_STAGE(7, dir, 0, (last_to_global) && STAGES == 8)                   \
-    RUN_STAGE(8, dir, 0, (last_to_global) && STAGES == 9)                   \
-    RUN_STAGE(9, dir, 0, (last_to_global) && STAGES == 10)                  \
-    RUN_STAGE(10, dir, 0, (last_to_global) && STAGES == 11)                 \
-    RUN_STAGE(11, dir, 0, (last_to_global) && STAGES == 12)                 \
-    RUN_STAGE(12, dir, 0, (last_to_global) && STAGES == 13)
+#define RUN_FFT(dir, first_from, last_to) \
+    RUN_STAGE(0, dir, (first_from), STAGES == 1 ? (last_to) : STAGE_TILE) \
+    RUN_STAGE(1, dir, STAGE_TILE, STAGES == 2 ? (last_to) : STAGE_TILE) \
+    RUN_STAGE(2, dir, STAGE_TILE, STAGES == 3 ? (last_to) : STAGE_TILE) \
+    RUN_STAGE(3, dir, STAGE_TILE, STAGES == 4 ? (last_to) : STAGE_TILE) \
+    RUN_STAGE(4, dir, STAGE_TILE, STAGES == 5 ? (last_to) : STAGE_TILE) \
+    RUN_STAGE(5, dir, STAGE_TILE, STAGES == 6 ? (last_to) : STAGE_TILE) \
+    RUN_STAGE(6, dir, STAGE_TILE, STAGES == 7 ? (last_to) : STAGE_TILE) \
+    RUN_STAGE(7, dir, STAGE_TILE, STAGES == 8 ? (last_to) : STAGE_TILE) \
+    RUN_STAGE(8, dir, STAGE_TILE, STAGES == 9 ? (last_to) : STAGE_TILE) \
+    RUN_STAGE(9, dir, STAGE_TILE, STAGES == 10 ? (last_to) : STAGE_TILE) \
+    RUN_STAGE(10, dir, STAGE_TILE, STAGES == 11 ? (last_to) : STAGE_TILE) \
+    RUN_STAGE(11, dir, STAGE_TILE, STAGES == 12 ? (last_to) : STAGE_TILE) \
+    RUN_STAGE(12, dir, STAGE_TILE, STAGES == 13 ? (last_to) : STAGE_TILE)
 #endif
 
 #endif /* WIDEBAND_FFT_STAGES_CL */

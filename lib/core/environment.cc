@@ -128,7 +128,7 @@ fft_tuning fft_tune()
         "key=value entries separated by commas: local=1024..1048576, wg=1..4096, "
         "pad=0..16, min_group=1..1024, threads=1..4096, twiddles=constant|global, "
         "direct=0|1, powers=0|1, registers=1024..1048576, resident=0|1, "
-        "bluestein=smooth|pow2";
+        "bluestein=smooth|pow2, handoff=0|1";
     fft_tuning tuning;
     std::istringstream entries(value);
     std::string entry;
@@ -168,6 +168,8 @@ fft_tuning fft_tune()
             tuning.register_resident = choice("1", "0");
         else if (key == "bluestein")
             tuning.bluestein_smooth = choice("smooth", "pow2");
+        else if (key == "handoff")
+            tuning.register_handoff = choice("1", "0");
         else
             reject(name, value, wanted);
     }

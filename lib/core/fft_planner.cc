@@ -65,21 +65,13 @@ size_t float_tile_stride(size_t points, unsigned pad_shift)
     return last + (pad_shift ? last >> pad_shift : 0) + 1;
 }
 
-// How a register-resident transform exchanges its points between stages: in
-// the fewest parts (1, 2 or 4) whose float tile fits local memory, padded
-// where the padding fits too.
-struct exchange_layout {
-    unsigned parts = 0;
-    unsigned pad_shift = 0;
-};
-
-std::optional<exchange_layout> choose_exchange(size_t length,
-                                               const fft_device_limits& limits)
+// How many parts a register-resident transform exchanges its points in
+// between stages: the fewest (1, 2 or 4) whose float tile fits local memory.
+std::optional<unsigned> exchange_parts(size_t length, const fft_device_limits& limits)
 {
     for (unsigned parts = 1; parts <= 4 && length % parts == 0; parts *= 2)
-        for (unsigned pad : { limits.pad_shift, 0u })
-            if (float_tile_stride(length / parts, pad) * 4 <= limits.local_bytes)
-                return exchange_layout{ parts, pad };
+        if (float_tile_stride(length / parts, 0) * 4 <= limits.local_bytes)
+            return parts;
     return std::nullopt;
 }
 
@@ -130,13 +122,50 @@ std::optional<size_t> resident_threads(const std::vector<unsigned>& radices,
     return std::nullopt;
 }
 
+// Local-memory bank conflicts of one work-group's tile accesses, as NVIDIA's
+// GPUs serve them: a warp's 8-byte accesses in two half-warps of 16 lanes over
+// 16 eight-byte slots, its 4-byte ones over 32 four-byte banks; an access
+// takes as many cycles as the most distinct words one slot holds.
+class bank_model
+{
+public:
+    explicit bank_model(size_t slots) : d_slots(slots), d_words(slots) {}
+
+    // One access of every lane of a group of `lanes`: address(lane) gives the
+    // word a lane touches, or nothing for an idle lane.
+    template <typename Address>
+    void access(size_t lanes, Address address)
+    {
+        for (size_t first = 0; first < lanes; first += d_slots) {
+            for (auto& w : d_words)
+                w.clear();
+            size_t most = 0;
+            for (size_t lane = first; lane < std::min(lanes, first + d_slots); ++lane)
+                if (const auto word = address(lane)) {
+                    auto& in_slot = d_words[*word % d_slots];
+                    if (std::find(in_slot.begin(), in_slot.end(), *word) == in_slot.end())
+                        in_slot.push_back(*word);
+                    most = std::max(most, in_slot.size());
+                }
+            d_cycles += most;
+        }
+    }
+    size_t cycles() const { return d_cycles; }
+
+private:
+    size_t d_slots;
+    std::vector<std::vector<size_t>> d_words;
+    size_t d_cycles = 0;
+};
+
 // WIDEBAND_FFT_TUNE's replacements of the limits (experiments only).
 void apply_tuning_overrides(fft_device_limits& limits)
 {
     const environment::fft_tuning tuning = environment::fft_tune();
     limits.local_bytes = tuning.local_bytes.value_or(limits.local_bytes);
     limits.target_group_size = tuning.group_size.value_or(limits.target_group_size);
-    limits.pad_shift = tuning.pad_shift.value_or(limits.pad_shift);
+    if (tuning.pad_shift)
+        limits.pad_shift = tuning.pad_shift;
     limits.min_strided_group =
         tuning.min_strided_group.value_or(limits.min_strided_group);
     limits.max_transform_threads =
@@ -148,6 +177,7 @@ void apply_tuning_overrides(fft_device_limits& limits)
     limits.register_resident =
         tuning.register_resident.value_or(limits.register_resident);
     limits.bluestein_smooth = tuning.bluestein_smooth.value_or(limits.bluestein_smooth);
+    limits.register_handoff = tuning.register_handoff.value_or(limits.register_handoff);
     if (tuning.twiddle_powers)
         limits.twiddle_powers = *tuning.twiddle_powers
                                     ? fft_device_limits::twiddle_power_use::always
@@ -345,10 +375,9 @@ bool fits_in_registers(size_t length,
 {
     if (!limits.register_resident || length < 2 || !is_codelet_smooth(length))
         return false;
-    const auto exchange = choose_exchange(length, limits);
-    return exchange &&
-           resident_threads(
-               choose_radices(length), length, limits, exchange->parts, mirrored_outputs);
+    const auto parts = exchange_parts(length, limits);
+    return parts && resident_threads(
+                        choose_radices(length), length, limits, *parts, mirrored_outputs);
 }
 
 std::vector<size_t> split_into_passes(size_t n, size_t max_length)
@@ -442,6 +471,112 @@ size_t bluestein_length(size_t n,
     return pow2;
 }
 
+size_t local_memory_cycles(const fft_pass_plan& p)
+{
+    const size_t length = p.length, threads = p.threads;
+    const auto index = [&](size_t point) {
+        return point + (p.pad_shift ? point >> p.pad_shift : 0);
+    };
+    // butterfly b = q + m * threads of a stage of radix R, or none past the stage's
+    const auto butterfly =
+        [&](size_t q, size_t m, unsigned radix) -> std::optional<size_t> {
+        const size_t b = q + m * threads;
+        if (b < length / radix)
+            return b;
+        return std::nullopt;
+    };
+    const auto stockham = [](size_t b, unsigned radix, size_t span, unsigned r) {
+        return (b / span) * span * radix + b % span + r * span;
+    };
+
+    if (p.exchange_parts) {
+        // kernels/fft_stages.cl, exchange_component(): each component of each
+        // part is stored from one stage and loaded by the next as floats
+        bank_model banks(32);
+        const size_t points = length / p.exchange_parts;
+        size_t span = 1;
+        for (size_t s = 0; s + 1 < p.radices.size(); ++s) {
+            const unsigned radix = p.radices[s], next = p.radices[s + 1];
+            for (unsigned part = 0; part < 2 * p.exchange_parts; ++part) {
+                const size_t first = (part % p.exchange_parts) * points;
+                const auto in_part = [&](size_t point) -> std::optional<size_t> {
+                    if (point >= first && point < first + points)
+                        return index(point - first);
+                    return std::nullopt;
+                };
+                for (size_t m = 0; m < ceil_div(length / radix, threads); ++m)
+                    for (unsigned r = 0; r < radix; ++r)
+                        banks.access(threads, [&](size_t q) -> std::optional<size_t> {
+                            const auto b = butterfly(q, m, radix);
+                            return b ? in_part(stockham(*b, radix, span, r))
+                                     : std::nullopt;
+                        });
+                for (size_t m = 0; m < ceil_div(length / next, threads); ++m)
+                    for (unsigned r = 0; r < next; ++r)
+                        banks.access(threads, [&](size_t q) -> std::optional<size_t> {
+                            const auto b = butterfly(q, m, next);
+                            return b ? in_part(*b + r * (length / next)) : std::nullopt;
+                        });
+            }
+            span *= radix;
+        }
+        return banks.cycles();
+    }
+
+    // kernels/fft_stages.cl, stage_load() and stage_store() on a tile of
+    // float2, and LOAD_TILE / STORE_TILE where the first and last stage do not
+    // touch global memory themselves
+    bank_model banks(16);
+    const size_t lanes = p.work_group_size(), stride = p.tile_stride();
+    const auto place = [&](size_t lid) {
+        return p.thread_transform_fastest ? std::pair(lid % p.group, lid / p.group)
+                                          : std::pair(lid / threads, lid % threads);
+    };
+    size_t span = 1;
+    for (size_t s = 0; s < p.radices.size(); ++s) {
+        const unsigned radix = p.radices[s];
+        const size_t rounds = ceil_div(length / radix, threads);
+        const bool load = s > 0 || !p.load_direct;
+        const bool store = s + 1 < p.radices.size() || !p.store_direct;
+        for (size_t m = 0; m < rounds; ++m)
+            for (unsigned r = 0; r < radix; ++r) {
+                if (load)
+                    banks.access(lanes, [&](size_t lid) -> std::optional<size_t> {
+                        const auto [g, q] = place(lid);
+                        const auto b = butterfly(q, m, radix);
+                        return b ? std::optional(g * stride +
+                                                 index(*b + r * (length / radix)))
+                                 : std::nullopt;
+                    });
+                if (store)
+                    banks.access(lanes, [&](size_t lid) -> std::optional<size_t> {
+                        const auto [g, q] = place(lid);
+                        const auto b = butterfly(q, m, radix);
+                        return b ? std::optional(g * stride +
+                                                 index(stockham(*b, radix, span, r)))
+                                 : std::nullopt;
+                    });
+            }
+        span *= radix;
+    }
+    const auto walk_tile = [&](bool transform_fastest) {
+        for (size_t first = 0; first < p.group * length; first += lanes)
+            banks.access(lanes, [&](size_t lid) -> std::optional<size_t> {
+                const size_t n = first + lid;
+                if (n >= p.group * length)
+                    return std::nullopt;
+                const size_t g = transform_fastest ? n % p.group : n / length;
+                const size_t point = transform_fastest ? n / p.group : n % length;
+                return g * stride + index(point);
+            });
+    };
+    if (!p.load_direct)
+        walk_tile(p.load_transform_fastest);
+    if (!p.store_direct)
+        walk_tile(p.store_transform_fastest);
+    return banks.cycles();
+}
+
 size_t fft_pass_plan::tile_stride() const
 {
     if (exchange_parts)
@@ -509,6 +644,83 @@ fft_pass_plan with_folded_inverse(fft_pass_plan plan, size_t fold)
     return with_threads(plan, plan.threads, plan.group);
 }
 
+// The plan `complete` makes of p with the padding (LDS_PAD_SHIFT) that costs
+// the fewest local-memory cycles, of those it accepts: the limits' padding
+// where set, else one slot per 16, 32 or 8 points or none (the first on ties).
+// The padding that pays depends on the radices and the work-items: on the H200
+// one slot per 16 ran 5400 points at 144 Gpt/s, none at 202, one per 32 ran
+// 8192 at 164 against 152 (docs/fft-tuning-notes.md).
+fft_pass_plan with_cheapest_padding(
+    fft_pass_plan p,
+    const fft_device_limits& limits,
+    const std::function<std::optional<fft_pass_plan>(fft_pass_plan)>& complete)
+{
+    const std::vector<unsigned> candidates =
+        limits.pad_shift ? std::vector<unsigned>{ *limits.pad_shift, 0u }
+                         : std::vector<unsigned>{ 4u, 5u, 3u, 0u };
+    std::optional<fft_pass_plan> best;
+    size_t best_cycles = 0;
+    for (unsigned pad : candidates) {
+        p.pad_shift = pad;
+        const auto plan = complete(p);
+        if (!plan)
+            continue;
+        const size_t cycles = local_memory_cycles(*plan);
+        if (!best || cycles < best_cycles) {
+            best = plan;
+            best_cycles = cycles;
+        }
+        if (limits.pad_shift)
+            break; // an experiment's padding, where it fits
+    }
+    if (!best)
+        throw std::logic_error("fft_planner: no padding fits a tile of " +
+                               std::to_string(p.length) + " points");
+    return *best;
+}
+
+// Transforms per group (enough work-items, then as local memory allows),
+// direct loads and stores where coalesced, and the cheapest padding, for an
+// on-chip plan whose radices, work-items and access orders are set.
+fft_pass_plan with_tile_layout(fft_pass_plan p, const fft_device_limits& limits)
+{
+    // Transforms per group: enough work-items, then as local memory allows.
+    const size_t wanted =
+        std::max(p.columns > 1 ? limits.min_strided_group : size_t(1),
+                 std::max<size_t>(1, limits.target_group_size / p.threads));
+    const size_t by_threads = std::max<size_t>(1, limits.max_work_group_size / p.threads);
+    auto fit = [&](unsigned pad) {
+        const size_t per =
+            tile_stride(p.length, pad, p.threads, p.thread_transform_fastest, 2) * 8;
+        return std::min(
+            { wanted, by_threads, std::max<size_t>(1, limits.local_bytes / per) });
+    };
+    const size_t unpadded = fit(0);
+    // Registers straight from/to global memory when the thread mapping gives
+    // coalesced accesses; otherwise through the tile in the side's best order.
+    auto coalesced_direct = [&](const fft_pass_plan& q, bool side_transform_fastest) {
+        if (!limits.allow_direct || q.radices.empty())
+            return false;
+        if (side_transform_fastest != q.thread_transform_fastest)
+            return false;
+        return q.thread_transform_fastest ? q.group >= 4 : q.threads >= 8;
+    };
+    return with_cheapest_padding(p, limits, [&](fft_pass_plan padded) {
+        padded.group = fit(padded.pad_shift);
+        // no padding that costs transforms per group or does not fit at all
+        if (padded.pad_shift &&
+            (padded.group < unpadded ||
+             tile_stride(
+                 p.length, padded.pad_shift, p.threads, p.thread_transform_fastest, 1) *
+                     8 >
+                 limits.local_bytes))
+            return std::optional<fft_pass_plan>();
+        padded.load_direct = coalesced_direct(padded, padded.load_transform_fastest);
+        padded.store_direct = coalesced_direct(padded, padded.store_transform_fastest);
+        return std::optional(padded);
+    });
+}
+
 fft_pass_plan plan_pass(size_t length,
                         size_t n_total,
                         size_t span,
@@ -531,11 +743,10 @@ fft_pass_plan plan_pass(size_t length,
         // One transform in registers, exchanged through local memory in parts;
         // its stages touch global memory directly, coalesced where points are
         // adjacent.
-        const auto exchange = choose_exchange(length, limits);
+        const auto parts = exchange_parts(length, limits);
         const auto threads =
-            exchange && limits.register_resident
-                ? resident_threads(
-                      p.radices, length, limits, exchange->parts, output.mirrored)
+            parts && limits.register_resident
+                ? resident_threads(p.radices, length, limits, *parts, output.mirrored)
                 : std::nullopt;
         if (!threads)
             throw std::invalid_argument(
@@ -543,10 +754,14 @@ fft_pass_plan plan_pass(size_t length,
                 " points fits neither local memory nor registers");
         p.threads = *threads;
         p.max_regs = max_registers(p.radices, length, p.threads);
-        p.exchange_parts = exchange->parts;
-        p.pad_shift = exchange->pad_shift;
+        p.exchange_parts = *parts;
         p.load_direct = p.store_direct = true;
-        return p;
+        return with_cheapest_padding(p, limits, [&](fft_pass_plan padded) {
+            return float_tile_stride(length / *parts, padded.pad_shift) * 4 <=
+                           limits.local_bytes
+                       ? std::optional(padded)
+                       : std::nullopt;
+        });
     }
 
     const bool strided = p.columns > 1;
@@ -563,44 +778,48 @@ fft_pass_plan plan_pass(size_t length,
     p.thread_transform_fastest =
         strided || (p.load_transform_fastest && p.store_transform_fastest);
 
-    // Transforms per group: enough work-items, then as local memory allows.
-    const size_t wanted =
-        std::max(strided ? limits.min_strided_group : size_t(1),
-                 std::max<size_t>(1, limits.target_group_size / p.threads));
-    const size_t by_threads = std::max<size_t>(1, limits.max_work_group_size / p.threads);
-    auto fit = [&](unsigned pad) {
-        const size_t per =
-            tile_stride(length, pad, p.threads, p.thread_transform_fastest, 2) * 8;
-        return std::min(
-            { wanted, by_threads, std::max<size_t>(1, limits.local_bytes / per) });
-    };
-    // Padding breaks the power-of-two strides of even lengths across banks; long
-    // odd lengths have none and run faster unpadded (below 2048 it varies either
-    // way: docs/fft-tuning-notes.md, "The defaults in the code").
-    p.pad_shift = (length % 2 == 1 && length >= 2048) ? 0 : limits.pad_shift;
-    p.group = fit(p.pad_shift);
-    const size_t unpadded = fit(0);
-    if (p.pad_shift &&
-        (p.group < unpadded ||
-         tile_stride(length, p.pad_shift, p.threads, p.thread_transform_fastest, 1) * 8 >
-             limits.local_bytes)) {
-        // padding would cost transforms per group (or not fit at all): drop it
-        p.pad_shift = 0;
-        p.group = unpadded;
-    }
+    return with_tile_layout(p, limits);
+}
 
-    // Registers straight from/to global memory when the thread mapping gives
-    // coalesced accesses; otherwise through the tile in the side's best order.
-    auto coalesced_direct = [&](bool side_transform_fastest) {
-        if (!limits.allow_direct || p.radices.empty())
-            return false;
-        if (side_transform_fastest != p.thread_transform_fastest)
-            return false;
-        return p.thread_transform_fastest ? p.group >= 4 : p.threads >= 8;
-    };
-    p.load_direct = coalesced_direct(p.load_transform_fastest);
-    p.store_direct = coalesced_direct(p.store_transform_fastest);
-    return p;
+fft_pass_plan
+with_handoff(fft_pass_plan plan, size_t fold, const fft_device_limits& limits)
+{
+    std::vector<unsigned>& radices = plan.radices;
+    if (!limits.register_handoff || plan.exchange_parts || radices.empty())
+        return plan;
+    // The spectrum's values join the forward FFT's outputs in a work-item's
+    // registers. On the H200 that cost a group per compute unit where it lost:
+    // the 256-point filter kernel took 68 registers instead of 64 (0.82x), the
+    // 4096-point one folded by 2 100 instead of 64 (0.86x); unfolded 1024 and
+    // 4096 points and folds by 4 and 8 gained 6-17 % (docs/fft-tuning-notes.md).
+    if (fold == 2 || (fold == 1 && plan.length < 1024))
+        return plan;
+    if (fold > 1) {
+        // the last stage folds its own outputs: a radix that fold divides
+        auto last = radices.end();
+        for (auto r = radices.begin(); r != radices.end(); ++r)
+            if (*r % fold == 0 && (last == radices.end() || *r > *last))
+                last = r;
+        if (last == radices.end())
+            return plan;
+        std::rotate(last, last + 1, radices.end());
+    } else if (radices.size() > 1) {
+        // the inverse FFT starts with the radix the forward one ends with: the
+        // largest that occurs twice, at both ends
+        std::optional<unsigned> repeated;
+        for (unsigned r : radices)
+            if (std::count(radices.begin(), radices.end(), r) > 1 &&
+                (!repeated || r > *repeated))
+                repeated = r;
+        if (!repeated)
+            return plan;
+        for (int copy = 0; copy < 2; ++copy)
+            radices.erase(std::find(radices.begin(), radices.end(), *repeated));
+        radices.insert(radices.begin(), *repeated);
+        radices.push_back(*repeated);
+    }
+    plan.handoff = true;
+    return with_tile_layout(plan, limits);
 }
 
 } // namespace core

@@ -11,6 +11,7 @@
 #include <gnuradio/wideband/core/device.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,9 @@ struct fft_device_limits {
     size_t target_group_size = 256;      //!< work-items per group the planner aims for
     size_t min_strided_group = 4;        //!< transforms per group when points are strided
     size_t max_transform_threads = 1024; //!< work-items per on-chip transform, at most
-    unsigned pad_shift = 4; //!< local-memory padding, one slot per 2^pad_shift
+    //! Local-memory padding, one slot per 2^pad_shift points (0: none); unset:
+    //! chosen per plan by local_memory_cycles()
+    std::optional<unsigned> pad_shift;
     //! Stage twiddles in __constant where the table fits (else __global):
     //! faster at several lengths, within 2 % at the others
     //! (docs/fft-tuning-notes.md, "The defaults in the code").
@@ -58,6 +61,9 @@ struct fft_device_limits {
     //! Bluestein's convolution beyond one pass at the shortest 7-smooth length
     //! (bluestein_length()) rather than the next power of two
     bool bluestein_smooth = true;
+    //! A fast convolution in one kernel hands the forward FFT's outputs to the
+    //! inverse FFT in registers (with_handoff())
+    bool register_handoff = true;
 
     static fft_device_limits for_device(const device_info& info);
 };
@@ -128,6 +134,10 @@ struct fft_pass_plan {
     //! kernels/fft.cl): its stages, empty when it keeps every output
     size_t fold = 1;
     std::vector<unsigned> folded_radices;
+    //! A fast convolution's forward FFT hands its last stage's outputs to the
+    //! inverse FFT in registers (HANDOFF_RADIX in kernels/fft.cl): its last
+    //! radix is the inverse's first, or a multiple of the fold
+    bool handoff = false;
 
     size_t work_group_size() const { return threads * group; }
     //! Local-memory slots (float2; floats when exchange_parts > 0) from one
@@ -178,6 +188,26 @@ bool can_fold(size_t length, size_t fold);
 //! \p plan (a fused convolution's one pass) with its inverse FFT folded
 //! (can_fold(plan.length, fold)); registers for both FFTs.
 fft_pass_plan with_folded_inverse(fft_pass_plan plan, size_t fold);
+
+/*!
+ * \brief \p plan as the forward FFT of a fast convolution in one kernel whose
+ * inverse FFT is folded by \p fold (1: not folded), with its radices ordered so
+ * that the last stage hands its outputs to the inverse FFT in registers: unfolded,
+ * the largest radix that occurs twice first and last (the inverse runs the same
+ * stages); folded, the largest radix that the fold divides last. The plan
+ * unchanged (handoff false) where no order does, where it is register-resident,
+ * and where the hand-off measured slower (unfolded below 1024 points, folds by 2).
+ */
+fft_pass_plan
+with_handoff(fft_pass_plan plan, size_t fold, const fft_device_limits& limits);
+
+/*!
+ * \brief Cycles NVIDIA's local memory spends on the tile accesses of one
+ * work-group of \p plan (its FFT stages, and the tile's loads and stores where
+ * the first and last stage do not touch global memory): per warp access, the
+ * most distinct words that share a bank. What the padding is chosen by.
+ */
+size_t local_memory_cycles(const fft_pass_plan& plan);
 
 /*!
  * \brief Longest on-chip transform one work-group can hold (and compute in one pass).

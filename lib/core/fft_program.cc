@@ -798,6 +798,9 @@ public:
             d_strategy.method != algorithm::rader;
         if (cosine_store)
             l.pass.store_direct = false;
+        // Rader's algorithm adds element 0 between the FFTs, through the tile.
+        if (s.convolution != table_source::none && d_strategy.method != algorithm::rader)
+            l.pass = with_handoff(l.pass, s.fold, d_limits);
         if (s.fold > 1)
             l.pass = with_folded_inverse(l.pass, s.fold);
         // Only the output takes real parts alone (work buffers hold complex
@@ -863,6 +866,7 @@ private:
           << " -DPOST_STEP=" << d_spec.range_step / s.fold
           << " -DPOST_SHIFT=" << s.post.shift
           << " -DFUSED_CONVOLUTION=" << (s.convolution != table_source::none)
+          << " -DHANDOFF_RADIX=" << (pp.handoff ? pp.radices.back() : 0u)
           << " -DCONV_PER_TRANSFORM=" << per_transform
           << " -DRADER=" << (d_strategy.method == algorithm::rader)
           << " -DIDX=" << (d_wide_index ? "ulong" : "uint")
@@ -952,9 +956,13 @@ std::string describe(const fft_program_spec& spec,
         for (size_t r = 0; r < pp.radices.size(); ++r)
             desc << (r ? "x" : "") << pp.radices[r];
         desc << " T=" << pp.threads << " G=" << pp.group;
+        if (pp.pad_shift)
+            desc << " pad 1/" << (1u << pp.pad_shift);
         if (pp.exchange_parts)
             desc << " in registers, exchanged in " << pp.exchange_parts << " part"
                  << (pp.exchange_parts > 1 ? "s" : "");
+        if (pp.handoff)
+            desc << ", forward to inverse in registers";
         if (pp.fold > 1) {
             desc << ", inverse folded to " << pp.length / pp.fold << " ";
             for (size_t r = 0; r < pp.folded_radices.size(); ++r)

@@ -156,6 +156,7 @@ BOOST_AUTO_TEST_CASE(fft_tune)
                                "powers=yes",
                                "resident=on",
                                "bluestein=2",
+                               "handoff=yes",
                                "unknown=1",
                                "wg",
                                "wg=64,,pad=2",
@@ -164,7 +165,7 @@ BOOST_AUTO_TEST_CASE(fft_tune)
     const scoped_env set("WIDEBAND_FFT_TUNE",
                          "local=32768,wg=64,pad=0,min_group=2,threads=512,"
                          "twiddles=global,direct=0,powers=1,registers=131072,resident=0,"
-                         "bluestein=pow2");
+                         "bluestein=pow2,handoff=0");
     const env::fft_tuning tuning = env::fft_tune();
     BOOST_TEST(tuning.local_bytes.value() == 32768u);
     BOOST_TEST(tuning.group_size.value() == 64u);
@@ -177,6 +178,7 @@ BOOST_AUTO_TEST_CASE(fft_tune)
     BOOST_TEST(tuning.register_file.value() == 131072u);
     BOOST_TEST(!tuning.register_resident.value());
     BOOST_TEST(!tuning.bluestein_smooth.value());
+    BOOST_TEST(!tuning.register_handoff.value());
     const scoped_env one("WIDEBAND_FFT_TUNE", "wg=128");
     BOOST_TEST(!env::fft_tune().local_bytes.has_value());
 }

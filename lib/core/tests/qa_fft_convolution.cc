@@ -185,8 +185,9 @@ struct convolution_case {
     core::fft_layout in, out;
     core::fft_output_range range;
     bool per_transform = false;
-    size_t launches = 1; // kernel launches per execution (0: not checked)
-    bool folded = false; // the plan runs its inverse FFT on N / range.step points
+    size_t launches = 1;  // kernel launches per execution (0: not checked)
+    bool folded = false;  // the plan runs its inverse FFT on N / range.step points
+    bool handoff = false; // the forward FFT hands its outputs to the inverse in registers
 };
 
 /*
@@ -214,6 +215,9 @@ accuracy check_convolution(size_t n, size_t mpl, const convolution_case& c, uint
         BOOST_TEST(conv.launches() == c.launches, what);
     if (c.folded)
         BOOST_TEST(conv.describe().find("inverse folded") != std::string::npos, what);
+    BOOST_TEST((conv.describe().find("inverse in registers") != std::string::npos) ==
+                   c.handoff,
+               what);
 
     std::vector<std::vector<cfloat>> x;
     const std::vector<cfloat> in_host = make_input(g, seed, x);
@@ -307,17 +311,17 @@ accuracy check_plan_case(size_t n, size_t mpl, const plan_case& c, uint32_t seed
 // ---------------------------------------------------------------------------
 
 /*
- * The fused kernel (N = 60: radices 5, 4, 3; N = 1001 = 7 * 11 * 13) with
- * shared and per-transform spectra, output ranges (a begin, steps 1 to 3, a
- * count short of the transform; steps that divide N from a multiple of the
- * step, where the inverse FFT is folded), zero padding with overlapping inputs (the
- * way overlap-save reads its blocks), interleaved and strided layouts with
- * gaps, and batches smaller than the plan's.
+ * The fused kernel (N = 60: radices 5, 4, 3; N = 1001 = 7 * 11 * 13; N = 2048,
+ * the spectrum multiplied in registers) with shared and per-transform spectra,
+ * output ranges (a begin, steps 1 to 3, a count short of the transform; steps
+ * that divide N from a multiple of the step, where the inverse FFT is folded),
+ * zero padding with overlapping inputs (the way overlap-save reads its blocks),
+ * interleaved and strided layouts with gaps, and batches smaller than the plan's.
  */
 BOOST_AUTO_TEST_CASE(fused_convolution)
 {
     accuracy worst;
-    for (size_t n : { 60, 1001 }) {
+    for (size_t n : { 60, 1001, 2048 }) {
         std::vector<convolution_case> cases;
         {
             convolution_case c;
@@ -367,7 +371,7 @@ BOOST_AUTO_TEST_CASE(fused_convolution)
             // the inverse FFT computes only those, on N / step points.
             convolution_case c;
             c.folded = true;
-            const size_t step = n == 60 ? 4 : 7;
+            const size_t step = n == 1001 ? 7 : 4;
             c.what = "range {2 step, step, all}, the inverse folded";
             c.range = { 2 * step, step, 0 };
             cases.push_back(c);
@@ -381,7 +385,7 @@ BOOST_AUTO_TEST_CASE(fused_convolution)
             c.what += ", batch 2 of 3";
             c.run_batch = 2;
             cases.push_back(c);
-            const size_t wide = n == 60 ? 30 : 143;
+            const size_t wide = n == 60 ? 30 : n == 1001 ? 143 : 256;
             c = convolution_case{};
             c.what = "range {0, " + std::to_string(wide) +
                      ", all}, the inverse folded to " + std::to_string(n / wide) +
@@ -397,6 +401,13 @@ BOOST_AUTO_TEST_CASE(fused_convolution)
             c.range = { 5, 1, 7 };
             cases.push_back(c);
         }
+        // The spectrum multiplied in registers between the FFTs where the plan
+        // allows it: 2048 (16 x 8 x 16) unfolded or folded by 4 onto its last
+        // radix (not by 2, which measured slower, nor by 256); 1001 (7 x 11 x
+        // 13) folded by 7; 60 (10 x 6 here) and 1001 unfolded are short.
+        for (auto& c : cases)
+            c.handoff = n == 2048 ? c.range.step != 2 && c.range.step <= 4
+                                  : n == 1001 && c.folded && c.range.step == 7;
         uint32_t seed = uint32_t(n);
         for (const auto& c : cases)
             worst.merge(check_convolution(n, 0, c, seed += 7));

@@ -270,6 +270,46 @@ BOOST_AUTO_TEST_CASE(register_resident_passes_beyond_local_memory)
                       std::invalid_argument);
 }
 
+BOOST_AUTO_TEST_CASE(padding_by_local_memory_bank_conflicts)
+{
+    // 256 points as 16 x 16 on 16 work-items, through the tile only between
+    // the stages: stage 0 stores butterfly b's outputs at 16 b + r, all in one
+    // bank unpadded (16 words a half-warp access: 16 cycles each, 256 in all);
+    // stage 1 loads b + 16 r, adjacent (16 cycles). One slot per 16 points
+    // moves 16 b + r to 17 b + r: 32 cycles in all.
+    core::fft_pass_plan p;
+    p.length = 256;
+    p.radices = { 16, 16 };
+    p.threads = 16;
+    p.load_direct = p.store_direct = true;
+    BOOST_TEST(core::local_memory_cycles(p) == 256u + 16u);
+    p.pad_shift = 4;
+    BOOST_TEST(core::local_memory_cycles(p) == 32u);
+
+    // The planner takes the cheapest padding, which depends on the radices
+    // (on the H200: 5400 ran 144 Gpt/s with one slot per 16 points, 202 with
+    // none; 8192 152 and 164 with one per 32), unless the limits set one.
+    core::fft_device_limits limits = gpu_limits();
+    limits.local_bytes = 48 * 1024;
+    const core::fft_pass_io adjacent{ true, false };
+    const auto pad = [&](size_t length) {
+        return core::plan_pass(length, length, 1, adjacent, adjacent, limits).pad_shift;
+    };
+    BOOST_TEST(pad(4096) == 4u);
+    BOOST_TEST(pad(5400) == 0u);
+    BOOST_TEST(pad(8192) == 5u);
+    for (size_t length : { size_t(1000), size_t(5400), size_t(8192) }) {
+        limits.pad_shift = 4;
+        const core::fft_pass_plan forced =
+            core::plan_pass(length, length, 1, adjacent, adjacent, limits);
+        limits.pad_shift.reset();
+        const core::fft_pass_plan chosen =
+            core::plan_pass(length, length, 1, adjacent, adjacent, limits);
+        BOOST_TEST(forced.pad_shift == 4u);
+        BOOST_TEST(core::local_memory_cycles(chosen) < core::local_memory_cycles(forced));
+    }
+}
+
 BOOST_AUTO_TEST_CASE(plan_pass_of_a_multi_pass_transform)
 {
     const core::fft_device_limits limits;
@@ -405,4 +445,38 @@ BOOST_AUTO_TEST_CASE(embedded_sources_are_the_kernel_files)
         text << file.rdbuf();
         BOOST_TEST(text.str() == std::string(source.text), source.name);
     }
+}
+
+BOOST_AUTO_TEST_CASE(handoff_orders_the_radices)
+{
+    core::fft_device_limits limits = gpu_limits();
+    limits.local_bytes = 48 * 1024;
+    const core::fft_pass_io adjacent{ true, false };
+    const auto plan = [&](size_t length) {
+        return core::plan_pass(length, length, 1, adjacent, adjacent, limits);
+    };
+    // unfolded: the inverse runs the forward's stages, so they start and end
+    // with the same radix
+    const core::fft_pass_plan p2048 = core::with_handoff(plan(2048), 1, limits);
+    BOOST_TEST(p2048.handoff);
+    BOOST_TEST(p2048.radices.front() == p2048.radices.back());
+    BOOST_TEST(product(p2048.radices) == 2048u);
+    BOOST_TEST(p2048.tile_bytes() <= limits.local_bytes);
+    // folded: the last radix a multiple of the fold
+    for (size_t fold : { 4, 8, 16 }) {
+        const core::fft_pass_plan p = core::with_handoff(plan(4096), fold, limits);
+        BOOST_TEST(p.handoff);
+        BOOST_TEST(p.radices.back() % fold == 0u);
+        BOOST_TEST(product(p.radices) == 4096u);
+    }
+    // none: no radix the fold divides (10 x 10 x 10 by 4), no repeated radix
+    // (7 x 11 x 13 is also short), where it measured slower (short, folds by
+    // 2), register-resident, or switched off
+    BOOST_TEST(!core::with_handoff(plan(1000), 4, limits).handoff);
+    BOOST_TEST(!core::with_handoff(plan(1001), 1, limits).handoff);
+    BOOST_TEST(!core::with_handoff(plan(256), 1, limits).handoff);
+    BOOST_TEST(!core::with_handoff(plan(4096), 2, limits).handoff);
+    BOOST_TEST(!core::with_handoff(plan(8192), 1, limits).handoff);
+    limits.register_handoff = false;
+    BOOST_TEST(!core::with_handoff(plan(2048), 1, limits).handoff);
 }

@@ -118,6 +118,7 @@ struct fft_tuning {
     std::optional<size_t> register_file;         //!< registers=1024..1048576
     std::optional<bool> register_resident;       //!< resident=0|1
     std::optional<bool> bluestein_smooth;        //!< bluestein=smooth|pow2
+    std::optional<bool> register_handoff;        //!< handoff=0|1
 };
 WIDEBAND_CORE_API fft_tuning fft_tune();
 
