@@ -455,9 +455,8 @@ mirror_component(__local float* tile, const float2* v, float2* mirror, const int
             if (ROUND_IS_FULL(HANDOFF_RADIX) || b < FFT_L / HANDOFF_RADIX)             \
                 _Pragma("unroll") for (int r = 0; r < HANDOFF_RADIX / FOLD; ++r)       \
                 {                                                                      \
-                    float2 sum_ = cmul(v[m * HANDOFF_RADIX + r],                       \
-                                       row_[b + r * (FFT_L / HANDOFF_RADIX)]);         \
-                    _Pragma("unroll") for (int d = 1; d < FOLD; ++d)                   \
+                    float2 sum_ = (float2)(0.0f, 0.0f);                                \
+                    _Pragma("unroll") for (int d = 0; d < FOLD; ++d)                   \
                     {                                                                  \
                         const int e = r + d * (HANDOFF_RADIX / FOLD);                  \
                         sum_ += cmul(v[m * HANDOFF_RADIX + e],                         \
