@@ -477,7 +477,7 @@ size_t local_memory_cycles(const fft_pass_plan& p)
     const auto index = [&](size_t point) {
         return point + (p.pad_shift ? point >> p.pad_shift : 0);
     };
-    // butterfly b = q + m * threads of a stage of radix R, or none past the stage's
+    // butterfly b = q + m * threads of a stage of radix R, none past its last
     const auto butterfly =
         [&](size_t q, size_t m, unsigned radix) -> std::optional<size_t> {
         const size_t b = q + m * threads;
@@ -644,12 +644,12 @@ fft_pass_plan with_folded_inverse(fft_pass_plan plan, size_t fold)
     return with_threads(plan, plan.threads, plan.group);
 }
 
+namespace {
+
 // The plan `complete` makes of p with the padding (LDS_PAD_SHIFT) that costs
 // the fewest local-memory cycles, of those it accepts: the limits' padding
 // where set, else one slot per 16, 32 or 8 points or none (the first on ties).
-// The padding that pays depends on the radices and the work-items: on the H200
-// one slot per 16 ran 5400 points at 144 Gpt/s, none at 202, one per 32 ran
-// 8192 at 164 against 152 (docs/fft-tuning-notes.md).
+// No one padding suits every radix sequence (docs/fft-tuning-notes.md).
 fft_pass_plan with_cheapest_padding(
     fft_pass_plan p,
     const fft_device_limits& limits,
@@ -721,6 +721,8 @@ fft_pass_plan with_tile_layout(fft_pass_plan p, const fft_device_limits& limits)
     });
 }
 
+} // namespace
+
 fft_pass_plan plan_pass(size_t length,
                         size_t n_total,
                         size_t span,
@@ -788,10 +790,8 @@ with_handoff(fft_pass_plan plan, size_t fold, const fft_device_limits& limits)
     if (!limits.register_handoff || plan.exchange_parts || radices.empty())
         return plan;
     // The spectrum's values join the forward FFT's outputs in a work-item's
-    // registers. On the H200 that cost a group per compute unit where it lost:
-    // the 256-point filter kernel took 68 registers instead of 64 (0.82x), the
-    // 4096-point one folded by 2 100 instead of 64 (0.86x); unfolded 1024 and
-    // 4096 points and folds by 4 and 8 gained 6-17 % (docs/fft-tuning-notes.md).
+    // registers; in these two cases that cost a group per compute unit and the
+    // hand-off ran slower (docs/fft-tuning-notes.md).
     if (fold == 2 || (fold == 1 && plan.length < 1024))
         return plan;
     if (fold > 1) {
