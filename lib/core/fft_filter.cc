@@ -79,9 +79,7 @@ fft_filter::choose_fft_size(const device_info& device, size_t taps, size_t decim
     // passes reads and writes all L points. A mild log term for the arithmetic,
     // more for each factor 3, 5 or 7 (their codelets cost more per point), and
     // a one-kernel tile over 3/4 of the local memory costs compute units their
-    // second group: on the H100 filters of 1400 and 5880 points ran at 0.67
-    // and 0.59 of the rate of 4096 and 2048, and 6144 at 0.46 of 4096
-    // (docs/benchmarks.md, "The FIR filter's FFT length").
+    // second group (docs/benchmarks.md, "The FIR filter's FFT length").
     const size_t smallest = taps + decimation - 1;
     const size_t largest =
         std::min<size_t>(std::max<size_t>(4 * smallest, 65536), 1 << 24);
@@ -104,9 +102,8 @@ fft_filter::choose_fft_size(const device_info& device, size_t taps, size_t decim
                                   outputs;
                     // A one-kernel decimating filter whose D divides the
                     // length runs its inverse FFT on L / D points; its rate
-                    // per sample hardly depends on L (H200: within 3 % of the
-                    // fastest at 4096 for 16 ... 1024 taps, D = 2 ... 8,
-                    // where the log term cost up to 12 %).
+                    // per sample hardly depends on L, so no log term
+                    // (docs/benchmarks.md, "Decimating FFT filters fold").
                     const bool folds = inverse_folds(length, decimation, on_chip);
                     const double log_term =
                         folds ? 1.0 : 1.0 + 0.02 * std::log2(double(length));

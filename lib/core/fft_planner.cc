@@ -241,11 +241,9 @@ void search_radices(size_t remaining,
 
 /*
  * A local-memory round trip of one stage of a transform on \p threads
- * work-items, in the operations of fixed_threads_cost: half their count. Fitted
- * on the H200 (docs/fft-tuning-notes.md, "the folded inverse's radices"): 256
- * points on 64 work-items ran 1.27x faster as 8x8x4 than as 16x16 and 1.20x
- * faster than as 4x4x4x4; 2048 on 256 1.07x faster as 16x16x8 than as 8x8x8x4,
- * 1024 on 256 1.18x faster as 16x8x8 than as 16x16x4.
+ * work-items, in the operations of fixed_threads_cost: half their count,
+ * fitted to the folded inverses' measured radices (docs/fft-tuning-notes.md,
+ * "the folded inverse's radices").
  */
 double stage_round_trip(size_t threads) { return 0.5 * double(threads); }
 
@@ -452,12 +450,8 @@ size_t bluestein_length(size_t n,
     while (pow2 < least)
         pow2 *= 2;
     // On chip, the fused kernel's rate hardly depends on its length and is
-    // best at powers of two: on the H100, 1031 ran at 24-38 Gpt/s over lengths
-    // 2080-4096 (4096: 34.5), 509 at 1024 points 51.6 against 24-38 at 1050-2048,
-    // 83 at 256 points 73.0 against 28-58 at 168-240. Passes are bound by
-    // memory, so fewer points are mostly faster: 4099 via 8232 points ran 1.7x
-    // and 65537 via 131220 2.0x the next power of two, 10^6 + 3 via 2000376
-    // 0.95x (docs/fft-tuning-notes.md).
+    // best at powers of two; passes are bound by memory, so fewer points are
+    // mostly faster (docs/fft-tuning-notes.md, "Bluestein's convolution length").
     if (!limits.bluestein_smooth || pow2 <= single_max)
         return pow2;
     const auto passes = [&](size_t length) {

@@ -137,7 +137,7 @@ std::optional<direct_shape> plan_direct(size_t M,
     d.run_frames = slots <= 2 ? 16 : 8; // rotated sums of every slot in registers
     // Up to a warp's worth of work-items per run, each summing at least four
     // branches in registers before the reduction in local memory (whose
-    // levels cost more than the loads at M = 16 and 64 on the H100).
+    // levels cost more than the loads at small M).
     d.lane_items = std::min({ M, direct_lane_items, std::max<size_t>(4, M / 4) });
     d.lanes = direct_group_items / d.lane_items;
     // Enough work-groups to fill the device at the most frames of a call: the
@@ -690,9 +690,9 @@ pfb_channelizer::impl::choose_fused(size_t taps_per_branch, size_t slots) const
     if (history_mode == mode::sliding || (history_mode == mode::automatic && gpu))
         c.sliding = plan_channelizer_sliding(M, D, taps_per_branch, c.pass, limits);
     // Its barriers and stores per step want 4 frames or more: where local
-    // memory holds fewer frames of the FFT (M = 2048, K = 8 on the H200: 2) it
-    // ran at 0.55 of the passes below, while every shape of 4 or more frames per
-    // step ran 1.5-1.8x faster than they.
+    // memory holds fewer frames of the FFT it ran slower than the passes
+    // below, every shape of 4 or more faster (docs/benchmarks.md, "The
+    // channelizer's FIR pass with a sliding history").
     constexpr size_t min_sliding_step = 4;
     if (c.sliding && history_mode == mode::automatic) {
         const fft_pass_plan& p = c.sliding->pass;
@@ -702,11 +702,9 @@ pfb_channelizer::impl::choose_fused(size_t taps_per_branch, size_t slots) const
     }
     // Where the branches' histories do not fit a work-group, the FIR pass keeps
     // one branch's in each work-item instead of reading every sample K times as
-    // the fused per-frame kernel does: 1.8-2.3x faster at M = 4096 with every
-    // channel on the H200, 0.92x for 20 of them and 0.97x for 128 (the fused
-    // kernel computes only the mapped outputs), 1.34x for 256: the passes from
-    // M / 16 channels on (docs/benchmarks.md, "The channelizer's FIR pass with a
-    // sliding history").
+    // the fused per-frame kernel does; with few mapped channels the fused
+    // kernel, which computes only those, stays faster: the passes from M / 16
+    // channels on (same section).
     const bool passes = !c.sliding && history_mode == mode::automatic && gpu &&
                         M % D == 0 && 16 * slots >= M;
     c.fused = !passes;

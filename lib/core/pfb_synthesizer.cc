@@ -205,10 +205,9 @@ void pfb_synthesizer::impl::configure(std::vector<float> new_taps,
             (history_mode == mode::automatic && ctx->info().local_mem_is_dedicated))
             new_sliding = plan_synthesizer_sliding(
                 M, P, new_k, fft_device_limits::for_device(ctx->info()));
-        // One pass with several branches per work-item (M = 1024 on the H200:
-        // 4) ran at 0.81-0.85 of the two passes; with one (M <= 256) at
-        // 1.3-2.6x (docs/benchmarks.md, "The synthesizer's branch filters with
-        // a sliding history").
+        // One pass with several branches per work-item ran slower than the
+        // two passes; with one it ran faster (docs/benchmarks.md, "The
+        // synthesizer's branch filters with a sliding history").
         if (new_sliding && history_mode == mode::automatic && new_sliding->branches > 1)
             new_sliding.reset();
         if (new_sliding) {
