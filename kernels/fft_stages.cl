@@ -632,19 +632,19 @@ mirror_component(__local float* tile, const float2* v, float2* mirror, const int
     RUN_REGISTER_STAGE(11, 12, dir)                     \
     RUN_REGISTER_STAGE(12, 13, dir)
 #else
-#define RUN_FFT(dir, first_from, last_to) \
-    RUN_STAGE(0, dir, (first_from), STAGES == 1 ? (last_to) : STAGE_TILE) \
-    RUN_STAGE(1, dir, STAGE_TILE, STAGES == 2 ? (last_to) : STAGE_TILE) \
-    RUN_STAGE(2, dir, STAGE_TILE, STAGES == 3 ? (last_to) : STAGE_TILE) \
-    RUN_STAGE(3, dir, STAGE_TILE, STAGES == 4 ? (last_to) : STAGE_TILE) \
-    RUN_STAGE(4, dir, STAGE_TILE, STAGES == 5 ? (last_to) : STAGE_TILE) \
-    RUN_STAGE(5, dir, STAGE_TILE, STAGES == 6 ? (last_to) : STAGE_TILE) \
-    RUN_STAGE(6, dir, STAGE_TILE, STAGES == 7 ? (last_to) : STAGE_TILE) \
-    RUN_STAGE(7, dir, STAGE_TILE, STAGES == 8 ? (last_to) : STAGE_TILE) \
-    RUN_STAGE(8, dir, STAGE_TILE, STAGES == 9 ? (last_to) : STAGE_TILE) \
-    RUN_STAGE(9, dir, STAGE_TILE, STAGES == 10 ? (last_to) : STAGE_TILE) \
-    RUN_STAGE(10, dir, STAGE_TILE, STAGES == 11 ? (last_to) : STAGE_TILE) \
-    RUN_STAGE(11, dir, STAGE_TILE, STAGES == 12 ? (last_to) : STAGE_TILE) \
+#define RUN_FFT(dir, first_from, last_to)                                      \
+    RUN_STAGE(0, dir, (first_from), STAGES == 1 ? (last_to) : STAGE_TILE)      \
+    RUN_STAGE(1, dir, STAGE_TILE, STAGES == 2 ? (last_to) : STAGE_TILE)        \
+    RUN_STAGE(2, dir, STAGE_TILE, STAGES == 3 ? (last_to) : STAGE_TILE)        \
+    RUN_STAGE(3, dir, STAGE_TILE, STAGES == 4 ? (last_to) : STAGE_TILE)        \
+    RUN_STAGE(4, dir, STAGE_TILE, STAGES == 5 ? (last_to) : STAGE_TILE)        \
+    RUN_STAGE(5, dir, STAGE_TILE, STAGES == 6 ? (last_to) : STAGE_TILE)        \
+    RUN_STAGE(6, dir, STAGE_TILE, STAGES == 7 ? (last_to) : STAGE_TILE)        \
+    RUN_STAGE(7, dir, STAGE_TILE, STAGES == 8 ? (last_to) : STAGE_TILE)        \
+    RUN_STAGE(8, dir, STAGE_TILE, STAGES == 9 ? (last_to) : STAGE_TILE)        \
+    RUN_STAGE(9, dir, STAGE_TILE, STAGES == 10 ? (last_to) : STAGE_TILE)       \
+    RUN_STAGE(10, dir, STAGE_TILE, STAGES == 11 ? (last_to) : STAGE_TILE)      \
+    RUN_STAGE(11, dir, STAGE_TILE, STAGES == 12 ? (last_to) : STAGE_TILE)      \
     RUN_STAGE(12, dir, STAGE_TILE, STAGES == 13 ? (last_to) : STAGE_TILE)
 #endif
 

@@ -484,15 +484,16 @@ size_t local_memory_cycles(const fft_pass_plan& p)
     };
 
     if (p.exchange_parts) {
-        // kernels/fft_stages.cl, exchange_component(): each component of each
-        // part is stored from one stage and loaded by the next as floats
+        // kernels/fft_stages.cl, exchange_component(): each part is stored from
+        // one stage and loaded by the next as floats, the real components and
+        // then, alike, the imaginary ones (counted once, twice the cycles)
         bank_model banks(32);
         const size_t points = length / p.exchange_parts;
         size_t span = 1;
         for (size_t s = 0; s + 1 < p.radices.size(); ++s) {
             const unsigned radix = p.radices[s], next = p.radices[s + 1];
-            for (unsigned part = 0; part < 2 * p.exchange_parts; ++part) {
-                const size_t first = (part % p.exchange_parts) * points;
+            for (unsigned part = 0; part < p.exchange_parts; ++part) {
+                const size_t first = part * points;
                 const auto in_part = [&](size_t point) -> std::optional<size_t> {
                     if (point >= first && point < first + points)
                         return index(point - first);
@@ -514,7 +515,7 @@ size_t local_memory_cycles(const fft_pass_plan& p)
             }
             span *= radix;
         }
-        return banks.cycles();
+        return 2 * banks.cycles();
     }
 
     // kernels/fft_stages.cl, stage_load() and stage_store() on a tile of

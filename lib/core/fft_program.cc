@@ -780,6 +780,11 @@ public:
                            { in.stride == 1, in.distance == 1 },
                            { out.stride == 1, out.distance == 1, packed_forward },
                            d_limits);
+        // The hand-off reorders the radices and lays the tile out again: before
+        // the overrides below. Rader's algorithm adds element 0 between the
+        // FFTs, through the tile.
+        if (s.convolution != table_source::none && d_strategy.method != algorithm::rader)
+            l.pass = with_handoff(l.pass, s.fold, d_limits);
         // A packed transform pairs bins k and N/2 - k in the on-chip tile: the
         // forward one as it stores them, the inverse one as it loads them. A
         // register-resident one has no tile of points and pairs them itself.
@@ -798,9 +803,6 @@ public:
             d_strategy.method != algorithm::rader;
         if (cosine_store)
             l.pass.store_direct = false;
-        // Rader's algorithm adds element 0 between the FFTs, through the tile.
-        if (s.convolution != table_source::none && d_strategy.method != algorithm::rader)
-            l.pass = with_handoff(l.pass, s.fold, d_limits);
         if (s.fold > 1)
             l.pass = with_folded_inverse(l.pass, s.fold);
         // Only the output takes real parts alone (work buffers hold complex
